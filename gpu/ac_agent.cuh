@@ -1,0 +1,106 @@
+// gpu/ac_agent.cuh - block-level algorithm of the Aho-Corasick scan kernels.
+//
+// A block takes BLOCK consecutive tiles (one per thread) per work unit and
+// loops over units grid-stride (persistent grid, so Count flushes its shared
+// counters once per block). Per unit: stage the unit's bytes, plus up to
+// kStageBefore bytes of look-back, into shared memory with coalesced 16-byte
+// loads; each thread then walks its tile once per group (ac_walk.cuh), reading
+// bytes outside the staged window from global memory.
+#pragma once
+
+#include "gpu/ac_kernels.h"
+#include "gpu/ac_tuning.h"
+#include "gpu/ac_walk.cuh"
+
+namespace wm::gpu {
+
+// KIND:   what a match produces (records, set keys, counters).
+// StateT: the blob's state id type (uint16_t / uint32_t).
+// BLOCK:  threads per block; TILE: bytes per thread.
+template <EmitKind KIND, typename StateT, uint32_t BLOCK, uint32_t TILE> struct AcAgent {
+    static constexpr uint32_t kStage = BLOCK * TILE + tuning::kStageBefore + 32;
+    static_assert(kStage % 16 == 0, "staging buffer holds whole 16-byte vectors");
+
+    struct TempStorage {
+        alignas(16) uint8_t text[kStage];
+        uint8_t class_map[kMaxGroups][256];
+        uint32_t lo, hi;
+    };
+    static_assert(sizeof(TempStorage) <= 48 * 1024, "static shared memory over 48 KB");
+
+    TempStorage &tmp;
+    const ScanParams &p;
+    uint32_t *s_counters; // Count with shared counters: num_patterns entries
+
+    __device__ AcAgent(TempStorage &t, const ScanParams &params, uint32_t *counters)
+        : tmp(t), p(params), s_counters(counters) {}
+
+    __device__ void emit(uint32_t pattern, uint32_t payload, uint32_t end, unsigned long long &last_key) {
+        if constexpr (KIND == EmitKind::Positions) {
+            const uint32_t idx = atomicAdd(p.d_count, 1u);
+            if (idx < p.capacity) p.d_matches[idx] = Match{pattern, payload, end};
+        } else if constexpr (KIND == EmitKind::SetKeys) {
+            const unsigned long long key = (static_cast<unsigned long long>(payload) << 32) | pattern;
+            if (key == last_key) return; // cheap pre-filter; exact dedupe runs after the kernel
+            last_key = key;
+            const uint32_t idx = atomicAdd(p.d_count, 1u);
+            if (idx < p.capacity) p.d_keys[idx] = key;
+        } else {
+            if (p.shared_counters) atomicAdd(&s_counters[pattern], 1u);
+            else atomicAdd(&p.d_counters[pattern], 1ull);
+        }
+    }
+
+    __device__ void run() {
+        const AcView &v = p.view;
+        for (uint32_t i = threadIdx.x; i < v.num_groups * 256; i += BLOCK)
+            tmp.class_map[i >> 8][i & 255] = v.groups[i >> 8].class_map[i & 255];
+        if (KIND == EmitKind::Count && p.shared_counters)
+            for (uint32_t i = threadIdx.x; i < v.num_patterns; i += BLOCK) s_counters[i] = 0;
+        __syncthreads();
+
+        const uint32_t units = (p.num_tiles + BLOCK - 1) / BLOCK;
+        for (uint32_t unit = blockIdx.x; unit < units; unit += gridDim.x) {
+            const uint32_t tile = unit * BLOCK + threadIdx.x;
+            const uint32_t last = min(p.num_tiles, (unit + 1) * BLOCK) - 1;
+            const bool active = tile <= last;
+            Segment sg{};
+            uint32_t tb = 0, te = 0;
+            if (active) {
+                sg = p.d_segs[find_segment(p.d_segs, p.num_segs, tile)];
+                tile_bounds(sg, tile, TILE, &tb, &te);
+            }
+            if (threadIdx.x == 0) tmp.lo = (tb > tuning::kStageBefore ? tb - tuning::kStageBefore : 0) & ~15u;
+            if (tile == last) tmp.hi = te;
+            __syncthreads();
+            const uint32_t lo = tmp.lo;
+            const uint32_t staged = min((tmp.hi - lo + 15) & ~15u, kStage);
+            const uint4 *src = reinterpret_cast<const uint4 *>(p.d_text + lo);
+            uint4 *dst = reinterpret_cast<uint4 *>(tmp.text);
+            for (uint32_t k = threadIdx.x; k < staged / 16; k += BLOCK) dst[k] = __ldg(&src[k]);
+            __syncthreads();
+
+            if (active) {
+                const uint8_t *s_text = tmp.text;
+                const uint8_t *d_text = p.d_text;
+                auto text = [=](uint32_t i) -> uint8_t {
+                    const uint32_t r = i - lo;
+                    return r < staged ? s_text[r] : __ldg(&d_text[i]);
+                };
+                unsigned long long last_key = ~0ull;
+                for (uint32_t g = 0; g < v.num_groups; ++g)
+                    ac_walk_tile<StateT>(v, v.groups[g], tmp.class_map[g], text, sg.data_begin, tb, te,
+                                         sg.pos_base - sg.data_begin, [&](uint32_t pat, uint32_t end) {
+                                             emit(pat, sg.payload, end, last_key);
+                                         });
+            }
+            __syncthreads();
+        }
+        if (KIND == EmitKind::Count && p.shared_counters) {
+            for (uint32_t i = threadIdx.x; i < v.num_patterns; i += BLOCK)
+                if (s_counters[i]) atomicAdd(&p.d_counters[i], static_cast<unsigned long long>(s_counters[i]));
+        }
+    }
+};
+
+} // namespace wm::gpu

@@ -1,0 +1,127 @@
+// gpu/ac_blob.h - layout of the flat, offset-addressed Aho-Corasick blob and
+// the pointer view over it that host and device walks use.
+//
+// Blob (all offsets in bytes from the blob start, every section 16-aligned):
+//   BlobHeader
+//   GroupHeader[num_groups]
+//   pattern tables: pat_lo[P], pat_hi[P] (uint32: a match ending at payload
+//                   offset e is kept iff pat_lo <= e <= pat_hi), pat_len[P],
+//                   pat_boff[P] + pat_bytes[] (the literal bytes, for verifying
+//                   patterns longer than key_len)
+// The tries hold only the last key_len bytes of each pattern (the "key"); a
+// key hit of a longer pattern is confirmed by comparing its leading bytes, so
+// a thread's warm-up overlap is key_len - 1 bytes, not longest - 1.
+//   per group:      class_map[256] (uint8), dense[num_dense * num_classes]
+//                   (state ids, full DFA rows of BFS-shallow states),
+//                   out_off[num_states + 1] (uint32), out_ids[] (uint32),
+//                   sparse part for states >= num_dense: sp_child_off[n+1]
+//                   (uint32), sp_fail[n], sp_cls[] (uint8), sp_tgt[] (state ids)
+// State ids are uint16 when every group has < 65536 states, else uint32
+// (BlobHeader::state_bytes). The blob is deterministic: the same pattern list
+// gives the same bytes.
+#pragma once
+
+#include <cstdint>
+
+namespace wm::gpu {
+
+constexpr uint32_t kBlobMagic = 0x43414d57u; // "WMAC"
+constexpr uint32_t kBlobVersion = 1;
+constexpr uint32_t kMaxGroups = 4;
+
+struct BlobHeader {
+    uint32_t magic;
+    uint32_t version;
+    uint32_t num_patterns;
+    uint32_t num_groups;
+    uint32_t state_bytes; // 2 or 4
+    uint32_t max_len;     // longest pattern, bytes
+    uint32_t key_len;     // trie depth limit (suffix key length)
+    uint32_t reserved;
+    uint64_t total_bytes;
+    uint64_t pat_lo_off, pat_hi_off, pat_len_off, pat_boff_off, pat_bytes_off;
+};
+static_assert(sizeof(BlobHeader) == 80, "BlobHeader layout");
+
+struct GroupHeader {
+    uint32_t num_states;
+    uint32_t num_classes;
+    uint32_t num_dense;   // states [0, num_dense) have dense rows
+    uint32_t fold;        // 1: nocase group (class map folds ASCII case)
+    uint32_t key_len;     // longest key of the group (<= BlobHeader::key_len)
+    uint32_t num_outputs; // entries in out_ids
+    uint32_t num_sparse_children;
+    uint32_t num_patterns;
+    uint64_t class_map_off, dense_off, out_off_off, out_ids_off;
+    uint64_t sp_child_off_off, sp_fail_off, sp_cls_off, sp_tgt_off;
+};
+static_assert(sizeof(GroupHeader) == 96, "GroupHeader layout");
+
+// Raw pointers into one copy of the blob (host or device). State-typed arrays
+// are void pointers; the walk casts them to its StateT.
+struct AcGroupView {
+    const uint8_t *class_map;
+    const void *dense;
+    const uint32_t *out_off;
+    const uint32_t *out_ids;
+    const uint32_t *sp_child_off;
+    const void *sp_fail;
+    const uint8_t *sp_cls;
+    const void *sp_tgt;
+    uint32_t num_classes;
+    uint32_t num_dense;
+    uint32_t num_states;
+    uint32_t key_len; // warm-up overlap is key_len - 1
+    uint32_t fold;    // verify long patterns case-insensitively
+};
+
+struct AcView {
+    const uint32_t *pat_lo;
+    const uint32_t *pat_hi;
+    const uint32_t *pat_len;
+    const uint32_t *pat_boff;
+    const uint8_t *pat_bytes;
+    uint32_t num_patterns;
+    uint32_t num_groups;
+    uint32_t state_bytes;
+    uint32_t max_len;
+    uint32_t key_len;
+    AcGroupView groups[kMaxGroups];
+};
+
+// Builds the view for a blob copy at `base` (host or device address) from the
+// host copy's headers. Host-only (reads the headers from `host_blob`).
+inline AcView make_ac_view(const uint8_t *host_blob, const uint8_t *base) {
+    const auto *h = reinterpret_cast<const BlobHeader *>(host_blob);
+    const auto *gh = reinterpret_cast<const GroupHeader *>(host_blob + sizeof(BlobHeader));
+    AcView v{};
+    v.pat_lo = reinterpret_cast<const uint32_t *>(base + h->pat_lo_off);
+    v.pat_hi = reinterpret_cast<const uint32_t *>(base + h->pat_hi_off);
+    v.pat_len = reinterpret_cast<const uint32_t *>(base + h->pat_len_off);
+    v.pat_boff = reinterpret_cast<const uint32_t *>(base + h->pat_boff_off);
+    v.pat_bytes = base + h->pat_bytes_off;
+    v.key_len = h->key_len;
+    v.num_patterns = h->num_patterns;
+    v.num_groups = h->num_groups;
+    v.state_bytes = h->state_bytes;
+    v.max_len = h->max_len;
+    for (uint32_t g = 0; g < h->num_groups && g < kMaxGroups; ++g) {
+        AcGroupView &o = v.groups[g];
+        o.class_map = base + gh[g].class_map_off;
+        o.dense = base + gh[g].dense_off;
+        o.out_off = reinterpret_cast<const uint32_t *>(base + gh[g].out_off_off);
+        o.out_ids = reinterpret_cast<const uint32_t *>(base + gh[g].out_ids_off);
+        o.sp_child_off = reinterpret_cast<const uint32_t *>(base + gh[g].sp_child_off_off);
+        o.sp_fail = base + gh[g].sp_fail_off;
+        o.sp_cls = base + gh[g].sp_cls_off;
+        o.sp_tgt = base + gh[g].sp_tgt_off;
+        o.num_classes = gh[g].num_classes;
+        o.num_dense = gh[g].num_dense;
+        o.num_states = gh[g].num_states;
+        o.key_len = gh[g].key_len;
+        o.fold = gh[g].fold;
+    }
+    return v;
+}
+
+} // namespace wm::gpu

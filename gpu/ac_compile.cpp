@@ -1,0 +1,294 @@
+// gpu/ac_compile.cpp - see ac_compile.h.
+#include "gpu/ac_compile.h"
+
+#include <algorithm>
+#include <cstring>
+#include <map>
+#include <sstream>
+#include <stdexcept>
+
+namespace wm::gpu {
+namespace {
+
+bool is_alpha(uint8_t c) { return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z'); }
+uint8_t other_case(uint8_t c) { return c ^ 0x20; }
+
+bool has_alpha(const std::string &s) {
+    for (unsigned char c : s)
+        if (is_alpha(c)) return true;
+    return false;
+}
+
+// Trie over class ids, renumbered BFS afterwards.
+struct Trie {
+    std::vector<std::vector<std::pair<uint8_t, uint32_t>>> kids{1};
+    std::vector<std::vector<uint32_t>> own{1};
+
+    uint32_t child(uint32_t s, uint8_t c) const {
+        for (auto &k : kids[s])
+            if (k.first == c) return k.second;
+        return UINT32_MAX;
+    }
+    // Inserts the key: the last key_bytes bytes of the pattern.
+    void insert(const std::string &bytes, uint32_t key_bytes, const ByteClasses &bc, uint32_t id) {
+        uint32_t s = 0;
+        const size_t from = bytes.size() > key_bytes ? bytes.size() - key_bytes : 0;
+        for (size_t i = from; i < bytes.size(); ++i) {
+            const unsigned char b = static_cast<unsigned char>(bytes[i]);
+            uint8_t c = bc.map[b];
+            uint32_t t = child(s, c);
+            if (t == UINT32_MAX) {
+                t = static_cast<uint32_t>(kids.size());
+                kids.emplace_back();
+                own.emplace_back();
+                kids[s].push_back({c, t});
+            }
+            s = t;
+        }
+        own[s].push_back(id);
+    }
+};
+
+// Canonical BFS-numbered automaton of one group.
+struct Automaton {
+    ByteClasses bc;
+    bool fold = false;
+    uint32_t key_len = 0, num_patterns = 0;
+    std::vector<std::vector<std::pair<uint8_t, uint32_t>>> kids; // sorted by class
+    std::vector<uint32_t> fail, out_off{0}, out_ids;
+};
+
+uint32_t find_child(const std::vector<std::pair<uint8_t, uint32_t>> &k, uint8_t c) {
+    auto it = std::lower_bound(k.begin(), k.end(), std::make_pair(c, uint32_t{0}));
+    return (it != k.end() && it->first == c) ? it->second : UINT32_MAX;
+}
+
+Automaton build_group(const std::vector<Literal> &pats, const std::vector<uint32_t> &ids, bool fold,
+                      uint32_t key_bytes) {
+    Automaton a;
+    a.fold = fold;
+    std::vector<const Literal *> lp;
+    for (uint32_t id : ids) lp.push_back(&pats[id]);
+    a.bc = compute_byte_classes(lp, key_bytes);
+    a.num_patterns = static_cast<uint32_t>(ids.size());
+    Trie t;
+    for (uint32_t id : ids) {
+        t.insert(pats[id].bytes, key_bytes, a.bc, id);
+        a.key_len = std::max<uint32_t>(a.key_len, std::min<uint32_t>(key_bytes, pats[id].bytes.size()));
+    }
+    // BFS renumbering, children in class order.
+    const size_t n = t.kids.size();
+    std::vector<uint32_t> order{0}, newid(n);
+    order.reserve(n);
+    for (size_t i = 0; i < order.size(); ++i) {
+        auto &k = t.kids[order[i]];
+        std::sort(k.begin(), k.end());
+        for (auto &e : k) order.push_back(e.second);
+    }
+    for (size_t i = 0; i < n; ++i) newid[order[i]] = static_cast<uint32_t>(i);
+    a.kids.resize(n);
+    std::vector<std::vector<uint32_t>> own(n);
+    for (size_t i = 0; i < n; ++i) {
+        for (auto &e : t.kids[order[i]]) a.kids[i].push_back({e.first, newid[e.second]});
+        own[i] = std::move(t.own[order[i]]);
+        std::sort(own[i].begin(), own[i].end());
+    }
+    // Failure links and flattened outputs, in BFS order (fail[s] < s).
+    a.fail.assign(n, 0);
+    for (uint32_t s = 0; s < n; ++s) {
+        for (auto &e : a.kids[s]) {
+            uint32_t f = 0;
+            if (s != 0) {
+                f = a.fail[s];
+                uint32_t c;
+                while ((c = find_child(a.kids[f], e.first)) == UINT32_MAX && f != 0) f = a.fail[f];
+                f = (c == UINT32_MAX) ? 0 : c;
+            }
+            a.fail[e.second] = f;
+        }
+        const size_t before = a.out_ids.size();
+        if (s != 0) {
+            const uint32_t f = a.fail[s];
+            // copy first: out_ids may reallocate while inserting.
+            std::vector<uint32_t> inh(a.out_ids.begin() + a.out_off[f], a.out_ids.begin() + a.out_off[f + 1]);
+            std::merge(own[s].begin(), own[s].end(), inh.begin(), inh.end(), std::back_inserter(a.out_ids));
+        }
+        (void)before;
+        a.out_off.push_back(static_cast<uint32_t>(a.out_ids.size()));
+    }
+    return a;
+}
+
+struct Writer {
+    std::vector<uint8_t> buf;
+    uint64_t put(const void *p, size_t bytes) {
+        buf.resize((buf.size() + 15) & ~size_t{15}, 0);
+        uint64_t off = buf.size();
+        buf.resize(off + bytes);
+        if (bytes) std::memcpy(buf.data() + off, p, bytes);
+        return off;
+    }
+    template <typename T> uint64_t put_vec(const std::vector<T> &v) { return put(v.data(), v.size() * sizeof(T)); }
+};
+
+template <typename S> std::vector<S> narrow(const std::vector<uint32_t> &v) { return std::vector<S>(v.begin(), v.end()); }
+
+} // namespace
+
+ByteClasses compute_byte_classes(const std::vector<const Literal *> &patterns, uint32_t key_bytes) {
+    // Distinct effective byte sets, each a 256-bit mask; a byte's signature is
+    // the list of sets containing it.
+    std::map<std::array<uint64_t, 4>, uint32_t> sets;
+    for (const Literal *p : patterns)
+        for (size_t i = p->bytes.size() > key_bytes ? p->bytes.size() - key_bytes : 0; i < p->bytes.size(); ++i) {
+            const unsigned char c = static_cast<unsigned char>(p->bytes[i]);
+            std::array<uint64_t, 4> m{};
+            m[c >> 6] |= uint64_t{1} << (c & 63);
+            if (p->nocase && is_alpha(c)) {
+                uint8_t o = other_case(c);
+                m[o >> 6] |= uint64_t{1} << (o & 63);
+            }
+            sets.emplace(m, 0);
+        }
+    std::map<std::vector<uint32_t>, uint8_t> sig_class;
+    ByteClasses bc;
+    for (int b = 0; b < 256; ++b) {
+        std::vector<uint32_t> sig;
+        uint32_t i = 0;
+        for (auto &kv : sets) {
+            if (kv.first[b >> 6] >> (b & 63) & 1) sig.push_back(i);
+            ++i;
+        }
+        auto it = sig_class.find(sig);
+        if (it == sig_class.end()) it = sig_class.emplace(sig, static_cast<uint8_t>(bc.count++)).first;
+        bc.map[b] = it->second;
+    }
+    return bc;
+}
+
+AcBlob compile_ac(const std::vector<Literal> &pats, const AcCompileOptions &opts) {
+    std::vector<uint32_t> cs, nc;
+    uint32_t max_len = 0;
+    for (uint32_t i = 0; i < pats.size(); ++i) {
+        const auto &p = pats[i];
+        if (p.bytes.empty()) throw std::invalid_argument("pattern " + std::to_string(i) + " is empty");
+        if (p.bytes.size() > 65535)
+            throw std::invalid_argument("pattern " + std::to_string(i) + " is longer than 65535 bytes");
+        (p.nocase && has_alpha(p.bytes) ? nc : cs).push_back(i);
+        max_len = std::max<uint32_t>(max_len, static_cast<uint32_t>(p.bytes.size()));
+    }
+    const uint32_t K = std::max<uint32_t>(1, opts.key_bytes);
+    std::vector<Automaton> groups;
+    if (!cs.empty()) groups.push_back(build_group(pats, cs, false, K));
+    if (!nc.empty()) groups.push_back(build_group(pats, nc, true, K));
+
+    uint32_t max_states = 0;
+    for (auto &g : groups) max_states = std::max<uint32_t>(max_states, static_cast<uint32_t>(g.kids.size()));
+    const uint32_t sb = max_states < 65536 ? 2 : 4;
+
+    AcBlob blob;
+    Writer w;
+    BlobHeader h{};
+    h.magic = kBlobMagic;
+    h.version = kBlobVersion;
+    h.num_patterns = static_cast<uint32_t>(pats.size());
+    h.num_groups = static_cast<uint32_t>(groups.size());
+    h.state_bytes = sb;
+    h.max_len = max_len;
+    h.key_len = std::min(K, max_len);
+    w.put(&h, sizeof h);
+    std::vector<GroupHeader> gh(groups.size());
+    const uint64_t gh_off = w.put(gh.data(), gh.size() * sizeof(GroupHeader));
+
+    std::vector<uint32_t> lo(pats.size()), hi(pats.size()), len(pats.size()), boff(pats.size());
+    std::string all_bytes;
+    for (size_t i = 0; i < pats.size(); ++i) {
+        const uint64_t L = pats[i].bytes.size(), off = pats[i].offset, d = pats[i].depth;
+        len[i] = static_cast<uint32_t>(L);
+        boff[i] = static_cast<uint32_t>(all_bytes.size());
+        if (L > K) all_bytes += pats[i].bytes; // only long patterns are verified
+        lo[i] = static_cast<uint32_t>(std::min<uint64_t>(off + L, UINT32_MAX));
+        hi[i] = d == 0 ? UINT32_MAX : static_cast<uint32_t>(std::min<uint64_t>(off + d, UINT32_MAX));
+    }
+    h.pat_lo_off = w.put_vec(lo);
+    h.pat_hi_off = w.put_vec(hi);
+    h.pat_len_off = w.put_vec(len);
+    h.pat_boff_off = w.put_vec(boff);
+    h.pat_bytes_off = w.put(all_bytes.data(), all_bytes.size());
+
+    const size_t budget = groups.empty() ? 0 : opts.dense_budget_bytes / groups.size();
+    for (size_t gi = 0; gi < groups.size(); ++gi) {
+        Automaton &a = groups[gi];
+        const uint32_t n = static_cast<uint32_t>(a.kids.size()), C = a.bc.count;
+        const uint32_t nd = static_cast<uint32_t>(
+            std::clamp<uint64_t>(budget / (uint64_t{C} * sb), 1, n));
+        std::vector<uint32_t> dense(uint64_t{nd} * C);
+        for (uint32_t s = 0; s < nd; ++s) {
+            uint32_t *row = &dense[uint64_t{s} * C];
+            if (s != 0) std::memcpy(row, &dense[uint64_t{a.fail[s]} * C], C * sizeof(uint32_t));
+            else std::fill(row, row + C, 0u);
+            for (auto &e : a.kids[s]) row[e.first] = e.second;
+        }
+        std::vector<uint32_t> sp_off{0}, sp_fail, sp_tgt;
+        std::vector<uint8_t> sp_cls;
+        for (uint32_t s = nd; s < n; ++s) {
+            for (auto &e : a.kids[s]) {
+                sp_cls.push_back(e.first);
+                sp_tgt.push_back(e.second);
+            }
+            sp_off.push_back(static_cast<uint32_t>(sp_cls.size()));
+            sp_fail.push_back(a.fail[s]);
+        }
+        GroupHeader &g = gh[gi];
+        g.num_states = n;
+        g.num_classes = C;
+        g.num_dense = nd;
+        g.fold = a.fold;
+        g.key_len = a.key_len;
+        g.num_outputs = static_cast<uint32_t>(a.out_ids.size());
+        g.num_sparse_children = static_cast<uint32_t>(sp_cls.size());
+        g.num_patterns = a.num_patterns;
+        g.class_map_off = w.put(a.bc.map.data(), 256);
+        g.dense_off = sb == 2 ? w.put_vec(narrow<uint16_t>(dense)) : w.put_vec(dense);
+        g.out_off_off = w.put_vec(a.out_off);
+        g.out_ids_off = w.put_vec(a.out_ids);
+        g.sp_child_off_off = w.put_vec(sp_off);
+        g.sp_fail_off = sb == 2 ? w.put_vec(narrow<uint16_t>(sp_fail)) : w.put_vec(sp_fail);
+        g.sp_cls_off = w.put_vec(sp_cls);
+        g.sp_tgt_off = sb == 2 ? w.put_vec(narrow<uint16_t>(sp_tgt)) : w.put_vec(sp_tgt);
+
+        AcGroupStats st;
+        st.states = n;
+        st.classes = C;
+        st.dense_states = nd;
+        st.patterns = a.num_patterns;
+        st.key_len = a.key_len;
+        st.fold = a.fold;
+        st.dense_bytes = uint64_t{nd} * C * sb;
+        st.sparse_bytes = sp_off.size() * 4 + uint64_t(sp_fail.size()) * sb + sp_cls.size() * (1 + sb);
+        st.output_entries = a.out_ids.size();
+        blob.groups.push_back(st);
+    }
+    w.buf.resize((w.buf.size() + 15) & ~size_t{15}, 0);
+    h.total_bytes = w.buf.size();
+    std::memcpy(w.buf.data(), &h, sizeof h);
+    std::memcpy(w.buf.data() + gh_off, gh.data(), gh.size() * sizeof(GroupHeader));
+    blob.bytes = std::move(w.buf);
+    return blob;
+}
+
+std::string AcBlob::describe() const {
+    std::ostringstream o;
+    const BlobHeader &h = header();
+    o << "aho-corasick: " << h.num_patterns << " patterns, " << h.num_groups << " group(s), "
+      << h.state_bytes * 8 << "-bit states, key " << h.key_len << " B (longest " << h.max_len
+      << " B), blob " << h.total_bytes << " B";
+    for (auto &g : groups)
+        o << "; [" << (g.fold ? "nocase" : "case") << ": " << g.patterns << " pats, " << g.states
+          << " states, " << g.classes << " classes, dense " << g.dense_states << " states/"
+          << g.dense_bytes << " B, sparse " << (g.states - g.dense_states) << " states/" << g.sparse_bytes
+          << " B, " << g.output_entries << " outputs]";
+    return o.str();
+}
+
+} // namespace wm::gpu

@@ -1,0 +1,39 @@
+// gpu/ac_cpu_walk.cpp - see ac_cpu_walk.h.
+#include "gpu/ac_cpu_walk.h"
+
+#include "gpu/ac_walk.cuh"
+
+namespace wm::gpu {
+namespace {
+
+template <typename StateT>
+void walk(const AcBlob &blob, const BatchView &batch, std::vector<Match> &out, const CpuWalkOptions &o) {
+    const AcView v = blob.host_view();
+    ChunkPlanner plan(batch, o.max_chunk_bytes, o.max_chunk_payloads, o.tile_bytes, v.max_len);
+    Chunk c;
+    while (plan.next(c)) {
+        const uint8_t *data = batch.data + c.src_begin;
+        auto text = [data](uint32_t i) { return data[i]; };
+        for (uint32_t t = 0; t < c.tiles; ++t) {
+            const Segment &sg = c.segs[find_segment(c.segs.data(), static_cast<uint32_t>(c.segs.size()), t)];
+            uint32_t tb, te;
+            tile_bounds(sg, t, o.tile_bytes, &tb, &te);
+            for (uint32_t gi = 0; gi < v.num_groups; ++gi)
+                ac_walk_tile<StateT>(v, v.groups[gi], v.groups[gi].class_map, text, sg.data_begin, tb, te,
+                                     sg.pos_base - sg.data_begin, [&](uint32_t p, uint32_t end) {
+                                         out.push_back(Match{p, sg.payload, end});
+                                     });
+        }
+    }
+}
+
+} // namespace
+
+void cpu_walk_scan(const AcBlob &blob, const BatchView &batch, std::vector<Match> &out,
+                   const CpuWalkOptions &opts) {
+    if (blob.header().num_groups == 0 || batch.count == 0) return;
+    if (blob.header().state_bytes == 2) walk<uint16_t>(blob, batch, out, opts);
+    else walk<uint32_t>(blob, batch, out, opts);
+}
+
+} // namespace wm::gpu

@@ -1,0 +1,23 @@
+// gpu/ac_cpu_walk.h - scans a batch on the CPU exactly as the kernels do (same
+// chunk plan, tiles, warm-up overlap, ownership of matches by tile), through
+// the shared ac_walk.cuh. Lets CI without a GPU test the device logic.
+#pragma once
+
+#include "gpu/ac_compile.h"
+#include "gpu/ac_tuning.h"
+
+#include <vector>
+
+namespace wm::gpu {
+
+struct CpuWalkOptions {
+    uint32_t tile_bytes = tuning::kTileBytes;
+    size_t max_chunk_bytes = 64u << 20;
+    size_t max_chunk_payloads = 1u << 20;
+};
+
+// Appends every (pattern, payload, end) of `batch` to `out` (Positions semantics).
+void cpu_walk_scan(const AcBlob &blob, const BatchView &batch, std::vector<Match> &out,
+                   const CpuWalkOptions &opts = {});
+
+} // namespace wm::gpu

@@ -1,0 +1,67 @@
+// gpu/ac_kernels.cu - thin __global__ kernels: build the agent over shared
+// memory and run it. Nothing else lives here (see ac_agent.cuh).
+#include "gpu/ac_agent.cuh"
+#include "gpu/cuda_check.h"
+
+namespace wm::gpu {
+
+// KIND, StateT: see AcAgent. p: [in] by value (kernel parameter space).
+template <EmitKind KIND, typename StateT>
+__global__ void __launch_bounds__(tuning::kBlockThreads)
+    ac_scan_kernel(const ScanParams p) {
+    using Agent = AcAgent<KIND, StateT, tuning::kBlockThreads, tuning::kTileBytes>;
+    __shared__ typename Agent::TempStorage tmp;
+    extern __shared__ uint32_t s_counters[];
+    Agent(tmp, p, s_counters).run();
+}
+
+namespace detail {
+
+template <typename StateT>
+void launch_typed(EmitKind kind, uint32_t grid, size_t dyn, cudaStream_t s, const ScanParams &p) {
+    switch (kind) {
+    case EmitKind::Positions:
+        ac_scan_kernel<EmitKind::Positions, StateT><<<grid, tuning::kBlockThreads, 0, s>>>(p);
+        WM_CUDA_CHECK_LAUNCH("ac_scan_kernel<Positions>");
+        break;
+    case EmitKind::SetKeys:
+        ac_scan_kernel<EmitKind::SetKeys, StateT><<<grid, tuning::kBlockThreads, 0, s>>>(p);
+        WM_CUDA_CHECK_LAUNCH("ac_scan_kernel<SetKeys>");
+        break;
+    case EmitKind::Count:
+        ac_scan_kernel<EmitKind::Count, StateT><<<grid, tuning::kBlockThreads, dyn, s>>>(p);
+        WM_CUDA_CHECK_LAUNCH("ac_scan_kernel<Count>");
+        break;
+    }
+}
+
+void launch_scan_kernel(EmitKind kind, uint32_t state_bytes, uint32_t grid, size_t dyn_smem,
+                        cudaStream_t stream, const ScanParams &p) {
+    if (state_bytes == 2) launch_typed<uint16_t>(kind, grid, dyn_smem, stream, p);
+    else launch_typed<uint32_t>(kind, grid, dyn_smem, stream, p);
+}
+
+size_t count_kernel_static_smem(uint32_t state_bytes) {
+    cudaFuncAttributes a{};
+    if (state_bytes == 2) WM_CUDA_CHECK(cudaFuncGetAttributes(&a, ac_scan_kernel<EmitKind::Count, uint16_t>));
+    else WM_CUDA_CHECK(cudaFuncGetAttributes(&a, ac_scan_kernel<EmitKind::Count, uint32_t>));
+    return a.sharedSizeBytes;
+}
+
+void set_count_kernel_dyn_smem(uint32_t state_bytes, size_t bytes) {
+    const int b = static_cast<int>(bytes);
+    if (state_bytes == 2)
+        WM_CUDA_CHECK(cudaFuncSetAttribute(ac_scan_kernel<EmitKind::Count, uint16_t>,
+                                           cudaFuncAttributeMaxDynamicSharedMemorySize, b));
+    else
+        WM_CUDA_CHECK(cudaFuncSetAttribute(ac_scan_kernel<EmitKind::Count, uint32_t>,
+                                           cudaFuncAttributeMaxDynamicSharedMemorySize, b));
+}
+
+cudaError_t probe_kernel_image() {
+    cudaFuncAttributes a{};
+    return cudaFuncGetAttributes(&a, ac_scan_kernel<EmitKind::Positions, uint16_t>);
+}
+
+} // namespace detail
+} // namespace wm::gpu

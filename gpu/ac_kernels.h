@@ -1,0 +1,68 @@
+// gpu/ac_kernels.h - host-side launch and dispatch entry points of the
+// Aho-Corasick kernels (internal; needs the CUDA runtime headers).
+//
+// Layering (as in CUB): gpu_matcher_cuda.cpp (public entry, buffers, streams)
+// -> ac_dispatch.cu (grid sizing, tuning, CUB dedupe, launch-error checks)
+// -> ac_kernels.cu (thin __global__ kernels) -> ac_agent.cuh (block algorithm)
+// -> ac_walk.cuh (per-thread walk, shared with the CPU walk).
+#pragma once
+
+#include "gpu/ac_blob.h"
+#include "gpu/ac_plan.h"
+
+#include <cstddef>
+#include <cstdint>
+#include <cuda_runtime_api.h>
+#include <string>
+
+namespace wm::gpu {
+
+enum class EmitKind { Positions, SetKeys, Count };
+
+// Everything one launch needs; device pointers prefixed d_.
+struct ScanParams {
+    AcView view;                    // [in] views into the device blob
+    const uint8_t *d_text;          // [in] chunk bytes (16-aligned, +64 readable slack)
+    const Segment *d_segs;          // [in] chunk segments
+    uint32_t num_segs, num_tiles;   // [in]
+    Match *d_matches;               // [out] Positions records
+    unsigned long long *d_keys;     // [out] SetKeys: payload << 32 | pattern
+    uint32_t capacity;              // [in] records d_matches / d_keys can hold
+    uint32_t *d_count;              // [in,out] records appended (may exceed capacity: overflow)
+    unsigned long long *d_counters; // [in,out] Count: per-pattern totals
+    uint32_t shared_counters;       // [in] Count: 1 = per-block counters in shared memory
+};
+
+struct DeviceInfo {
+    int sm_count = 0;
+    size_t smem_optin = 0; // max dynamic + static shared memory per block
+};
+
+// Prepares kernel attributes (dynamic shared memory for the counters).
+// Returns whether per-pattern counters fit in shared memory.
+bool ac_prepare_kernels(const DeviceInfo &dev, uint32_t num_patterns, uint32_t state_bytes);
+
+// True when the kernels have an image for the current device; else sets *why.
+bool ac_kernels_loadable(std::string *why);
+
+// Launches the scan kernel for `kind` on `stream` and checks the launch.
+void ac_dispatch_scan(EmitKind kind, const ScanParams &p, const DeviceInfo &dev, cudaStream_t stream);
+
+// CUB temporary bytes needed to dedupe up to `capacity` keys.
+size_t ac_dedupe_temp_bytes(uint32_t capacity);
+// Sorts d_keys[0, n) into d_alt, writes the distinct keys back to d_keys and
+// their number to *d_num (all asynchronous on `stream`).
+void ac_dispatch_dedupe(unsigned long long *d_keys, unsigned long long *d_alt, uint32_t n, uint32_t *d_num,
+                        void *d_temp, size_t temp_bytes, cudaStream_t stream);
+
+} // namespace wm::gpu
+
+namespace wm::gpu::detail {
+// Thin launchers defined in ac_kernels.cu (used by ac_dispatch.cu only).
+void launch_scan_kernel(EmitKind kind, uint32_t state_bytes, uint32_t grid, size_t dyn_smem,
+                        cudaStream_t stream, const ScanParams &p);
+// Static shared bytes of the count kernel, and raising its dynamic limit.
+size_t count_kernel_static_smem(uint32_t state_bytes);
+void set_count_kernel_dyn_smem(uint32_t state_bytes, size_t bytes);
+cudaError_t probe_kernel_image();
+} // namespace wm::gpu::detail

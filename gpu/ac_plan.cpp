@@ -1,0 +1,57 @@
+// gpu/ac_plan.cpp - see ac_plan.h.
+#include "gpu/ac_plan.h"
+
+#include <algorithm>
+
+namespace wm::gpu {
+
+ChunkPlanner::ChunkPlanner(const BatchView &batch, size_t max_bytes, size_t max_segments,
+                           uint32_t tile_bytes, uint32_t max_len)
+    : b_(batch), max_segs_(std::max<size_t>(1, max_segments)), tile_(tile_bytes),
+      ctx_(max_len ? max_len - 1 : 0) {
+    // A piece must make progress after its context.
+    max_bytes_ = std::max<uint64_t>(max_bytes, uint64_t{ctx_} + tile_);
+}
+
+bool ChunkPlanner::next(Chunk &c) {
+    c.segs.clear();
+    c.bytes = 0;
+    c.tiles = 0;
+    c.splits_payload = false;
+    const uint32_t *off = b_.offsets;
+    while (i_ < b_.count && off[i_ + 1] == off[i_]) ++i_; // empty payloads: nothing to match
+    if (i_ >= b_.count) return false;
+    const uint64_t ctx0 = std::min<uint64_t>(ctx_, pos_);
+    c.src_begin = off[i_] + pos_ - ctx0;
+    uint64_t used = 0;
+    while (i_ < b_.count && c.segs.size() < max_segs_) {
+        const uint64_t len = off[i_ + 1] - off[i_];
+        if (len == 0) { ++i_; continue; }
+        const uint64_t ctx = std::min<uint64_t>(ctx_, pos_);
+        const uint64_t rest = len - pos_;
+        uint64_t take = rest;
+        if (ctx + rest > max_bytes_ - used) {
+            if (!c.segs.empty()) break; // start the big payload in a fresh chunk
+            take = max_bytes_ - ctx;
+            c.splits_payload = true;
+        }
+        if (pos_ > 0) c.splits_payload = true;
+        Segment s{};
+        s.data_begin = static_cast<uint32_t>(off[i_] + pos_ - ctx - c.src_begin);
+        s.data_end = static_cast<uint32_t>(s.data_begin + ctx + take);
+        s.tile_begin = c.tiles;
+        s.payload = i_;
+        s.pos_base = static_cast<uint32_t>(pos_ - ctx);
+        s.skip = static_cast<uint32_t>(ctx);
+        c.segs.push_back(s);
+        c.tiles += static_cast<uint32_t>((take + tile_ - 1) / tile_);
+        used += ctx + take;
+        pos_ += take;
+        if (pos_ == len) { ++i_; pos_ = 0; }
+        else break; // the payload continues in the next chunk
+    }
+    c.bytes = static_cast<uint32_t>(used);
+    return true;
+}
+
+} // namespace wm::gpu

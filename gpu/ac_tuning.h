@@ -1,0 +1,32 @@
+// gpu/ac_tuning.h - every tuning constant of the Aho-Corasick kernels.
+// Host-only-safe (no CUDA includes): the planner and CPU walk use the same tile.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+
+namespace wm::gpu::tuning {
+
+// Threads per block of the scan/count kernels.
+constexpr uint32_t kBlockThreads = 256;
+// Bytes each thread owns (its tile). 124 = 31 words: consecutive threads read
+// shared memory at an odd word stride, so a warp's byte loads hit distinct banks.
+constexpr uint32_t kTileBytes = 124;
+// Bytes staged in shared memory before the block's first tile (warm-up of the
+// first threads); bytes further back are read from global memory.
+constexpr uint32_t kStageBefore = 64;
+// Shared text buffer: the block's tiles, the look-back, 16-byte alignment slack.
+constexpr uint32_t kStageBytes = kBlockThreads * kTileBytes + kStageBefore + 32;
+// Resident blocks per SM assumed when sizing the persistent grid.
+constexpr uint32_t kBlocksPerSm = 4;
+// Trie depth limit (key bytes), see ac_compile.h.
+constexpr uint32_t kKeyBytes = 32;
+// Dense-row budget over all groups (H100 L2 is 50 MB, H200 60 MB).
+constexpr size_t kDenseBudgetBytes = 24u << 20;
+// Chunks in flight (one CUDA stream each).
+constexpr uint32_t kStreams = 2;
+// Initial output records per stream: max(kMinOutputRecords, chunk bytes / kBytesPerOutput).
+constexpr size_t kMinOutputRecords = size_t{1} << 16;
+constexpr size_t kBytesPerOutput = 32;
+
+} // namespace wm::gpu::tuning

@@ -1,0 +1,98 @@
+// gpu/gpu_matcher.h - public, host-only interface of the GPU Aho-Corasick matcher.
+//
+// Plain C++17: no CUDA headers, so code built by g++ alone can include it.
+//
+// Lifecycle: create() once per pattern set (compiles the automaton on the host,
+// uploads it once, allocates every pinned and device buffer), then scan() /
+// count() any number of times from one thread. A GpuMatcher is not thread safe:
+// give each worker its own (they are cheap next to the automaton upload).
+//
+// Semantics equal Hyperscan literal matching: pattern p of length L matches
+// payload bytes [start, end) with end - start == L; `nocase` folds ASCII A-Z/a-z
+// only; offset/depth keep a match iff start >= offset && (depth == 0 ||
+// end <= offset + depth). Matching restarts at every payload and never spans two.
+// Every occurrence is reported, overlapping ones included; patterns with equal
+// bytes keep separate ids.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+namespace wm::gpu {
+
+// One literal; its pattern id is its index in the vector given to create().
+// bytes must be non-empty (at most 65535 bytes).
+struct Literal {
+    std::string bytes;
+    bool nocase = false;
+    uint32_t offset = 0;
+    uint32_t depth = 0;
+};
+
+// A batch of payloads stored back to back: payload i is
+// data[offsets[i], offsets[i+1]); offsets has count + 1 entries (may be null
+// when count == 0). Empty payloads are allowed.
+struct BatchView {
+    const uint8_t *data;
+    const uint32_t *offsets;
+    uint32_t count;
+};
+
+// One match: pattern id, payload index in the batch, exclusive end offset of
+// the match inside the payload. In OutputMode::Set, end is 0.
+struct Match {
+    uint32_t pattern;
+    uint32_t payload;
+    uint32_t end;
+};
+
+enum class OutputMode {
+    Positions, // every (pattern, payload, end), order unspecified
+    Set,       // distinct (pattern, payload) pairs, end = 0, order unspecified
+};
+
+struct GpuOptions {
+    int device = 0;                        // CUDA device ordinal
+    size_t max_batch_bytes = 64u << 20;    // bytes per internal chunk (per stream)
+    size_t max_batch_payloads = 1u << 20;  // payloads per internal chunk
+};
+
+// Every failure of the GPU path. The message names the failing CUDA call (or
+// allocation and its size) and cudaGetErrorString of the error.
+class GpuError : public std::runtime_error {
+    using std::runtime_error::runtime_error;
+};
+
+// True when `device` can run the matcher. Otherwise false, and *reason (when
+// non-null) says why: "built without CUDA support", no device, driver too old...
+bool gpu_usable(int device, std::string *reason);
+
+class GpuMatcher {
+  public:
+    virtual ~GpuMatcher() = default;
+
+    // Builds the automaton on the host, uploads it once, allocates pinned and
+    // device buffers once. Throws GpuError (no GPU, out of memory: the message
+    // names the allocation and its byte count) and std::invalid_argument for an
+    // empty pattern or one longer than 65535 bytes.
+    static std::unique_ptr<GpuMatcher> create(const std::vector<Literal> &patterns,
+                                              const GpuOptions &opts);
+
+    // Synchronous scan of a batch of any size (split internally into chunks of
+    // the configured capacity, two chunks in flight on separate streams).
+    // Appends to `out` (out is cleared first).
+    virtual void scan(const BatchView &batch, OutputMode mode, std::vector<Match> &out) = 0;
+
+    // Per-pattern occurrence counts (same occurrences scan(Positions) reports).
+    // per_pattern is resized to the pattern count and overwritten.
+    virtual void count(const BatchView &batch, std::vector<uint64_t> &per_pattern) = 0;
+
+    // One line: states, classes, table bytes, layout chosen, device.
+    virtual std::string describe() const = 0;
+};
+
+} // namespace wm::gpu

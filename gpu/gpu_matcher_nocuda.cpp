@@ -1,0 +1,18 @@
+// gpu/gpu_matcher_nocuda.cpp - the public entry points when built without CUDA.
+#include "gpu/gpu_matcher.h"
+#include "gpu/gpu_testing.h"
+
+namespace wm::gpu {
+
+bool gpu_usable(int, std::string *reason) {
+    if (reason) *reason = "built without CUDA support";
+    return false;
+}
+
+std::unique_ptr<GpuMatcher> GpuMatcher::create(const std::vector<Literal> &, const GpuOptions &) {
+    throw GpuError("built without CUDA support");
+}
+
+void testing::set_initial_output_capacity(size_t) {}
+
+} // namespace wm::gpu

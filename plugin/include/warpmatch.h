@@ -1,0 +1,416 @@
+/*
+ * warpmatch.h - the public C API of libwarpmatch.
+ *
+ * warpmatch finds which signatures (rules) occur in packet payloads, on the
+ * GPU when one is usable and with Hyperscan on the CPU otherwise.
+ *
+ * Lifecycle (re2::RE2::Set style: compile once, then scan many times):
+ *
+ *   1. wm_ruleset_load_file()   YAML rules -> immutable compiled rule set.
+ *                               Share it read-only between any threads.
+ *   2. wm_scanner_create()      one scanner per worker thread: scratch space,
+ *                               pinned buffers, CUDA streams. Not thread-safe:
+ *                               concurrent use returns WM_SCRATCH_IN_USE.
+ *   3. wm_scan_batch()          payloads in, matches out through a callback.
+ *                               A single payload is a batch of one.
+ *   4. wm_scanner_free(), wm_ruleset_free().
+ *
+ * Conventions:
+ *   - Every function returns WM_SUCCESS (0) or a negative wm_status code.
+ *     Nothing is thrown across this boundary.
+ *   - Functions that can fail for reasons worth explaining take a
+ *     wm_error_t **err; on failure *err receives an error object (free it
+ *     with wm_error_free) naming what went wrong and where (file, line,
+ *     column, rule id). Passing err == NULL is allowed.
+ *   - Structs passed in or out start with struct_size; set it with the
+ *     matching *_init() function so new fields can be appended later without
+ *     breaking the ABI.
+ *   - Free functions accept NULL.
+ */
+#ifndef WARPMATCH_H
+#define WARPMATCH_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#if defined(WM_BUILDING_LIBRARY)
+#define WM_API __attribute__((visibility("default")))
+#else
+#define WM_API
+#endif
+
+/* ------------------------------------------------------------------ */
+/* Versions                                                             */
+/* ------------------------------------------------------------------ */
+
+#define WM_VERSION_MAJOR 0
+#define WM_VERSION_MINOR 1
+#define WM_VERSION_PATCH 0
+/** ABI version: bumped whenever a public struct layout or signature changes. */
+#define WM_ABI_VERSION 1
+
+/** Runtime version string, e.g. "0.1.0 (abi 1, cuda)". Never NULL. */
+WM_API const char *wm_version(void);
+/** Runtime ABI version; a host compares it with WM_ABI_VERSION. */
+WM_API int wm_abi_version(void);
+
+/* ------------------------------------------------------------------ */
+/* Status codes                                                         */
+/* ------------------------------------------------------------------ */
+
+typedef enum wm_status {
+    /** The call succeeded. */
+    WM_SUCCESS = 0,
+    /** A parameter was invalid: NULL pointer, zero length, bad enum value,
+     *  or a struct_size the library does not know. */
+    WM_INVALID = -1,
+    /** Memory (host or device) could not be allocated. */
+    WM_NOMEM = -2,
+    /** A rule file failed validation or compilation; the error object lists
+     *  every problem with file:line:column and rule id. */
+    WM_RULE_ERROR = -3,
+    /** A file could not be opened, read or written. */
+    WM_IO_ERROR = -4,
+    /** The object is in the wrong state for this call (e.g. polling a
+     *  scanner with nothing submitted). */
+    WM_BAD_STATE = -5,
+    /** The GPU backend was requested but no usable GPU exists; the error
+     *  object says why (no device, driver too old, built without CUDA). */
+    WM_NO_GPU = -6,
+    /** A CUDA call failed during a scan; the message names the call. */
+    WM_GPU_ERROR = -7,
+    /** The match callback returned non-zero and the scan stopped early. */
+    WM_SCAN_TERMINATED = -8,
+    /** Cross-check found a GPU result that Hyperscan does not agree with. */
+    WM_VERIFY_MISMATCH = -9,
+    /** A capture file is truncated or corrupt; everything before the bad
+     *  record was delivered. */
+    WM_CAPTURE_ERROR = -10,
+    /** The scanner is in use by another thread. */
+    WM_SCRATCH_IN_USE = -11,
+    /** No more packets in a capture (not an error). */
+    WM_END = -12,
+} wm_status;
+
+/** Short constant name of a status code, e.g. "WM_RULE_ERROR". Never NULL. */
+WM_API const char *wm_status_name(int status);
+
+/* ------------------------------------------------------------------ */
+/* Errors                                                               */
+/* ------------------------------------------------------------------ */
+
+/** One problem found in a rule file or input. */
+typedef struct wm_diagnostic {
+    const char *message; /**< what is wrong, one line                     */
+    const char *file;    /**< file name, or "" when not from a file       */
+    unsigned line;       /**< 1-based line, 0 when unknown                */
+    unsigned column;     /**< 1-based column, 0 when unknown              */
+    int64_t rule_id;     /**< rule id, -1 when no single rule is at fault */
+} wm_diagnostic_t;
+
+/** Error object returned through wm_error_t **err parameters. */
+typedef struct wm_error {
+    int code;                           /**< the wm_status returned       */
+    const char *message;                /**< all diagnostics, one per line,
+                                             "file:line:col: rule N: msg" */
+    size_t count;                       /**< number of diagnostics (>= 1) */
+    const wm_diagnostic_t *diagnostics; /**< count entries                */
+} wm_error_t;
+
+WM_API void wm_error_free(wm_error_t *err);
+
+/* ------------------------------------------------------------------ */
+/* Rule sets                                                            */
+/* ------------------------------------------------------------------ */
+
+/** Compiled, immutable rule set. Thread-safe for concurrent readers. */
+typedef struct wm_ruleset wm_ruleset_t;
+
+/** Load, validate and compile a YAML rule file (schema: docs/rules.md). */
+WM_API int wm_ruleset_load_file(const char *path, wm_ruleset_t **out, wm_error_t **err);
+
+/** As wm_ruleset_load_file, from a buffer; name is used in messages. */
+WM_API int wm_ruleset_load_string(const char *yaml, size_t len, const char *name,
+                                  wm_ruleset_t **out, wm_error_t **err);
+
+WM_API void wm_ruleset_free(wm_ruleset_t *rs);
+
+typedef struct wm_ruleset_info {
+    size_t struct_size;
+    size_t rules;             /**< number of rules                          */
+    size_t nocase_rules;      /**< rules with nocase                        */
+    size_t approximate_rules; /**< rules with max_edits / max_mismatches    */
+    size_t min_pattern_len;   /**< shortest pattern in bytes                */
+    size_t max_pattern_len;   /**< longest pattern in bytes                 */
+    char hash[17];            /**< content hash, 16 hex digits + NUL: equal
+                                   rule sets give equal hashes              */
+    size_t database_bytes;    /**< size of the serialized CPU database     */
+} wm_ruleset_info_t;
+
+WM_API void wm_ruleset_info_init(wm_ruleset_info_t *info);
+WM_API int wm_ruleset_info(const wm_ruleset_t *rs, wm_ruleset_info_t *info);
+
+/** Public fields of one rule, for alert output. Strings live as long as rs. */
+typedef struct wm_rule_info {
+    size_t struct_size;
+    uint32_t id;
+    const char *msg;
+    int severity;
+    const char *file; /**< where the rule was defined */
+    unsigned line;
+} wm_rule_info_t;
+
+WM_API void wm_rule_info_init(wm_rule_info_t *info);
+/** Look a rule up by id; WM_INVALID when no such rule. */
+WM_API int wm_ruleset_rule(const wm_ruleset_t *rs, uint32_t rule_id, wm_rule_info_t *info);
+
+/**
+ * Serialize the compiled CPU database (Hyperscan) into a malloc'ed buffer
+ * the caller frees with wm_free(). Equal rule sets give equal bytes.
+ */
+WM_API int wm_ruleset_serialize(const wm_ruleset_t *rs, char **bytes, size_t *len);
+WM_API void wm_free(void *p);
+
+/* ------------------------------------------------------------------ */
+/* Importing Suricata / Snort rules                                     */
+/* ------------------------------------------------------------------ */
+
+typedef struct wm_import_report {
+    size_t struct_size;
+    size_t rules_read;        /**< rule lines seen (enabled + disabled)     */
+    size_t rules_disabled;    /**< commented-out rules, skipped             */
+    size_t rules_imported;    /**< warpmatch rules written                  */
+    size_t distinct_patterns; /**< distinct (literal, nocase) pairs         */
+    size_t skipped_no_content;
+    size_t skipped_negated_only;
+    size_t skipped_parse_error;
+    size_t skipped_duplicate_sid;
+    /** Human-readable lines "file:line: reason", at most 1000 of them. */
+    const char *details;
+} wm_import_report_t;
+
+WM_API void wm_import_report_init(wm_import_report_t *report);
+
+/**
+ * Convert Suricata / Snort 3 rule files into one warpmatch YAML rule file
+ * (one rule per enabled rule with its prefilter literal). report->details
+ * stays valid until the next call on the same thread.
+ */
+WM_API int wm_rules_import(const char *const *files, size_t nfiles, const char *out_yaml,
+                           wm_import_report_t *report, wm_error_t **err);
+
+/* ------------------------------------------------------------------ */
+/* Scanners                                                             */
+/* ------------------------------------------------------------------ */
+
+typedef struct wm_scanner wm_scanner_t;
+
+typedef enum wm_backend {
+    WM_BACKEND_AUTO = 0, /**< GPU when usable, else CPU (reason logged) */
+    WM_BACKEND_CPU = 1,  /**< Hyperscan on the CPU                      */
+    WM_BACKEND_GPU = 2,  /**< GPU or WM_NO_GPU                          */
+} wm_backend;
+
+typedef enum wm_output_mode {
+    /** Every (rule, payload, end offset): for verification and tools. */
+    WM_OUTPUT_POSITIONS = 0,
+    /** Distinct rule ids per payload; start/end of the callback are 0. */
+    WM_OUTPUT_SET = 1,
+} wm_output_mode;
+
+typedef struct wm_scanner_options {
+    size_t struct_size;
+    int backend;            /**< wm_backend                                  */
+    int output_mode;        /**< wm_output_mode                              */
+    /** Cross-check: 0 = off, 1 = every batch, N = one batch in N. GPU
+     *  results are compared with Hyperscan; a difference makes
+     *  wm_scan_batch return WM_VERIFY_MISMATCH after delivering matches. */
+    unsigned verify_every;
+    int gpu_device;         /**< CUDA device ordinal (default 0)             */
+    size_t max_batch_bytes; /**< GPU batch capacity in payload bytes         */
+    size_t max_batch_payloads;
+} wm_scanner_options_t;
+
+WM_API void wm_scanner_options_init(wm_scanner_options_t *opts);
+
+WM_API int wm_scanner_create(const wm_ruleset_t *rs, const wm_scanner_options_t *opts,
+                             wm_scanner_t **out, wm_error_t **err);
+WM_API void wm_scanner_free(wm_scanner_t *sc);
+
+/** The backend actually in use (WM_BACKEND_CPU or WM_BACKEND_GPU). */
+WM_API int wm_scanner_backend(const wm_scanner_t *sc);
+/** Why the backend was chosen, e.g. "auto: no CUDA device (cudaErrorNoDevice)". */
+WM_API const char *wm_scanner_backend_reason(const wm_scanner_t *sc);
+
+/** Transport protocol of a payload, for rules with `protocol:`. */
+typedef enum wm_proto { WM_PROTO_ANY = 0, WM_PROTO_TCP = 6, WM_PROTO_UDP = 17 } wm_proto;
+
+/** Per-payload metadata; rules with protocol/ports match only when these fit. */
+typedef struct wm_payload_meta {
+    uint8_t proto; /**< wm_proto */
+    uint16_t src_port;
+    uint16_t dst_port;
+} wm_payload_meta_t;
+
+/**
+ * A batch of payloads stored back to back: payload i is
+ * data[offsets[i] .. offsets[i+1]). offsets has count + 1 entries.
+ * meta may be NULL: then protocol and port constraints are not applied.
+ */
+typedef struct wm_batch {
+    const uint8_t *data;
+    const uint32_t *offsets;
+    size_t count;
+    const wm_payload_meta_t *meta;
+} wm_batch_t;
+
+/**
+ * Match callback. start/end are byte offsets inside the payload
+ * [start, end); both 0 in WM_OUTPUT_SET mode. Return non-zero to stop the
+ * scan (wm_scan_batch then returns WM_SCAN_TERMINATED).
+ */
+typedef int (*wm_match_fn)(uint32_t rule_id, uint32_t payload_index, uint32_t start,
+                           uint32_t end, void *ctx);
+
+/** Scan one batch synchronously; matches arrive through cb before return. */
+WM_API int wm_scan_batch(wm_scanner_t *sc, const wm_batch_t *batch, wm_match_fn cb, void *ctx,
+                         wm_error_t **err);
+
+/** Counters since the scanner was created. */
+typedef struct wm_scanner_stats {
+    size_t struct_size;
+    uint64_t batches;
+    uint64_t payloads;
+    uint64_t bytes;
+    uint64_t matches;
+    uint64_t verified_batches;
+    uint64_t verify_mismatches;
+} wm_scanner_stats_t;
+
+WM_API void wm_scanner_stats_init(wm_scanner_stats_t *st);
+WM_API int wm_scanner_stats(const wm_scanner_t *sc, wm_scanner_stats_t *st);
+
+/* ------------------------------------------------------------------ */
+/* Capture: offline pcap/pcapng decoding                                */
+/* ------------------------------------------------------------------ */
+
+typedef struct wm_capture wm_capture_t;
+
+/** One decoded packet; pointers stay valid until the next wm_capture_next. */
+typedef struct wm_packet {
+    size_t struct_size;
+    uint64_t number;      /**< 1-based packet number in the capture       */
+    int64_t ts_sec;
+    int64_t ts_usec;
+    uint32_t caplen;      /**< bytes captured                             */
+    uint32_t wirelen;     /**< bytes on the wire                          */
+    uint8_t ip_version;   /**< 4 or 6                                     */
+    uint8_t proto;        /**< wm_proto                                   */
+    uint8_t src_ip[16];   /**< IPv4 uses the first 4 bytes                */
+    uint8_t dst_ip[16];
+    uint16_t src_port;
+    uint16_t dst_port;
+    uint64_t flow_id;     /**< hash of the bidirectional 5-tuple          */
+    const uint8_t *payload;
+    uint32_t payload_len;
+    uint32_t payload_offset; /**< offset of the payload in the frame      */
+} wm_packet_t;
+
+WM_API void wm_packet_init(wm_packet_t *pkt);
+
+/** Skip reasons counted by the decoder (index into wm_capture_stats.skipped). */
+typedef enum wm_skip_reason {
+    WM_SKIP_NOT_IP = 0,       /**< ARP, STP, LLDP, ...                      */
+    WM_SKIP_UNSUPPORTED_LINK, /**< link type we do not decode               */
+    WM_SKIP_TRUNCATED,        /**< header cut short inside the frame        */
+    WM_SKIP_FRAGMENT,         /**< IPv4/IPv6 fragment (not reassembled)     */
+    WM_SKIP_OTHER_PROTO,      /**< ICMP, GRE, ESP, ...                      */
+    WM_SKIP_NO_PAYLOAD,       /**< TCP/UDP with empty payload               */
+    WM_SKIP_MALFORMED,        /**< bad header length or version             */
+    WM_SKIP_REASON_COUNT
+} wm_skip_reason;
+
+/** Name of a skip reason, e.g. "fragment". */
+WM_API const char *wm_skip_reason_name(int reason);
+
+typedef struct wm_capture_stats {
+    size_t struct_size;
+    uint64_t packets;       /**< records read                               */
+    uint64_t bytes;         /**< captured bytes read                        */
+    uint64_t payloads;      /**< TCP/UDP payloads delivered                 */
+    uint64_t payload_bytes;
+    uint64_t snaplen_truncated; /**< packets with caplen < wirelen          */
+    uint64_t skipped[WM_SKIP_REASON_COUNT];
+} wm_capture_stats_t;
+
+WM_API void wm_capture_stats_init(wm_capture_stats_t *st);
+
+/** Open a pcap or pcapng file. Link types: Ethernet, Linux SLL/SLL2, raw IP,
+ *  BSD loopback (others are counted as unsupported). */
+WM_API int wm_capture_open_offline(const char *path, wm_capture_t **out, wm_error_t **err);
+WM_API void wm_capture_close(wm_capture_t *cap);
+
+/**
+ * Next packet that carries a TCP or UDP payload. Returns WM_SUCCESS,
+ * WM_END at the end of the file, or WM_CAPTURE_ERROR for a truncated or
+ * corrupt file (everything before it was delivered).
+ */
+WM_API int wm_capture_next(wm_capture_t *cap, wm_packet_t *pkt, wm_error_t **err);
+WM_API int wm_capture_stats(const wm_capture_t *cap, wm_capture_stats_t *st);
+
+/* ------------------------------------------------------------------ */
+/* Replay: capture -> batches -> scanner -> alerts                      */
+/* ------------------------------------------------------------------ */
+
+/** One alert: a rule matched a payload (once per rule and payload). */
+typedef struct wm_alert {
+    size_t struct_size;
+    const wm_packet_t *packet;
+    uint32_t rule_id;
+    int has_offset;          /**< 1 when start/end are known (positions)  */
+    uint32_t start;          /**< first match in the payload              */
+    uint32_t end;
+} wm_alert_t;
+
+typedef int (*wm_alert_fn)(const wm_alert_t *alert, void *ctx);
+/** Progress callback, called about once a second. */
+typedef void (*wm_progress_fn)(uint64_t packets, uint64_t bytes, double seconds, void *ctx);
+
+typedef struct wm_replay_stats {
+    size_t struct_size;
+    wm_capture_stats_t capture;
+    uint64_t alerts;
+    uint64_t batches;
+    double seconds;          /**< wall time of the whole replay            */
+    double gbit_per_s;       /**< payload bits scanned per second          */
+    uint64_t verify_mismatches;
+} wm_replay_stats_t;
+
+WM_API void wm_replay_stats_init(wm_replay_stats_t *st);
+
+/**
+ * Replay a capture file through a scanner. Alerts are delivered in packet
+ * order. On WM_CAPTURE_ERROR every packet before the corrupt record was
+ * scanned and its alerts delivered; stats are filled in every case.
+ */
+WM_API int wm_replay_file(wm_scanner_t *sc, const char *path, wm_alert_fn on_alert,
+                          void *alert_ctx, wm_progress_fn on_progress, void *progress_ctx,
+                          wm_replay_stats_t *stats, wm_error_t **err);
+
+/**
+ * Format an alert as one EVE-style JSON line (Suricata field names), without
+ * a trailing newline, into a malloc'ed string freed with wm_free().
+ */
+WM_API int wm_alert_to_json(const wm_ruleset_t *rs, const wm_alert_t *alert, char **json);
+/** Format replay stats as one JSON object ({"stats": {...}}). */
+WM_API int wm_replay_stats_to_json(const wm_replay_stats_t *st, char **json);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* WARPMATCH_H */

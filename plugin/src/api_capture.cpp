@@ -1,0 +1,144 @@
+// C entry points: offline capture, replay and JSON formatting.
+#include "error_object.h"
+#include "eve_json.h"
+#include "handles.h"
+#include "replay.h"
+
+#include <cstdlib>
+#include <cstring>
+
+using namespace wm;
+
+namespace {
+int to_malloced(const std::string &s, char **out) {
+    *out = static_cast<char *>(std::malloc(s.size() + 1));
+    if (!*out)
+        return WM_NOMEM;
+    std::memcpy(*out, s.c_str(), s.size() + 1);
+    return WM_SUCCESS;
+}
+} // namespace
+
+extern "C" {
+
+WM_API void wm_packet_init(wm_packet_t *p) {
+    if (!p)
+        return;
+    std::memset(p, 0, sizeof(*p));
+    p->struct_size = sizeof(*p);
+}
+
+WM_API const char *wm_skip_reason_name(int reason) {
+    static const char *const names[WM_SKIP_REASON_COUNT] = {
+        "not_ip", "unsupported_link", "truncated", "fragment",
+        "other_proto", "no_payload", "malformed"};
+    return reason >= 0 && reason < WM_SKIP_REASON_COUNT ? names[reason] : "unknown";
+}
+
+WM_API void wm_capture_stats_init(wm_capture_stats_t *st) {
+    if (!st)
+        return;
+    std::memset(st, 0, sizeof(*st));
+    st->struct_size = sizeof(*st);
+}
+
+WM_API int wm_capture_open_offline(const char *path, wm_capture_t **out, wm_error_t **err) {
+    if (err)
+        *err = nullptr;
+    if (!path || !*path || !out)
+        return set_error(err, WM_INVALID, "wm_capture_open_offline: path and out are required");
+    *out = nullptr;
+    try {
+        *out = new wm_capture(path);
+        return WM_SUCCESS;
+    } catch (const capture::CaptureError &e) {
+        return set_error(err, WM_IO_ERROR, e.what());
+    } catch (...) {
+        return status_from_current_exception(err);
+    }
+}
+
+WM_API void wm_capture_close(wm_capture_t *cap) { delete cap; }
+
+WM_API int wm_capture_next(wm_capture_t *cap, wm_packet_t *pkt, wm_error_t **err) {
+    if (err)
+        *err = nullptr;
+    if (!cap || !size_ok(pkt))
+        return set_error(err, WM_INVALID, "wm_capture_next: cap and an initialised packet are required");
+    if (cap->failed)
+        return set_error(err, WM_BAD_STATE, "wm_capture_next: capture already failed");
+    try {
+        return cap->cap.next(pkt);
+    } catch (const capture::CaptureError &e) {
+        cap->failed = true;
+        return set_error(err, WM_CAPTURE_ERROR, e.what());
+    } catch (...) {
+        return status_from_current_exception(err);
+    }
+}
+
+WM_API int wm_capture_stats(const wm_capture_t *cap, wm_capture_stats_t *st) {
+    if (!cap || !size_ok(st))
+        return WM_INVALID;
+    *st = cap->cap.stats();
+    st->struct_size = sizeof(*st);
+    return WM_SUCCESS;
+}
+
+WM_API void wm_replay_stats_init(wm_replay_stats_t *st) {
+    if (!st)
+        return;
+    std::memset(st, 0, sizeof(*st));
+    st->struct_size = sizeof(*st);
+    st->capture.struct_size = sizeof(st->capture);
+}
+
+WM_API int wm_replay_file(wm_scanner_t *sc, const char *path, wm_alert_fn on_alert,
+                          void *alert_ctx, wm_progress_fn on_progress, void *progress_ctx,
+                          wm_replay_stats_t *stats, wm_error_t **err) {
+    if (err)
+        *err = nullptr;
+    if (!sc || !path || !*path || !size_ok(stats))
+        return set_error(err, WM_INVALID,
+                         "wm_replay_file: scanner, path and initialised stats are required");
+    if (!sc->scanner.try_acquire())
+        return set_error(err, WM_SCRATCH_IN_USE, "wm_replay_file: scanner in use by another thread");
+    struct Release {
+        Scanner &s;
+        ~Release() { s.release(); }
+    } release{sc->scanner};
+    try {
+        ReplayCallbacks cb{on_alert, alert_ctx, on_progress, progress_ctx};
+        std::string msg;
+        int rc = replay_file(sc->scanner, path, cb, *stats, &msg);
+        if (rc != WM_SUCCESS && rc != WM_SCAN_TERMINATED)
+            return set_error(err, rc, msg);
+        return rc;
+    } catch (const capture::CaptureError &e) {
+        return set_error(err, WM_IO_ERROR, e.what());
+    } catch (...) {
+        return status_from_current_exception(err);
+    }
+}
+
+WM_API int wm_alert_to_json(const wm_ruleset_t *rs, const wm_alert_t *alert, char **json) {
+    if (!rs || !size_ok(alert) || !alert->packet || !json)
+        return WM_INVALID;
+    try {
+        return to_malloced(alert_to_eve_json(rs->compiled, *alert), json);
+    } catch (...) {
+        return WM_NOMEM;
+    }
+}
+
+WM_API int wm_replay_stats_to_json(const wm_replay_stats_t *st, char **json) {
+    if (!size_ok(st) || !json)
+        return WM_INVALID;
+    try {
+        return to_malloced(replay_stats_to_json(*st), json);
+    } catch (...) {
+        return WM_NOMEM;
+    }
+}
+
+} // extern "C"

@@ -1,0 +1,130 @@
+// C entry points: scanners and batch scanning.
+#include "error_object.h"
+#include "handles.h"
+#include "status_error.h"
+
+#include <fmt/format.h>
+
+#include <cstring>
+
+using namespace wm;
+
+namespace {
+// Releases the scanner's in-use flag on every path out of wm_scan_batch.
+struct Holding {
+    Scanner &s;
+    ~Holding() { s.release(); }
+};
+} // namespace
+
+extern "C" {
+
+WM_API void wm_scanner_options_init(wm_scanner_options_t *o) {
+    if (!o)
+        return;
+    std::memset(o, 0, sizeof(*o));
+    o->struct_size = sizeof(*o);
+    o->backend = WM_BACKEND_AUTO;
+    o->output_mode = WM_OUTPUT_POSITIONS;
+}
+
+WM_API int wm_scanner_create(const wm_ruleset_t *rs, const wm_scanner_options_t *opts,
+                             wm_scanner_t **out, wm_error_t **err) {
+    if (err)
+        *err = nullptr;
+    if (!rs || !out)
+        return set_error(err, WM_INVALID, "wm_scanner_create: rs and out must be non-null");
+    *out = nullptr;
+    wm_scanner_options_t defaults;
+    wm_scanner_options_init(&defaults);
+    if (!opts)
+        opts = &defaults;
+    if (!size_ok(opts))
+        return set_error(err, WM_INVALID,
+                         "wm_scanner_create: options not initialised with wm_scanner_options_init");
+    if (opts->backend < WM_BACKEND_AUTO || opts->backend > WM_BACKEND_GPU)
+        return set_error(err, WM_INVALID, fmt::format("unknown backend {}", opts->backend));
+    if (opts->output_mode != WM_OUTPUT_POSITIONS && opts->output_mode != WM_OUTPUT_SET)
+        return set_error(err, WM_INVALID, fmt::format("unknown output mode {}", opts->output_mode));
+    if (opts->gpu_device < 0)
+        return set_error(err, WM_INVALID, "gpu_device must be >= 0");
+    try {
+        *out = new wm_scanner(rs->compiled, *opts);
+        return WM_SUCCESS;
+    } catch (...) {
+        return status_from_current_exception(err);
+    }
+}
+
+WM_API void wm_scanner_free(wm_scanner_t *sc) { delete sc; }
+
+WM_API int wm_scanner_backend(const wm_scanner_t *sc) {
+    return sc ? sc->scanner.backend() : WM_INVALID;
+}
+
+WM_API const char *wm_scanner_backend_reason(const wm_scanner_t *sc) {
+    return sc ? sc->scanner.backend_reason().c_str() : "";
+}
+
+WM_API int wm_scan_batch(wm_scanner_t *sc, const wm_batch_t *batch, wm_match_fn cb, void *ctx,
+                         wm_error_t **err) {
+    if (err)
+        *err = nullptr;
+    if (!sc || !batch || !cb)
+        return set_error(err, WM_INVALID, "wm_scan_batch: sc, batch and cb must be non-null");
+    if (batch->count == 0)
+        return set_error(err, WM_INVALID, "wm_scan_batch: empty batch (count == 0)");
+    if (!batch->offsets)
+        return set_error(err, WM_INVALID, "wm_scan_batch: offsets must be non-null");
+    for (size_t i = 0; i < batch->count; ++i)
+        if (batch->offsets[i + 1] < batch->offsets[i])
+            return set_error(err, WM_INVALID,
+                             fmt::format("wm_scan_batch: offsets decrease at payload {}", i));
+    if (!batch->data && batch->offsets[batch->count] != batch->offsets[0])
+        return set_error(err, WM_INVALID, "wm_scan_batch: data must be non-null");
+    if (!sc->scanner.try_acquire())
+        return set_error(err, WM_SCRATCH_IN_USE,
+                         "wm_scan_batch: scanner in use by another thread; create one per thread");
+    Holding hold{sc->scanner};
+    try {
+        BatchView view{batch->data, batch->offsets, batch->count, batch->meta};
+        int rc = sc->scanner.scan(view, sc->matches);
+        const auto &rules = sc->scanner.ruleset().rules();
+        for (const auto &m : sc->matches)
+            if (cb(rules[m.rule].id, m.payload, m.start, m.end, ctx) != 0)
+                return WM_SCAN_TERMINATED;
+        if (rc == WM_VERIFY_MISMATCH) {
+            std::string msg = fmt::format("{} GPU-only and {} Hyperscan-only matches",
+                                          sc->scanner.gpu_only().size(),
+                                          sc->scanner.cpu_only().size());
+            size_t shown = 0;
+            for (const auto *v : {&sc->scanner.gpu_only(), &sc->scanner.cpu_only()})
+                for (const auto &m : *v)
+                    if (shown++ < 20)
+                        msg += fmt::format("\npayload {} rule {} [{}, {}): {} only", m.payload,
+                                           rules[m.rule].id, m.start, m.end,
+                                           v == &sc->scanner.gpu_only() ? "GPU" : "Hyperscan");
+            return set_error(err, WM_VERIFY_MISMATCH, msg);
+        }
+        return WM_SUCCESS;
+    } catch (...) {
+        return status_from_current_exception(err);
+    }
+}
+
+WM_API void wm_scanner_stats_init(wm_scanner_stats_t *st) {
+    if (!st)
+        return;
+    std::memset(st, 0, sizeof(*st));
+    st->struct_size = sizeof(*st);
+}
+
+WM_API int wm_scanner_stats(const wm_scanner_t *sc, wm_scanner_stats_t *st) {
+    if (!sc || !size_ok(st))
+        return WM_INVALID;
+    *st = sc->scanner.stats();
+    st->struct_size = sizeof(*st);
+    return WM_SUCCESS;
+}
+
+} // extern "C"

@@ -1,0 +1,275 @@
+// plugin/src/capture/decoder.cpp - see decoder.h.
+//
+// Every step checks two limits before reading a header:
+//   declared  the end of the IP packet by its own length fields; a header
+//             that does not fit is impossible -> WM_SKIP_MALFORMED;
+//   caplen    the end of what was captured; a header past it was cut by the
+//             snap length -> WM_SKIP_TRUNCATED.
+// Offsets are 64-bit so that off + length never wraps.
+#include "capture/decoder.h"
+
+#include <cstring>
+
+namespace wm::capture {
+namespace {
+
+// Bounds on header chains: real traffic has 1-2 VLAN tags and a few IPv6
+// extension headers; crafted frames must not make the decoder loop long.
+constexpr int kMaxVlanTags = 8;
+constexpr int kMaxIpv6ExtHeaders = 16;
+
+// Declared length of a packet whose length field is 0 (see decode_ipv4):
+// past any caplen, so only the capture bounds it and a cut header still
+// reads as truncated.
+constexpr uint64_t kUnknownLength = uint64_t(1) << 32;
+
+constexpr uint16_t kEtherIpv4 = 0x0800;
+constexpr uint16_t kEtherIpv6 = 0x86dd;
+constexpr uint16_t kEtherVlan = 0x8100;
+constexpr uint16_t kEtherQinQ = 0x88a8;
+constexpr uint16_t kEtherQinQOld = 0x9100;
+
+constexpr uint8_t kIpProtoTcp = 6;
+constexpr uint8_t kIpProtoUdp = 17;
+
+// Byte-wise big-endian loads: no alignment requirement, no UB.
+inline uint16_t be16(const uint8_t *p) { return static_cast<uint16_t>((p[0] << 8) | p[1]); }
+
+struct Frame {
+    const uint8_t *data;
+    uint64_t caplen;
+};
+
+void reset_decoded(wm_packet_t *out) {
+    out->ip_version = 0;
+    out->proto = WM_PROTO_ANY;
+    std::memset(out->src_ip, 0, sizeof out->src_ip);
+    std::memset(out->dst_ip, 0, sizeof out->dst_ip);
+    out->src_port = 0;
+    out->dst_port = 0;
+    out->flow_id = 0;
+    out->payload = nullptr;
+    out->payload_len = 0;
+    out->payload_offset = 0;
+}
+
+// Checks that [off, off + len) lies inside the packet (declared) and inside
+// the capture; returns -1 when it does, else the skip reason.
+inline int need(const Frame &f, uint64_t off, uint64_t len, uint64_t declared_end) {
+    if (off + len > declared_end) return WM_SKIP_MALFORMED;
+    if (off + len > f.caplen) return WM_SKIP_TRUNCATED;
+    return -1;
+}
+
+// TCP or UDP header at l4; the packet ends at declared_end.
+int decode_l4(const Frame &f, uint64_t l4, uint64_t declared_end, uint8_t proto, wm_packet_t *out) {
+    uint64_t start = 0, end = 0;
+    if (proto == kIpProtoTcp) {
+        if (int r = need(f, l4, 20, declared_end); r >= 0) return r;
+        const uint64_t hdr = uint64_t(f.data[l4 + 12] >> 4) * 4;
+        if (hdr < 20) return WM_SKIP_MALFORMED;
+        if (int r = need(f, l4, hdr, declared_end); r >= 0) return r;
+        start = l4 + hdr;
+        end = declared_end;
+        out->proto = WM_PROTO_TCP;
+    } else if (proto == kIpProtoUdp) {
+        if (int r = need(f, l4, 8, declared_end); r >= 0) return r;
+        const uint64_t udp_len = be16(f.data + l4 + 4);
+        // UDP length 0 (jumbograms) and lengths past the IP packet are
+        // impossible here; a shorter one leaves trailing bytes we ignore.
+        if (udp_len < 8 || l4 + udp_len > declared_end) return WM_SKIP_MALFORMED;
+        start = l4 + 8;
+        end = l4 + udp_len;
+        out->proto = WM_PROTO_UDP;
+    } else {
+        return WM_SKIP_OTHER_PROTO;
+    }
+    out->src_port = be16(f.data + l4);
+    out->dst_port = be16(f.data + l4 + 2);
+    out->flow_id = flow_hash(out->ip_version, out->proto, out->src_ip, out->src_port,
+                             out->dst_ip, out->dst_port);
+    if (start == end) return WM_SKIP_NO_PAYLOAD;
+    const uint64_t captured_end = end < f.caplen ? end : f.caplen;
+    // The snap length cut the frame before the first payload byte.
+    if (captured_end <= start) return WM_SKIP_TRUNCATED;
+    out->payload = f.data + start;
+    out->payload_len = static_cast<uint32_t>(captured_end - start);
+    out->payload_offset = static_cast<uint32_t>(start);
+    return kDecodedPayload;
+}
+
+int decode_ipv4(const Frame &f, uint64_t off, wm_packet_t *out) {
+    if (off + 20 > f.caplen) return WM_SKIP_TRUNCATED;
+    const uint8_t *ip = f.data + off;
+    if ((ip[0] >> 4) != 4) return WM_SKIP_MALFORMED;
+    const uint64_t ihl = uint64_t(ip[0] & 0x0f) * 4;
+    // Total length 0: captured on the sender before TCP segmentation
+    // offload filled it in (Zeek does the same). The packet then runs to
+    // the end of the capture; a real zero length is impossible anyway.
+    const uint64_t total = be16(ip + 2) != 0 ? be16(ip + 2) : kUnknownLength;
+    if (ihl < 20 || total < ihl) return WM_SKIP_MALFORMED;
+    if (off + ihl > f.caplen) return WM_SKIP_TRUNCATED; // options cut off
+    out->ip_version = 4;
+    std::memcpy(out->src_ip, ip + 12, 4);
+    std::memcpy(out->dst_ip, ip + 16, 4);
+    // MF set or a non-zero offset: only the first fragment has the L4
+    // header and none has the whole payload; we do not reassemble.
+    if (be16(ip + 6) & 0x3fff) return WM_SKIP_FRAGMENT;
+    return decode_l4(f, off + ihl, off + total, ip[9], out);
+}
+
+int decode_ipv6(const Frame &f, uint64_t off, wm_packet_t *out) {
+    if (off + 40 > f.caplen) return WM_SKIP_TRUNCATED;
+    const uint8_t *ip = f.data + off;
+    if ((ip[0] >> 4) != 6) return WM_SKIP_MALFORMED;
+    // Payload length 0 with headers following: a jumbogram or a TSO
+    // capture (see decode_ipv4); the packet runs to the end of the capture.
+    const uint16_t plen = be16(ip + 4);
+    const uint64_t declared_end = off + 40 + (plen == 0 && ip[6] != 59 ? kUnknownLength : plen);
+    out->ip_version = 6;
+    std::memcpy(out->src_ip, ip + 8, 16);
+    std::memcpy(out->dst_ip, ip + 24, 16);
+    uint8_t next = ip[6];
+    uint64_t cur = off + 40;
+    for (int i = 0; i < kMaxIpv6ExtHeaders; ++i) {
+        uint64_t len;
+        switch (next) {
+        case 0:   // hop-by-hop options
+        case 43:  // routing
+        case 60:  // destination options
+        case 135: // mobility
+        case 139: // HIP
+        case 140: // shim6
+            if (int r = need(f, cur, 2, declared_end); r >= 0) return r;
+            len = (uint64_t(f.data[cur + 1]) + 1) * 8;
+            break;
+        case 51: // AH: length in 4-octet units, minus 2
+            if (int r = need(f, cur, 2, declared_end); r >= 0) return r;
+            len = (uint64_t(f.data[cur + 1]) + 2) * 4;
+            break;
+        case 44: { // fragment: any real fragment (offset or M) is skipped
+            if (int r = need(f, cur, 8, declared_end); r >= 0) return r;
+            const uint16_t off_m = be16(f.data + cur + 2);
+            if ((off_m >> 3) != 0 || (off_m & 1)) return WM_SKIP_FRAGMENT;
+            len = 8; // atomic fragment: the whole packet follows
+            break;
+        }
+        default:
+            return decode_l4(f, cur, declared_end, next, out);
+        }
+        if (int r = need(f, cur, len, declared_end); r >= 0) return r;
+        next = f.data[cur];
+        cur += len;
+    }
+    return WM_SKIP_MALFORMED;
+}
+
+// version: 4 or 6 when the link layer said which, 0 to take the IP header's.
+int decode_ip(const Frame &f, uint64_t off, int version, wm_packet_t *out) {
+    if (off + 1 > f.caplen) return WM_SKIP_TRUNCATED;
+    const int actual = f.data[off] >> 4;
+    if (version != 0 && actual != version) return WM_SKIP_MALFORMED;
+    if (actual == 4) return decode_ipv4(f, off, out);
+    if (actual == 6) return decode_ipv6(f, off, out);
+    return WM_SKIP_MALFORMED;
+}
+
+// type is the ethertype read just before off; VLAN tags (802.1Q, 802.1ad
+// and the pre-standard 0x9100) are peeled off, any depth up to the bound.
+int decode_ethertype(const Frame &f, uint64_t off, uint16_t type, wm_packet_t *out) {
+    for (int tags = 0; type == kEtherVlan || type == kEtherQinQ || type == kEtherQinQOld; ++tags) {
+        if (tags == kMaxVlanTags) return WM_SKIP_MALFORMED;
+        if (off + 4 > f.caplen) return WM_SKIP_TRUNCATED;
+        type = be16(f.data + off + 2); // after the 2-byte TCI
+        off += 4;
+    }
+    if (type == kEtherIpv4) return decode_ip(f, off, 4, out);
+    if (type == kEtherIpv6) return decode_ip(f, off, 6, out);
+    return WM_SKIP_NOT_IP; // ARP, LLDP, 802.3 length field, MPLS, PPPoE, ...
+}
+
+// BSD loopback: the 4-byte address family is in the capturing host's byte
+// order (DLT_NULL) or network order (DLT_LOOP); either is accepted, since
+// the file gives no reliable hint. AF_INET6 differs between BSDs.
+int decode_loopback(const Frame &f, wm_packet_t *out) {
+    if (f.caplen < 4) return WM_SKIP_TRUNCATED;
+    const uint8_t *p = f.data;
+    const uint32_t be = (uint32_t(p[0]) << 24) | (uint32_t(p[1]) << 16) | (uint32_t(p[2]) << 8) | p[3];
+    const uint32_t le = (uint32_t(p[3]) << 24) | (uint32_t(p[2]) << 16) | (uint32_t(p[1]) << 8) | p[0];
+    auto is_inet6 = [](uint32_t af) { return af == 24 || af == 28 || af == 30; };
+    if (be == 2 || le == 2) return decode_ip(f, 4, 4, out);
+    if (is_inet6(be) || is_inet6(le)) return decode_ip(f, 4, 6, out);
+    return WM_SKIP_NOT_IP;
+}
+
+} // namespace
+
+int decode_frame(int dlt, const uint8_t *frame, uint32_t caplen, wm_packet_t *out) {
+    reset_decoded(out);
+    if (frame == nullptr) caplen = 0;
+    const Frame f{frame, caplen};
+    switch (dlt) {
+    case kDltEthernet:
+        if (caplen < 14) return WM_SKIP_TRUNCATED;
+        return decode_ethertype(f, 14, be16(frame + 12), out);
+    case kDltLinuxSll: // 16-byte cooked header, protocol last
+        if (caplen < 16) return WM_SKIP_TRUNCATED;
+        return decode_ethertype(f, 16, be16(frame + 14), out);
+    case kDltLinuxSll2: // 20-byte cooked header, protocol first
+        if (caplen < 20) return WM_SKIP_TRUNCATED;
+        return decode_ethertype(f, 20, be16(frame), out);
+    case kDltRaw:
+    case kDltRawOpenBsd:
+    case kDltLinktypeRaw:
+        return decode_ip(f, 0, 0, out);
+    case kDltIpv4:
+        return decode_ip(f, 0, 4, out);
+    case kDltIpv6:
+        return decode_ip(f, 0, 6, out);
+    case kDltNull:
+    case kDltLoop:
+        return decode_loopback(f, out);
+    default:
+        return WM_SKIP_UNSUPPORTED_LINK;
+    }
+}
+
+namespace {
+// FNV-1a over the bytes, then a splitmix64 finalizer so that flows that
+// differ in one port spread over all 64 bits (flow tables mask low bits).
+struct Fnv {
+    uint64_t h = 1469598103934665603ull;
+    void add(const uint8_t *p, size_t n) {
+        for (size_t i = 0; i < n; ++i) h = (h ^ p[i]) * 1099511628211ull;
+    }
+    void add16(uint16_t v) {
+        const uint8_t b[2] = {uint8_t(v >> 8), uint8_t(v)};
+        add(b, 2);
+    }
+    uint64_t finish() const {
+        uint64_t z = h + 0x9e3779b97f4a7c15ull;
+        z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
+        z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
+        return z ^ (z >> 31);
+    }
+};
+} // namespace
+
+uint64_t flow_hash(uint8_t ip_version, uint8_t proto, const uint8_t a_ip[16], uint16_t a_port,
+                   const uint8_t b_ip[16], uint16_t b_port) {
+    // Order the two endpoints canonically so both directions hash alike.
+    const int c = std::memcmp(a_ip, b_ip, 16);
+    const bool swap = c > 0 || (c == 0 && a_port > b_port);
+    const uint8_t *lo_ip = swap ? b_ip : a_ip, *hi_ip = swap ? a_ip : b_ip;
+    const uint16_t lo_port = swap ? b_port : a_port, hi_port = swap ? a_port : b_port;
+    Fnv h;
+    const uint8_t head[2] = {ip_version, proto};
+    h.add(head, 2);
+    h.add(lo_ip, 16);
+    h.add16(lo_port);
+    h.add(hi_ip, 16);
+    h.add16(hi_port);
+    return h.finish();
+}
+
+} // namespace wm::capture

@@ -1,0 +1,59 @@
+// plugin/src/capture/decoder.h - link/IP/TCP/UDP frame decoder.
+//
+// A pure function over one captured frame: no libpcap, no allocation, no
+// state. It finds the TCP or UDP payload that the matchers scan and says
+// precisely why when there is none, so the capture can count every frame it
+// does not deliver. It never reads past caplen (captures are untrusted input).
+#pragma once
+
+#include "warpmatch.h"
+
+#include <cstdint>
+
+namespace wm::capture {
+
+// Link-layer header types accepted by decode_frame(). The values are libpcap's
+// DLT_* numbers, spelled out here so the decoder needs no libpcap headers.
+// pcap_datalink() maps the file's LINKTYPE_RAW (101) to DLT_RAW (12 on Linux,
+// 14 on OpenBSD); all three spellings are accepted.
+enum : int {
+    kDltNull = 0,        // BSD loopback, 4-byte AF in the capturing host's order
+    kDltEthernet = 1,    // DLT_EN10MB
+    kDltRaw = 12,        // DLT_RAW (Linux and most systems)
+    kDltRawOpenBsd = 14, // DLT_RAW on OpenBSD
+    kDltLinktypeRaw = 101,
+    kDltLoop = 108,      // OpenBSD loopback, 4-byte AF in network order
+    kDltLinuxSll = 113,
+    kDltIpv4 = 228,
+    kDltIpv6 = 229,
+    kDltLinuxSll2 = 276,
+};
+
+// decode_frame() result: kDecodedPayload, or a wm_skip_reason (>= 0).
+constexpr int kDecodedPayload = -1;
+
+// Decode one frame of link type dlt (caplen captured bytes at frame).
+//
+// Returns kDecodedPayload when the frame carries a non-empty TCP/UDP payload:
+// then ip_version, proto, src/dst ip and port, flow_id, payload,
+// payload_len and payload_offset of *out are set. The payload is clipped to
+// the captured bytes and excludes Ethernet padding (the IP total / payload
+// length and the UDP length are honoured). An IP length of 0 (captures taken
+// before TCP segmentation offload, IPv6 jumbograms) means "to the end of
+// the captured frame".
+//
+// Otherwise returns the wm_skip_reason; *out then holds whatever was decoded
+// before the decoder stopped (zeroed fields otherwise, payload == nullptr).
+// A frame whose payload was cut off entirely by the snap length counts as
+// WM_SKIP_TRUNCATED, a header that was cut short likewise.
+//
+// Only the decode fields above are written; number, timestamps, caplen and
+// wirelen belong to the caller.
+int decode_frame(int dlt, const uint8_t *frame, uint32_t caplen, wm_packet_t *out);
+
+// 64-bit hash of the bidirectional 5-tuple: equal for both directions of a
+// connection. Addresses are 16 bytes (IPv4 uses the first 4, rest zero).
+uint64_t flow_hash(uint8_t ip_version, uint8_t proto, const uint8_t a_ip[16], uint16_t a_port,
+                   const uint8_t b_ip[16], uint16_t b_port);
+
+} // namespace wm::capture

@@ -1,0 +1,48 @@
+// Compiled rule set: the immutable result of loading a YAML file, shared
+// read-only by every scanner (and thread). Holds the validated rules sorted
+// by id, the Hyperscan database built from them, and the per-rule data the
+// engines need. Engines refer to rules by index into rules().
+#pragma once
+
+#include "rules/rule.h"
+#include "warpmatch.h"
+
+#include <hs/hs.h>
+
+#include <memory>
+#include <string>
+#include <unordered_map>
+#include <vector>
+
+namespace wm {
+
+struct HsDatabaseDeleter {
+    void operator()(hs_database_t *db) const { hs_free_database(db); }
+};
+
+class CompiledRuleSet {
+  public:
+    // Throws rules::RuleError (validation) or std::runtime_error (compile).
+    explicit CompiledRuleSet(rules::RuleSet rs);
+
+    const rules::RuleSet &ruleset() const { return rs_; }
+    const std::vector<rules::Rule> &rules() const { return rs_.rules; }
+    const hs_database_t *hs_database() const { return db_.get(); }
+    uint64_t hash() const { return hash_; }
+    // Index of a rule id, or -1.
+    long index_of(uint32_t id) const;
+    // True when payload metadata satisfies the rule's protocol and ports.
+    static bool applies(const rules::Rule &r, const wm_payload_meta_t &meta);
+
+    size_t min_pattern_len() const { return min_len_; }
+    size_t max_pattern_len() const { return max_len_; }
+
+  private:
+    rules::RuleSet rs_;
+    std::unique_ptr<hs_database_t, HsDatabaseDeleter> db_;
+    std::unordered_map<uint32_t, size_t> index_;
+    uint64_t hash_ = 0;
+    size_t min_len_ = 0, max_len_ = 0;
+};
+
+} // namespace wm

@@ -1,0 +1,50 @@
+// The one interface every matching engine implements (Hyperscan on the CPU,
+// Aho-Corasick on the GPU, the naive reference), so the scanner, the
+// cross-check and the benchmark drive them all the same way.
+#pragma once
+
+#include "warpmatch.h"
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace wm {
+
+// A batch of payloads stored back to back (see wm_batch_t).
+struct BatchView {
+    const uint8_t *data = nullptr;
+    const uint32_t *offsets = nullptr; // count + 1 entries
+    size_t count = 0;
+    const wm_payload_meta_t *meta = nullptr; // may be null
+    uint32_t payload_len(size_t i) const { return offsets[i + 1] - offsets[i]; }
+    const uint8_t *payload(size_t i) const { return data + offsets[i]; }
+};
+
+// One match: rule index (into CompiledRuleSet::rules()), payload index and
+// [start, end) in the payload. In set mode start == end == 0.
+struct Match {
+    uint32_t rule;
+    uint32_t payload;
+    uint32_t start;
+    uint32_t end;
+    bool operator==(const Match &o) const {
+        return rule == o.rule && payload == o.payload && start == o.start && end == o.end;
+    }
+};
+
+// Canonical order: payload, end, rule.
+void sort_matches(std::vector<Match> &m);
+// Positions -> set: one entry per (payload, rule), start = end = 0.
+void to_set(std::vector<Match> &m);
+
+class Engine {
+  public:
+    virtual ~Engine() = default;
+    virtual const char *name() const = 0;
+    // Appends every match honouring pattern, nocase, offset and depth (not
+    // protocol/ports: the scanner applies those for all engines alike).
+    virtual void scan(const BatchView &batch, wm_output_mode mode, std::vector<Match> &out) = 0;
+};
+
+} // namespace wm

@@ -1,0 +1,33 @@
+// Adapter from the scanner's Engine interface to gpu/'s Aho-Corasick matcher.
+#pragma once
+
+#include "compiled_ruleset.h"
+#include "engine.h"
+
+#include <memory>
+
+namespace wm {
+
+namespace gpu {
+class GpuMatcher;
+}
+
+class GpuEngine final : public Engine {
+  public:
+    // Throws gpu::GpuError when no GPU is usable or device memory runs out.
+    GpuEngine(const CompiledRuleSet &rs, int device, size_t max_batch_bytes,
+              size_t max_batch_payloads);
+    ~GpuEngine() override;
+    const char *name() const override { return "gpu-aho-corasick"; }
+    void scan(const BatchView &batch, wm_output_mode mode, std::vector<Match> &out) override;
+    std::string describe() const;
+
+  private:
+    std::unique_ptr<gpu::GpuMatcher> matcher_;
+    std::vector<uint32_t> len_;
+};
+
+// False with a reason when no GPU can be used (or the build has no CUDA).
+bool gpu_backend_usable(int device, std::string *reason);
+
+} // namespace wm

@@ -1,0 +1,88 @@
+#include "hs_engine.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <stdexcept>
+
+namespace wm {
+
+void sort_matches(std::vector<Match> &m) {
+    std::sort(m.begin(), m.end(), [](const Match &a, const Match &b) {
+        if (a.payload != b.payload)
+            return a.payload < b.payload;
+        if (a.end != b.end)
+            return a.end < b.end;
+        if (a.rule != b.rule)
+            return a.rule < b.rule;
+        return a.start < b.start;
+    });
+}
+
+void to_set(std::vector<Match> &m) {
+    for (auto &x : m)
+        x.start = x.end = 0;
+    sort_matches(m);
+    m.erase(std::unique(m.begin(), m.end()), m.end());
+}
+
+HyperscanEngine::HyperscanEngine(const CompiledRuleSet &rs) : rs_(rs) {
+    for (const auto &r : rs.rules()) {
+        len_.push_back(static_cast<uint32_t>(r.pattern.size()));
+        offset_.push_back(r.offset);
+        depth_.push_back(r.depth);
+    }
+    if (rs.hs_database()) {
+        hs_error_t rc = hs_alloc_scratch(rs.hs_database(), &scratch_);
+        if (rc != HS_SUCCESS)
+            throw std::runtime_error(fmt::format("hs_alloc_scratch failed ({})", rc));
+    }
+}
+
+HyperscanEngine::~HyperscanEngine() { hs_free_scratch(scratch_); }
+
+namespace {
+struct CallbackCtx {
+    const HyperscanEngine *engine;
+    const uint32_t *len, *offset, *depth;
+    std::vector<Match> *out;
+    uint32_t payload;
+};
+
+int on_match(unsigned id, unsigned long long, unsigned long long to, unsigned, void *p) {
+    auto *c = static_cast<CallbackCtx *>(p);
+    uint32_t end = static_cast<uint32_t>(to);
+    uint32_t start = end - c->len[id];
+    if (start < c->offset[id])
+        return 0;
+    if (c->depth[id] != 0 && end > c->offset[id] + c->depth[id])
+        return 0;
+    c->out->push_back(Match{id, c->payload, start, end});
+    return 0;
+}
+} // namespace
+
+void HyperscanEngine::scan(const BatchView &batch, wm_output_mode mode, std::vector<Match> &out) {
+    if (!scratch_)
+        return;
+    size_t first = out.size();
+    CallbackCtx ctx{this, len_.data(), offset_.data(), depth_.data(), &out, 0};
+    for (size_t i = 0; i < batch.count; ++i) {
+        uint32_t n = batch.payload_len(i);
+        if (n == 0)
+            continue;
+        ctx.payload = static_cast<uint32_t>(i);
+        hs_error_t rc = hs_scan(rs_.hs_database(), reinterpret_cast<const char *>(batch.payload(i)),
+                                n, 0, scratch_, on_match, &ctx);
+        if (rc != HS_SUCCESS)
+            throw std::runtime_error(fmt::format("hs_scan failed on payload {} ({})", i, rc));
+    }
+    if (mode == WM_OUTPUT_SET) {
+        std::vector<Match> tail(out.begin() + first, out.end());
+        to_set(tail);
+        out.resize(first);
+        out.insert(out.end(), tail.begin(), tail.end());
+    }
+}
+
+} // namespace wm

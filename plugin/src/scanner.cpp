@@ -1,0 +1,101 @@
+#include "scanner.h"
+
+#include "gpu/gpu_matcher.h"
+#include "gpu_engine.h"
+#include "hs_engine.h"
+#include "status_error.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cstdio>
+#include <iterator>
+
+namespace wm {
+
+Scanner::Scanner(const CompiledRuleSet &rs, const wm_scanner_options_t &opts) : rs_(rs) {
+    mode_ = opts.output_mode;
+    verify_every_ = opts.verify_every;
+    stats_.struct_size = sizeof(stats_);
+    bool want_gpu = opts.backend == WM_BACKEND_GPU || opts.backend == WM_BACKEND_AUTO;
+    std::string why;
+    if (want_gpu && gpu_backend_usable(opts.gpu_device, &why)) {
+        try {
+            primary_ = std::make_unique<GpuEngine>(rs, opts.gpu_device, opts.max_batch_bytes,
+                                                   opts.max_batch_payloads);
+            backend_ = WM_BACKEND_GPU;
+            reason_ = fmt::format("{}: GPU {} ({})",
+                                  opts.backend == WM_BACKEND_AUTO ? "auto" : "gpu",
+                                  opts.gpu_device,
+                                  static_cast<GpuEngine *>(primary_.get())->describe());
+        } catch (const gpu::GpuError &e) {
+            why = e.what();
+        } catch (const std::bad_alloc &) {
+            why = "out of host memory setting up the GPU engine";
+        }
+    }
+    if (!primary_) {
+        if (opts.backend == WM_BACKEND_GPU)
+            throw StatusError(WM_NO_GPU, fmt::format("GPU backend unavailable: {}", why));
+        primary_ = std::make_unique<HyperscanEngine>(rs);
+        backend_ = WM_BACKEND_CPU;
+        reason_ = opts.backend == WM_BACKEND_AUTO
+                      ? fmt::format("auto: using Hyperscan on the CPU because {}", why)
+                      : std::string("cpu: Hyperscan requested");
+    }
+    if (backend_ == WM_BACKEND_GPU && verify_every_ > 0)
+        checker_ = std::make_unique<HyperscanEngine>(rs);
+}
+
+Scanner::~Scanner() = default;
+
+void Scanner::filter_by_meta(const BatchView &batch, std::vector<Match> &m) const {
+    if (!batch.meta)
+        return;
+    const auto &rules = rs_.rules();
+    bool constrained = std::any_of(rules.begin(), rules.end(), [](const rules::Rule &r) {
+        return r.protocol != rules::Protocol::Any || !r.ports.empty();
+    });
+    if (!constrained)
+        return;
+    m.erase(std::remove_if(m.begin(), m.end(),
+                           [&](const Match &x) {
+                               return !CompiledRuleSet::applies(rules[x.rule],
+                                                                batch.meta[x.payload]);
+                           }),
+            m.end());
+}
+
+int Scanner::scan(const BatchView &batch, std::vector<Match> &out) {
+    out.clear();
+    gpu_only_.clear();
+    cpu_only_.clear();
+    auto mode = static_cast<wm_output_mode>(mode_);
+    primary_->scan(batch, mode, out);
+    filter_by_meta(batch, out);
+    sort_matches(out);
+    stats_.batches++;
+    stats_.payloads += batch.count;
+    stats_.bytes += batch.count ? batch.offsets[batch.count] - batch.offsets[0] : 0;
+    stats_.matches += out.size();
+
+    if (!checker_ || (stats_.batches - 1) % verify_every_ != 0)
+        return WM_SUCCESS;
+    check_buf_.clear();
+    checker_->scan(batch, mode, check_buf_);
+    filter_by_meta(batch, check_buf_);
+    sort_matches(check_buf_);
+    stats_.verified_batches++;
+    auto less = [](const Match &a, const Match &b) {
+        return std::tie(a.payload, a.end, a.rule, a.start) < std::tie(b.payload, b.end, b.rule, b.start);
+    };
+    std::set_difference(out.begin(), out.end(), check_buf_.begin(), check_buf_.end(),
+                        std::back_inserter(gpu_only_), less);
+    std::set_difference(check_buf_.begin(), check_buf_.end(), out.begin(), out.end(),
+                        std::back_inserter(cpu_only_), less);
+    size_t diff = gpu_only_.size() + cpu_only_.size();
+    stats_.verify_mismatches += diff;
+    return diff ? WM_VERIFY_MISMATCH : WM_SUCCESS;
+}
+
+} // namespace wm

@@ -1,0 +1,59 @@
+// A scanner: one per worker thread. Owns the chosen engine (GPU or
+// Hyperscan), the Hyperscan engine used for cross-checking, and counters.
+// Applies the rules' protocol/port constraints identically for every engine
+// and delivers matches in canonical order (payload, end, rule).
+#pragma once
+
+#include "compiled_ruleset.h"
+#include "engine.h"
+#include "warpmatch.h"
+
+#include <atomic>
+#include <memory>
+#include <string>
+#include <vector>
+
+namespace wm {
+
+class Scanner {
+  public:
+    // Throws StatusError (WM_NO_GPU, WM_GPU_ERROR, WM_NOMEM) when the
+    // requested backend cannot be set up.
+    Scanner(const CompiledRuleSet &rs, const wm_scanner_options_t &opts);
+    ~Scanner();
+
+    int backend() const { return backend_; }
+    const std::string &backend_reason() const { return reason_; }
+    int output_mode() const { return mode_; }
+    const CompiledRuleSet &ruleset() const { return rs_; }
+
+    // Scans a batch into out (cleared first). Returns WM_SUCCESS or
+    // WM_VERIFY_MISMATCH (matches are the primary engine's; the differences
+    // are in mismatches()). Throws StatusError / std::exception on failure.
+    int scan(const BatchView &batch, std::vector<Match> &out);
+
+    // Differences found by the last scan, "payload P rule R [s,e): gpu only".
+    const std::vector<Match> &gpu_only() const { return gpu_only_; }
+    const std::vector<Match> &cpu_only() const { return cpu_only_; }
+
+    const wm_scanner_stats_t &stats() const { return stats_; }
+    // Guards against concurrent use from several threads.
+    bool try_acquire() { return !busy_.exchange(true); }
+    void release() { busy_.store(false); }
+
+  private:
+    void filter_by_meta(const BatchView &batch, std::vector<Match> &m) const;
+
+    const CompiledRuleSet &rs_;
+    int backend_ = WM_BACKEND_CPU;
+    int mode_ = WM_OUTPUT_POSITIONS;
+    unsigned verify_every_ = 0;
+    std::string reason_;
+    std::unique_ptr<Engine> primary_;
+    std::unique_ptr<Engine> checker_; // Hyperscan, when verifying a GPU engine
+    std::vector<Match> gpu_only_, cpu_only_, check_buf_;
+    wm_scanner_stats_t stats_{};
+    std::atomic<bool> busy_{false};
+};
+
+} // namespace wm

@@ -1,0 +1,209 @@
+// rules/loader.cpp - YAML document -> RuleSet: top-level keys, the rules
+// sequence and cross-rule checks (duplicate ids). Per-rule fields live in
+// rule_fields.cpp. All problems are collected and thrown together, with
+// line:column from yaml-cpp marks, in the style of hyperscan's
+// util/expressions.cpp.
+#include "rules/loader_internal.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <cstdio>
+#include <cstring>
+#include <map>
+#include <tuple>
+
+namespace wm::rules {
+namespace detail {
+
+SourceLocation LoadContext::at(const YAML::Mark &m, size_t extra_columns) const {
+    SourceLocation loc;
+    loc.file = file;
+    if (m.line >= 0 && m.column >= 0) {
+        loc.line = static_cast<unsigned>(m.line) + 1;
+        loc.column = static_cast<unsigned>(m.column) + 1 + static_cast<unsigned>(extra_columns);
+    }
+    return loc;
+}
+
+void LoadContext::error(const YAML::Mark &m, int64_t rule_id, std::string message,
+                        size_t extra_columns) {
+    diags.push_back(Diagnostic{at(m, extra_columns), rule_id, std::move(message)});
+}
+
+static size_t edit_distance(const std::string &a, const std::string &b) {
+    std::vector<size_t> prev(b.size() + 1), cur(b.size() + 1);
+    for (size_t j = 0; j <= b.size(); ++j) prev[j] = j;
+    for (size_t i = 1; i <= a.size(); ++i) {
+        cur[0] = i;
+        for (size_t j = 1; j <= b.size(); ++j)
+            cur[j] = std::min({prev[j] + 1, cur[j - 1] + 1,
+                               prev[j - 1] + (a[i - 1] == b[j - 1] ? 0 : 1)});
+        std::swap(prev, cur);
+    }
+    return prev[b.size()];
+}
+
+std::string closest_key(const std::string &key, const std::vector<std::string> &candidates) {
+    std::string best;
+    size_t best_d = 3; // suggest only within distance 2
+    for (const auto &c : candidates) {
+        size_t d = edit_distance(key, c);
+        if (d < best_d) {
+            best_d = d;
+            best = c;
+        }
+    }
+    return best;
+}
+
+std::string quote(const std::string &s) {
+    constexpr size_t kMax = 60;
+    std::string out = "\"";
+    for (size_t i = 0; i < s.size() && i < kMax; ++i) {
+        auto u = static_cast<unsigned char>(s[i]);
+        out += (u >= 0x20 && u != 0x7f) ? std::string(1, s[i]) : fmt::format("\\x{:02X}", u);
+    }
+    if (s.size() > kMax) out += "...";
+    return out + "\"";
+}
+
+} // namespace detail
+
+namespace {
+
+using detail::LoadContext;
+using detail::quote;
+
+const std::vector<std::string> kTopKeys = {"version", "rules"};
+
+void check_version(const YAML::Node &n, const YAML::Node &key, LoadContext &ctx) {
+    if (n.IsScalar()) {
+        const std::string &s = n.Scalar();
+        bool digits = !s.empty() && std::all_of(s.begin(), s.end(), [](char c) {
+            return c >= '0' && c <= '9';
+        });
+        if (digits && s == std::to_string(kSchemaVersion)) return;
+        if (digits)
+            ctx.error(n.Mark(), -1,
+                      fmt::format("unsupported version {} (this build reads version {})", s,
+                                  kSchemaVersion));
+        else
+            ctx.error(n.Mark(), -1, fmt::format("version must be an integer, got {}", quote(s)));
+    } else {
+        ctx.error(n.IsNull() ? key.Mark() : n.Mark(), -1, "version must be an integer");
+    }
+}
+
+std::vector<Rule> parse_rules(const YAML::Node &seq, const YAML::Node &key, LoadContext &ctx) {
+    std::vector<Rule> rules;
+    if (!seq.IsSequence()) {
+        ctx.error(seq.IsNull() ? key.Mark() : seq.Mark(), -1,
+                  seq.IsNull() ? "rules must be a sequence of rules, got an empty value"
+                               : "rules must be a sequence of rules, got a " +
+                                     std::string(seq.IsMap() ? "mapping" : "scalar"));
+        return rules;
+    }
+    std::map<uint32_t, unsigned> first_line; // id -> line of its first rule
+    for (const auto &item : seq) {
+        std::optional<uint32_t> id;
+        YAML::Mark id_mark;
+        auto rule = detail::parse_rule(item, ctx, &id, &id_mark);
+        if (id) {
+            auto [it, fresh] = first_line.emplace(*id, static_cast<unsigned>(item.Mark().line) + 1);
+            if (!fresh) {
+                ctx.error(id_mark, *id,
+                          fmt::format("duplicate id {} (first defined at line {})", *id,
+                                      it->second));
+                continue;
+            }
+        }
+        if (rule) rules.push_back(std::move(*rule));
+    }
+    return rules;
+}
+
+} // namespace
+
+RuleSet load_rules_string(const std::string &yaml, const std::string &name) {
+    LoadContext ctx;
+    ctx.file = name;
+    ctx.text = &yaml;
+    YAML::Node root;
+    try {
+        root = YAML::Load(yaml);
+    } catch (const YAML::ParserException &e) {
+        ctx.error(e.mark, -1, "YAML syntax error: " + e.msg);
+        throw RuleError(std::move(ctx.diags));
+    }
+
+    RuleSet rs;
+    rs.name = name;
+    if (root.IsNull() || !root.IsDefined()) {
+        ctx.diags.push_back({{name, 0, 0}, -1, "rules file is empty (expected \"version\" and \"rules\")"});
+        throw RuleError(std::move(ctx.diags));
+    }
+    if (!root.IsMap()) {
+        ctx.error(root.Mark(), -1, "top level must be a mapping with \"version\" and \"rules\"");
+        throw RuleError(std::move(ctx.diags));
+    }
+
+    std::map<std::string, YAML::Node> top, top_keys;
+    for (const auto &kv : root) {
+        const YAML::Node &k = kv.first;
+        std::string key = k.IsScalar() ? k.Scalar() : std::string();
+        if (key == "align") {
+            ctx.error(k.Mark(), -1, "align rules are not supported yet (reserved for a later issue)");
+        } else if (std::find(kTopKeys.begin(), kTopKeys.end(), key) == kTopKeys.end()) {
+            std::string hint = detail::closest_key(key, kTopKeys);
+            ctx.error(k.Mark(), -1,
+                      fmt::format("unknown top-level key {}{}", quote(key),
+                                  hint.empty() ? std::string()
+                                               : fmt::format(" (did you mean \"{}\"?)", hint)));
+        } else if (top.count(key)) {
+            ctx.error(k.Mark(), -1, fmt::format("duplicate key {} (first at line {})", quote(key),
+                                                top[key].Mark().line + 1));
+        } else {
+            top.emplace(key, kv.second);
+            top_keys.emplace(key, k);
+        }
+    }
+    if (top.count("version")) check_version(top["version"], top_keys["version"], ctx);
+    else ctx.error(root.Mark(), -1, "missing required key \"version\"");
+    if (top.count("rules")) rs.rules = parse_rules(top["rules"], top_keys["rules"], ctx);
+    else ctx.error(root.Mark(), -1, "missing required key \"rules\"");
+
+    if (!ctx.diags.empty()) {
+        // Document order, whatever order the checks ran in.
+        std::stable_sort(ctx.diags.begin(), ctx.diags.end(),
+                         [](const Diagnostic &a, const Diagnostic &b) {
+                             return std::tie(a.where.line, a.where.column) <
+                                    std::tie(b.where.line, b.where.column);
+                         });
+        throw RuleError(std::move(ctx.diags));
+    }
+    rs.version = kSchemaVersion;
+    std::sort(rs.rules.begin(), rs.rules.end(),
+              [](const Rule &a, const Rule &b) { return a.id < b.id; });
+    return rs;
+}
+
+RuleSet load_rules_file(const std::string &path) {
+    auto cannot_open = [&](int err) {
+        return RuleError({Diagnostic{{path, 0, 0}, -1,
+                                     std::string("cannot open rules file: ") + std::strerror(err)}});
+    };
+    std::FILE *f = std::fopen(path.c_str(), "rb");
+    if (!f) throw cannot_open(errno);
+    std::string text;
+    char buf[65536];
+    size_t n;
+    while ((n = std::fread(buf, 1, sizeof buf, f)) > 0) text.append(buf, n);
+    int err = std::ferror(f) ? errno : 0;
+    std::fclose(f);
+    if (err) throw cannot_open(err); // e.g. EISDIR: fopen succeeds on a directory
+    return load_rules_string(text, path);
+}
+
+} // namespace wm::rules

@@ -1,0 +1,39 @@
+// rules/loader_internal.h - shared by loader.cpp (document level) and
+// rule_fields.cpp (one rule). Not part of the public interface.
+#pragma once
+
+#include "rules/rule.h"
+
+#include <yaml-cpp/yaml.h>
+
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace wm::rules::detail {
+
+// Collects diagnostics for one file; positions come from yaml-cpp marks
+// (0-based) and are stored 1-based.
+struct LoadContext {
+    std::string file;
+    const std::string *text = nullptr; // raw YAML, to map pattern offsets to columns
+    std::vector<Diagnostic> diags;
+
+    SourceLocation at(const YAML::Mark &m, size_t extra_columns = 0) const;
+    void error(const YAML::Mark &m, int64_t rule_id, std::string message,
+               size_t extra_columns = 0);
+};
+
+// Parses and validates one rule mapping. Returns nullopt when it has errors
+// (already reported). *id_out is set when the id itself parsed, so duplicate
+// checks still work for otherwise broken rules.
+std::optional<Rule> parse_rule(const YAML::Node &node, LoadContext &ctx,
+                               std::optional<uint32_t> *id_out, YAML::Mark *id_mark);
+
+// Closest string in candidates within edit distance 2, or "".
+std::string closest_key(const std::string &key, const std::vector<std::string> &candidates);
+
+// Text of a scalar for messages, shortened to keep diagnostics one line.
+std::string quote(const std::string &s);
+
+} // namespace wm::rules::detail

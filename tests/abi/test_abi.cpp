@@ -1,0 +1,292 @@
+// ABI suite: only the public header and the shared library. Every entry
+// point rejects NULL, zero-length and wrong-state arguments with its code.
+#include "warpmatch.h"
+
+#include <gtest/gtest.h>
+
+#include <cstring>
+#include <string>
+#include <thread>
+#include <vector>
+
+namespace {
+
+const char kRules[] = "version: 1\n"
+                      "rules:\n"
+                      "  - id: 10\n"
+                      "    msg: \"ten\"\n"
+                      "    pattern: \"abc\"\n"
+                      "  - id: 20\n"
+                      "    msg: \"twenty\"\n"
+                      "    pattern: \"|41 42|\"\n"
+                      "    nocase: true\n";
+
+struct Fixture : ::testing::Test {
+    wm_ruleset_t *rs = nullptr;
+    wm_scanner_t *sc = nullptr;
+    void SetUp() override {
+        ASSERT_EQ(wm_ruleset_load_string(kRules, sizeof(kRules) - 1, "inline", &rs, nullptr),
+                  WM_SUCCESS);
+        wm_scanner_options_t o;
+        wm_scanner_options_init(&o);
+        o.backend = WM_BACKEND_CPU;
+        ASSERT_EQ(wm_scanner_create(rs, &o, &sc, nullptr), WM_SUCCESS);
+    }
+    void TearDown() override {
+        wm_scanner_free(sc);
+        wm_ruleset_free(rs);
+    }
+};
+
+struct Hit {
+    uint32_t rule, payload, start, end;
+};
+
+int collect(uint32_t rule, uint32_t payload, uint32_t start, uint32_t end, void *ctx) {
+    static_cast<std::vector<Hit> *>(ctx)->push_back({rule, payload, start, end});
+    return 0;
+}
+
+int stop_now(uint32_t, uint32_t, uint32_t, uint32_t, void *) { return 1; }
+
+TEST(Abi, Versions) {
+    EXPECT_EQ(wm_abi_version(), WM_ABI_VERSION);
+    EXPECT_NE(std::string(wm_version()).find("0.1.0"), std::string::npos);
+    EXPECT_STREQ(wm_status_name(WM_RULE_ERROR), "WM_RULE_ERROR");
+    EXPECT_STREQ(wm_status_name(12345), "WM_UNKNOWN_STATUS");
+}
+
+TEST(Abi, FreeFunctionsAcceptNull) {
+    wm_error_free(nullptr);
+    wm_ruleset_free(nullptr);
+    wm_scanner_free(nullptr);
+    wm_capture_close(nullptr);
+    wm_free(nullptr);
+    SUCCEED();
+}
+
+TEST(Abi, RulesetLoadArgumentChecks) {
+    wm_ruleset_t *rs = nullptr;
+    wm_error_t *err = nullptr;
+    EXPECT_EQ(wm_ruleset_load_file(nullptr, &rs, &err), WM_INVALID);
+    ASSERT_NE(err, nullptr);
+    EXPECT_EQ(err->code, WM_INVALID);
+    wm_error_free(err);
+    EXPECT_EQ(wm_ruleset_load_file("x.yaml", nullptr, nullptr), WM_INVALID);
+    EXPECT_EQ(wm_ruleset_load_file("", &rs, nullptr), WM_INVALID);
+    EXPECT_EQ(wm_ruleset_load_string(nullptr, 5, "n", &rs, nullptr), WM_INVALID);
+    EXPECT_EQ(wm_ruleset_load_string(kRules, 0, "n", &rs, nullptr), WM_INVALID);
+    EXPECT_EQ(wm_ruleset_load_string(kRules, sizeof(kRules) - 1, "n", nullptr, nullptr),
+              WM_INVALID);
+}
+
+TEST(Abi, MissingFileIsAnIoErrorNamingTheFile) {
+    wm_ruleset_t *rs = nullptr;
+    wm_error_t *err = nullptr;
+    EXPECT_EQ(wm_ruleset_load_file("/nonexistent/rules.yaml", &rs, &err), WM_IO_ERROR);
+    EXPECT_EQ(rs, nullptr);
+    ASSERT_NE(err, nullptr);
+    EXPECT_NE(std::string(err->message).find("/nonexistent/rules.yaml"), std::string::npos)
+        << err->message;
+    wm_error_free(err);
+}
+
+TEST(Abi, RuleErrorsCarryLocationsAndIds) {
+    const char bad[] = "version: 1\nrules:\n  - id: 5\n    msg: m\n    pattern: \"\"\n"
+                       "  - id: 5\n    msg: m\n    pattern: x\n    colour: red\n";
+    wm_ruleset_t *rs = nullptr;
+    wm_error_t *err = nullptr;
+    ASSERT_EQ(wm_ruleset_load_string(bad, sizeof(bad) - 1, "bad.yaml", &rs, &err), WM_RULE_ERROR);
+    ASSERT_NE(err, nullptr);
+    EXPECT_GE(err->count, 3u) << err->message; // empty pattern, duplicate id, unknown key
+    for (size_t i = 0; i < err->count; ++i) {
+        EXPECT_STREQ(err->diagnostics[i].file, "bad.yaml");
+        EXPECT_GT(err->diagnostics[i].line, 0u);
+        EXPECT_EQ(err->diagnostics[i].rule_id, 5);
+    }
+    EXPECT_NE(std::string(err->message).find("bad.yaml:"), std::string::npos);
+    wm_error_free(err);
+}
+
+TEST_F(Fixture, InfoAndRuleLookup) {
+    wm_ruleset_info_t info;
+    EXPECT_EQ(wm_ruleset_info(rs, &info), WM_INVALID); // not initialised
+    wm_ruleset_info_init(&info);
+    EXPECT_EQ(wm_ruleset_info(nullptr, &info), WM_INVALID);
+    ASSERT_EQ(wm_ruleset_info(rs, &info), WM_SUCCESS);
+    EXPECT_EQ(info.rules, 2u);
+    EXPECT_EQ(info.nocase_rules, 1u);
+    EXPECT_EQ(info.min_pattern_len, 2u);
+    EXPECT_EQ(info.max_pattern_len, 3u);
+    EXPECT_EQ(std::strlen(info.hash), 16u);
+    wm_rule_info_t ri;
+    wm_rule_info_init(&ri);
+    ASSERT_EQ(wm_ruleset_rule(rs, 20, &ri), WM_SUCCESS);
+    EXPECT_STREQ(ri.msg, "twenty");
+    EXPECT_EQ(wm_ruleset_rule(rs, 99, &ri), WM_INVALID);
+}
+
+TEST_F(Fixture, SerializationIsDeterministic) {
+    wm_ruleset_t *again = nullptr;
+    ASSERT_EQ(wm_ruleset_load_string(kRules, sizeof(kRules) - 1, "other-name", &again, nullptr),
+              WM_SUCCESS);
+    char *a = nullptr, *b = nullptr;
+    size_t na = 0, nb = 0;
+    ASSERT_EQ(wm_ruleset_serialize(rs, &a, &na), WM_SUCCESS);
+    ASSERT_EQ(wm_ruleset_serialize(again, &b, &nb), WM_SUCCESS);
+    ASSERT_EQ(na, nb);
+    EXPECT_EQ(std::memcmp(a, b, na), 0);
+    EXPECT_EQ(wm_ruleset_serialize(nullptr, &a, &na), WM_INVALID);
+    wm_free(a);
+    wm_free(b);
+    wm_ruleset_free(again);
+}
+
+TEST_F(Fixture, ScanBatchDeliversMatches) {
+    const char data[] = "xxabcab" "AB";
+    uint32_t offsets[] = {0, 7, 7, 9};
+    wm_batch_t b{reinterpret_cast<const uint8_t *>(data), offsets, 3, nullptr};
+    std::vector<Hit> hits;
+    ASSERT_EQ(wm_scan_batch(sc, &b, collect, &hits, nullptr), WM_SUCCESS);
+    ASSERT_EQ(hits.size(), 4u);
+    // Canonical order: payload, end, rule.
+    EXPECT_EQ(hits[0].rule, 20u); // "ab" at [2,4)
+    EXPECT_EQ(hits[0].end, 4u);
+    EXPECT_EQ(hits[1].rule, 10u); // "abc" at [2,5)
+    EXPECT_EQ(hits[2].rule, 20u); // "ab" at [5,7)
+    EXPECT_EQ(hits[3].payload, 2u); // "AB" nocase
+    EXPECT_EQ(hits[3].start, 0u);
+    wm_scanner_stats_t st;
+    wm_scanner_stats_init(&st);
+    ASSERT_EQ(wm_scanner_stats(sc, &st), WM_SUCCESS);
+    EXPECT_EQ(st.matches, 4u);
+    EXPECT_EQ(st.payloads, 3u);
+    EXPECT_EQ(wm_scanner_backend(sc), WM_BACKEND_CPU);
+}
+
+TEST_F(Fixture, ScanBatchArgumentChecks) {
+    const char data[] = "abc";
+    uint32_t offsets[] = {0, 3};
+    uint32_t bad_offsets[] = {3, 0};
+    wm_batch_t b{reinterpret_cast<const uint8_t *>(data), offsets, 1, nullptr};
+    std::vector<Hit> hits;
+    EXPECT_EQ(wm_scan_batch(nullptr, &b, collect, &hits, nullptr), WM_INVALID);
+    EXPECT_EQ(wm_scan_batch(sc, nullptr, collect, &hits, nullptr), WM_INVALID);
+    EXPECT_EQ(wm_scan_batch(sc, &b, nullptr, &hits, nullptr), WM_INVALID);
+    wm_batch_t empty{reinterpret_cast<const uint8_t *>(data), offsets, 0, nullptr};
+    EXPECT_EQ(wm_scan_batch(sc, &empty, collect, &hits, nullptr), WM_INVALID);
+    wm_batch_t no_offsets{reinterpret_cast<const uint8_t *>(data), nullptr, 1, nullptr};
+    EXPECT_EQ(wm_scan_batch(sc, &no_offsets, collect, &hits, nullptr), WM_INVALID);
+    wm_batch_t decreasing{reinterpret_cast<const uint8_t *>(data), bad_offsets, 1, nullptr};
+    EXPECT_EQ(wm_scan_batch(sc, &decreasing, collect, &hits, nullptr), WM_INVALID);
+    wm_batch_t no_data{nullptr, offsets, 1, nullptr};
+    EXPECT_EQ(wm_scan_batch(sc, &no_data, collect, &hits, nullptr), WM_INVALID);
+    EXPECT_EQ(wm_scan_batch(sc, &b, stop_now, nullptr, nullptr), WM_SCAN_TERMINATED);
+    EXPECT_TRUE(hits.empty());
+}
+
+TEST_F(Fixture, ScannerCreateArgumentChecks) {
+    wm_scanner_t *s2 = nullptr;
+    wm_scanner_options_t o;
+    wm_scanner_options_init(&o);
+    EXPECT_EQ(wm_scanner_create(nullptr, &o, &s2, nullptr), WM_INVALID);
+    EXPECT_EQ(wm_scanner_create(rs, &o, nullptr, nullptr), WM_INVALID);
+    o.backend = 7;
+    EXPECT_EQ(wm_scanner_create(rs, &o, &s2, nullptr), WM_INVALID);
+    wm_scanner_options_init(&o);
+    o.output_mode = 9;
+    EXPECT_EQ(wm_scanner_create(rs, &o, &s2, nullptr), WM_INVALID);
+    wm_scanner_options_init(&o);
+    o.struct_size = 3;
+    EXPECT_EQ(wm_scanner_create(rs, &o, &s2, nullptr), WM_INVALID);
+    EXPECT_EQ(s2, nullptr);
+    wm_scanner_options_init(&o);
+    o.backend = WM_BACKEND_GPU;
+    wm_error_t *err = nullptr;
+    int rc = wm_scanner_create(rs, &o, &s2, &err);
+    if (rc == WM_SUCCESS) {
+        EXPECT_EQ(wm_scanner_backend(s2), WM_BACKEND_GPU);
+        wm_scanner_free(s2);
+    } else {
+        EXPECT_EQ(rc, WM_NO_GPU);
+        ASSERT_NE(err, nullptr);
+        EXPECT_NE(std::string(err->message).find("GPU"), std::string::npos);
+        wm_error_free(err);
+    }
+}
+
+TEST_F(Fixture, ConcurrentUseOfOneScannerIsDetected) {
+    // A callback that, while the scan holds the scanner, tries to use it again.
+    struct Ctx {
+        wm_scanner_t *sc;
+        int nested = 0;
+    } ctx{sc};
+    const char data[] = "abc";
+    uint32_t offsets[] = {0, 3};
+    static wm_batch_t batch{reinterpret_cast<const uint8_t *>(data), offsets, 1, nullptr};
+    auto nested = [](uint32_t, uint32_t, uint32_t, uint32_t, void *p) -> int {
+        auto *c = static_cast<Ctx *>(p);
+        c->nested = wm_scan_batch(c->sc, &batch, collect, nullptr, nullptr);
+        return 0;
+    };
+    ASSERT_EQ(wm_scan_batch(sc, &batch, nested, &ctx, nullptr), WM_SUCCESS);
+    EXPECT_EQ(ctx.nested, WM_SCRATCH_IN_USE);
+}
+
+TEST(Abi, CaptureArgumentChecks) {
+    wm_capture_t *cap = nullptr;
+    wm_error_t *err = nullptr;
+    EXPECT_EQ(wm_capture_open_offline(nullptr, &cap, nullptr), WM_INVALID);
+    EXPECT_EQ(wm_capture_open_offline("x.pcap", nullptr, nullptr), WM_INVALID);
+    EXPECT_EQ(wm_capture_open_offline("/nonexistent/x.pcap", &cap, &err), WM_IO_ERROR);
+    ASSERT_NE(err, nullptr);
+    EXPECT_NE(std::string(err->message).find("/nonexistent/x.pcap"), std::string::npos);
+    wm_error_free(err);
+    wm_packet_t pkt;
+    wm_packet_init(&pkt);
+    EXPECT_EQ(wm_capture_next(nullptr, &pkt, nullptr), WM_INVALID);
+    wm_capture_stats_t st;
+    wm_capture_stats_init(&st);
+    EXPECT_EQ(wm_capture_stats(nullptr, &st), WM_INVALID);
+    EXPECT_STREQ(wm_skip_reason_name(WM_SKIP_FRAGMENT), "fragment");
+    EXPECT_STREQ(wm_skip_reason_name(-1), "unknown");
+}
+
+TEST_F(Fixture, ReplayArgumentChecks) {
+    wm_replay_stats_t st;
+    wm_replay_stats_init(&st);
+    EXPECT_EQ(wm_replay_file(nullptr, "x.pcap", nullptr, nullptr, nullptr, nullptr, &st, nullptr),
+              WM_INVALID);
+    EXPECT_EQ(wm_replay_file(sc, nullptr, nullptr, nullptr, nullptr, nullptr, &st, nullptr),
+              WM_INVALID);
+    EXPECT_EQ(wm_replay_file(sc, "x.pcap", nullptr, nullptr, nullptr, nullptr, nullptr, nullptr),
+              WM_INVALID);
+    wm_error_t *err = nullptr;
+    EXPECT_EQ(wm_replay_file(sc, "/nonexistent.pcap", nullptr, nullptr, nullptr, nullptr, &st,
+                             &err),
+              WM_IO_ERROR);
+    wm_error_free(err);
+    char *json = nullptr;
+    EXPECT_EQ(wm_alert_to_json(rs, nullptr, &json), WM_INVALID);
+    EXPECT_EQ(wm_replay_stats_to_json(nullptr, &json), WM_INVALID);
+    ASSERT_EQ(wm_replay_stats_to_json(&st, &json), WM_SUCCESS);
+    EXPECT_NE(std::string(json).find("\"stats\""), std::string::npos);
+    wm_free(json);
+}
+
+TEST(Abi, ImportArgumentChecks) {
+    wm_import_report_t r;
+    wm_import_report_init(&r);
+    const char *files[] = {"/nonexistent.rules"};
+    EXPECT_EQ(wm_rules_import(nullptr, 1, "/tmp/x.yaml", &r, nullptr), WM_INVALID);
+    EXPECT_EQ(wm_rules_import(files, 0, "/tmp/x.yaml", &r, nullptr), WM_INVALID);
+    EXPECT_EQ(wm_rules_import(files, 1, nullptr, &r, nullptr), WM_INVALID);
+    EXPECT_EQ(wm_rules_import(files, 1, "/tmp/x.yaml", nullptr, nullptr), WM_INVALID);
+    wm_error_t *err = nullptr;
+    EXPECT_EQ(wm_rules_import(files, 1, "/tmp/x.yaml", &r, &err), WM_IO_ERROR);
+    ASSERT_NE(err, nullptr);
+    EXPECT_NE(std::string(err->message).find("/nonexistent.rules"), std::string::npos);
+    wm_error_free(err);
+}
+
+} // namespace

@@ -1,0 +1,154 @@
+// `warpmatch replay` end to end: alert JSON schema, expected demo alerts,
+// alerts equal to the reference matcher on real captures, truncated files.
+#include "capture/offline_capture.h"
+#include "compiled_ruleset.h"
+#include "reference_matcher.h"
+#include "run_command.h"
+
+#include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
+
+#include <filesystem>
+#include <set>
+#include <sstream>
+
+using wm::test::run_command;
+using json = nlohmann::json;
+namespace fs = std::filesystem;
+
+namespace {
+
+const std::string kDemoPcap = std::string(WM_BINARY_DIR) + "/demo/demo.pcap";
+const std::string kDemoRules = std::string(WM_SOURCE_DIR) + "/rules/examples/demo.yaml";
+
+struct Replay {
+    int status;
+    std::vector<json> alerts;
+    json stats;
+    std::string err;
+};
+
+Replay replay(const std::string &args) {
+    auto r = run_command("replay " + args);
+    Replay out{r.status, {}, json(), r.err};
+    std::istringstream lines(r.out);
+    std::string line;
+    while (std::getline(lines, line)) {
+        json j = json::parse(line); // every line must be valid JSON
+        if (j["event_type"] == "alert")
+            out.alerts.push_back(j);
+        else if (j["event_type"] == "stats")
+            out.stats = j["stats"];
+    }
+    return out;
+}
+
+// (packet number, signature id) of each alert.
+using AlertKey = std::pair<uint64_t, uint32_t>;
+
+std::set<AlertKey> keys(const std::vector<json> &alerts) {
+    std::set<AlertKey> s;
+    for (const auto &a : alerts)
+        s.emplace(a["pcap_cnt"].get<uint64_t>(), a["alert"]["signature_id"].get<uint32_t>());
+    return s;
+}
+
+// The independent expectation: decode the capture and run the naive
+// reference matcher with the rules' protocol/port constraints.
+std::set<AlertKey> reference_alerts(const std::string &pcap, const std::string &rules_path) {
+    wm::CompiledRuleSet rs(wm::rules::load_rules_file(rules_path));
+    wm::ReferenceMatcher ref(rs.rules());
+    wm::capture::OfflineCapture cap(pcap);
+    std::set<AlertKey> out;
+    wm_packet_t p{};
+    p.struct_size = sizeof(p);
+    while (cap.next(&p) == WM_SUCCESS) {
+        uint32_t offsets[2] = {0, p.payload_len};
+        wm_payload_meta_t meta{p.proto, p.src_port, p.dst_port};
+        wm::BatchView b{p.payload, offsets, 1, &meta};
+        std::vector<wm::Match> m;
+        ref.scan(b, WM_OUTPUT_SET, m);
+        for (const auto &x : m)
+            if (wm::CompiledRuleSet::applies(rs.rules()[x.rule], meta))
+                out.emplace(p.number, rs.rules()[x.rule].id);
+    }
+    return out;
+}
+
+TEST(CliReplay, DemoAlertsHaveTheEveSchemaAndTheExpectedSignatures) {
+    ASSERT_TRUE(fs::exists(kDemoPcap)) << "demo capture not built: " << kDemoPcap;
+    auto r = replay(kDemoPcap + " --rules " + kDemoRules + " --backend cpu");
+    ASSERT_EQ(r.status, 0) << r.err;
+    ASSERT_FALSE(r.alerts.empty());
+    std::set<uint32_t> sids;
+    for (const auto &a : r.alerts) {
+        for (const char *k : {"timestamp", "flow_id", "src_ip", "src_port", "dest_ip",
+                              "dest_port", "proto", "alert", "payload_offset"})
+            EXPECT_TRUE(a.contains(k)) << "missing " << k << " in " << a.dump();
+        for (const char *k : {"signature_id", "signature", "severity"})
+            EXPECT_TRUE(a["alert"].contains(k)) << "missing alert." << k;
+        sids.insert(a["alert"]["signature_id"].get<uint32_t>());
+    }
+    // Every demo rule but the last is built into the demo traffic.
+    std::set<uint32_t> want;
+    for (uint32_t id = 1000001; id <= 1000009; ++id)
+        want.insert(id);
+    EXPECT_EQ(sids, want);
+    EXPECT_EQ(r.stats["alerts"].get<size_t>(), r.alerts.size());
+    EXPECT_GT(r.stats["packets"].get<size_t>(), r.stats["payloads"].get<size_t>());
+    EXPECT_GT(r.stats["skipped"]["not_ip"].get<size_t>(), 0u); // the ARP frame
+    EXPECT_EQ(keys(r.alerts), reference_alerts(kDemoPcap, kDemoRules));
+}
+
+TEST(CliReplay, TruncatedCaptureReportsEverythingBeforeTheCut) {
+    ASSERT_TRUE(fs::exists(kDemoPcap));
+    std::string bytes = wm::test::slurp(kDemoPcap);
+    fs::path cut = fs::temp_directory_path() / "wm-truncated.pcap";
+    {
+        std::ofstream f(cut, std::ios::binary);
+        f.write(bytes.data(), static_cast<std::streamsize>(bytes.size() - 7));
+    }
+    auto full = replay(kDemoPcap + " --rules " + kDemoRules + " --backend cpu");
+    auto r = replay(cut.string() + " --rules " + kDemoRules + " --backend cpu");
+    EXPECT_EQ(r.status, 1);
+    EXPECT_NE(r.err.find(cut.string()), std::string::npos) << r.err;
+    EXPECT_EQ(r.stats["packets"].get<size_t>() + 1, full.stats["packets"].get<size_t>());
+    // Every alert of the complete packets is still reported.
+    auto got = keys(r.alerts);
+    size_t last = full.stats["packets"].get<size_t>();
+    for (const auto &k : keys(full.alerts))
+        if (k.first < last)
+            EXPECT_TRUE(got.count(k)) << "lost alert at packet " << k.first;
+    fs::remove(cut);
+}
+
+TEST(CliReplay, RealCapturesMatchTheReference) {
+    fs::path data(WM_TEST_DATA_DIR);
+    fs::path et = data / "rules/et-open-suricata5-2024-04-21";
+    if (!fs::exists(et))
+        GTEST_SKIP() << "real data not found at " << data << " (../shared/data absent)";
+    fs::path yaml = fs::temp_directory_path() / "wm-et-replay.yaml";
+    auto imp = run_command("rules import " + (et / "*.rules").string() + " -o " + yaml.string());
+    ASSERT_EQ(imp.status, 0) << imp.err;
+    // The reference is quadratic: keep every 10th rule so it stays quick.
+    auto full = wm::rules::load_rules_file(yaml.string());
+    wm::rules::RuleSet sample;
+    for (size_t i = 0; i < full.rules.size(); i += 10)
+        sample.rules.push_back(full.rules[i]);
+    fs::path sample_yaml = fs::temp_directory_path() / "wm-et-sample.yaml";
+    std::ofstream(sample_yaml) << wm::rules::to_yaml(sample);
+    for (const char *name : {"pcaps/chrissanders+packets/http_dvwa_sqlinjection.pcapng",
+                             "pcaps/mmguero-dev+Malcolm-PCAP/pcaps/plugins/cve-2021-44228/log4j-attack.pcap",
+                             "pcaps/chrissanders+packets/aurora.pcapng",
+                             "pcaps/OISF+suricata-verify/tests/pop3/input.pcap"}) {
+        fs::path pcap = data / name;
+        ASSERT_TRUE(fs::exists(pcap)) << pcap;
+        auto r = replay(pcap.string() + " --rules " + sample_yaml.string() + " --backend cpu");
+        ASSERT_EQ(r.status, 0) << r.err;
+        EXPECT_EQ(keys(r.alerts), reference_alerts(pcap.string(), sample_yaml.string())) << name;
+    }
+    fs::remove(yaml);
+    fs::remove(sample_yaml);
+}
+
+} // namespace

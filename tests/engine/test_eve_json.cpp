@@ -1,0 +1,75 @@
+// EVE JSON: Suricata field names and values for a crafted alert.
+#include "compiled_ruleset.h"
+#include "eve_json.h"
+
+#include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
+
+using namespace wm;
+
+TEST(EveJson, AlertCarriesSuricataFields) {
+    rules::RuleSet rs;
+    rules::Rule r;
+    r.id = 2001;
+    r.msg = "ET TEST \"quoted\" msg";
+    r.severity = 1;
+    r.pattern = "x";
+    rs.rules.push_back(r);
+    CompiledRuleSet crs(rs);
+    wm_packet_t p{};
+    p.struct_size = sizeof(p);
+    p.number = 42;
+    p.ts_sec = 1700000000;
+    p.ts_usec = 5;
+    p.ip_version = 4;
+    p.proto = WM_PROTO_TCP;
+    const uint8_t src[4] = {10, 0, 0, 1}, dst[4] = {192, 168, 1, 2};
+    std::copy(src, src + 4, p.src_ip);
+    std::copy(dst, dst + 4, p.dst_ip);
+    p.src_port = 1234;
+    p.dst_port = 80;
+    p.flow_id = 0xffffffffffffffffull;
+    p.payload_len = 10;
+    wm_alert_t a{sizeof(wm_alert_t), &p, 2001, 1, 3, 4};
+    auto j = nlohmann::json::parse(alert_to_eve_json(crs, a));
+    EXPECT_EQ(j["timestamp"], "2023-11-14T22:13:20.000005+0000");
+    EXPECT_EQ(j["event_type"], "alert");
+    EXPECT_EQ(j["src_ip"], "10.0.0.1");
+    EXPECT_EQ(j["dest_ip"], "192.168.1.2");
+    EXPECT_EQ(j["src_port"], 1234);
+    EXPECT_EQ(j["dest_port"], 80);
+    EXPECT_EQ(j["proto"], "TCP");
+    EXPECT_EQ(j["pcap_cnt"], 42);
+    EXPECT_LT(j["flow_id"].get<uint64_t>(), 1ull << 53);
+    EXPECT_EQ(j["alert"]["signature_id"], 2001);
+    EXPECT_EQ(j["alert"]["signature"], "ET TEST \"quoted\" msg");
+    EXPECT_EQ(j["alert"]["severity"], 1);
+    EXPECT_EQ(j["payload_offset"], 3);
+    EXPECT_EQ(j["payload_end"], 4);
+}
+
+TEST(EveJson, Ipv6AddressesAndNoOffsetInSetMode) {
+    rules::RuleSet rs;
+    rules::Rule r;
+    r.id = 1;
+    r.msg = "m";
+    r.pattern = "x";
+    rs.rules.push_back(r);
+    CompiledRuleSet crs(rs);
+    wm_packet_t p{};
+    p.struct_size = sizeof(p);
+    p.ip_version = 6;
+    p.proto = WM_PROTO_UDP;
+    p.src_ip[15] = 1;
+    p.dst_ip[0] = 0x20;
+    p.dst_ip[1] = 0x01;
+    p.dst_ip[2] = 0x0d;
+    p.dst_ip[3] = 0xb8;
+    p.dst_ip[15] = 2;
+    wm_alert_t a{sizeof(wm_alert_t), &p, 1, 0, 0, 0};
+    auto j = nlohmann::json::parse(alert_to_eve_json(crs, a));
+    EXPECT_EQ(j["src_ip"], "::1");
+    EXPECT_EQ(j["dest_ip"], "2001:db8::2");
+    EXPECT_EQ(j["proto"], "UDP");
+    EXPECT_FALSE(j.contains("payload_offset"));
+}

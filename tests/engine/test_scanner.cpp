@@ -1,0 +1,108 @@
+// Scanner: backend choice, protocol/port constraints, canonical order,
+// set mode, and that the CPU path works without a GPU.
+#include "compiled_ruleset.h"
+#include "random_rules.h"
+#include "scanner.h"
+#include "status_error.h"
+
+#include <gtest/gtest.h>
+
+using namespace wm;
+
+namespace {
+
+rules::Rule make_rule(uint32_t id, const std::string &pat) {
+    rules::Rule r;
+    r.id = id;
+    r.msg = "rule " + std::to_string(id);
+    r.pattern = pat;
+    return r;
+}
+
+wm_scanner_options_t cpu_options(int mode = WM_OUTPUT_POSITIONS) {
+    wm_scanner_options_t o{};
+    o.struct_size = sizeof(o);
+    o.backend = WM_BACKEND_CPU;
+    o.output_mode = mode;
+    return o;
+}
+
+TEST(Scanner, ProtocolAndPortsFilterMatches) {
+    rules::RuleSet rs;
+    auto tcp80 = make_rule(1, "evil");
+    tcp80.protocol = rules::Protocol::Tcp;
+    tcp80.ports = {{80, 80}};
+    auto udp = make_rule(2, "evil");
+    udp.protocol = rules::Protocol::Udp;
+    auto any = make_rule(3, "evil");
+    rs.rules = {tcp80, udp, any};
+    CompiledRuleSet crs(rs);
+    Scanner sc(crs, cpu_options());
+    test::OwnedBatch b;
+    b.add("xxevil", {WM_PROTO_TCP, 80, 40000});  // rules 1 and 3
+    b.add("evil", {WM_PROTO_TCP, 40000, 8080});  // rule 3 only
+    b.add("evil", {WM_PROTO_UDP, 53, 53});       // rules 2 and 3
+    std::vector<Match> out;
+    ASSERT_EQ(sc.scan(b.view(), out), WM_SUCCESS);
+    std::vector<std::pair<uint32_t, uint32_t>> got;
+    for (const auto &m : out)
+        got.emplace_back(m.payload, crs.rules()[m.rule].id);
+    std::vector<std::pair<uint32_t, uint32_t>> want{{0, 1}, {0, 3}, {1, 3}, {2, 2}, {2, 3}};
+    EXPECT_EQ(got, want);
+
+    // Without metadata the constraints cannot be checked and are not applied.
+    ASSERT_EQ(sc.scan(b.view(false), out), WM_SUCCESS);
+    EXPECT_EQ(out.size(), 9u);
+}
+
+TEST(Scanner, SetModeGivesDistinctRulesPerPayload) {
+    rules::RuleSet rs;
+    rs.rules = {make_rule(7, "a"), make_rule(8, "aa")};
+    CompiledRuleSet crs(rs);
+    Scanner sc(crs, cpu_options(WM_OUTPUT_SET));
+    test::OwnedBatch b;
+    b.add("aaaa");
+    b.add("b");
+    b.add("a");
+    std::vector<Match> out;
+    ASSERT_EQ(sc.scan(b.view(), out), WM_SUCCESS);
+    ASSERT_EQ(out.size(), 3u);
+    EXPECT_EQ(out[0].payload, 0u);
+    EXPECT_EQ(out[1].payload, 0u);
+    EXPECT_EQ(out[2].payload, 2u);
+    EXPECT_EQ(out[2].end, 0u);
+    EXPECT_EQ(sc.stats().payloads, 3u);
+    EXPECT_EQ(sc.stats().bytes, 6u);
+}
+
+TEST(Scanner, AutoFallsBackToCpuWithAReasonWhenNoGpu) {
+    rules::RuleSet rs;
+    rs.rules = {make_rule(1, "x")};
+    CompiledRuleSet crs(rs);
+    wm_scanner_options_t o = cpu_options();
+    o.backend = WM_BACKEND_AUTO;
+    Scanner sc(crs, o);
+    if (sc.backend() == WM_BACKEND_GPU)
+        GTEST_SKIP() << "a GPU is usable here: " << sc.backend_reason();
+    EXPECT_EQ(sc.backend(), WM_BACKEND_CPU);
+    EXPECT_NE(sc.backend_reason().find("auto: using Hyperscan on the CPU because"),
+              std::string::npos)
+        << sc.backend_reason();
+}
+
+TEST(Scanner, GpuBackendWithoutGpuIsAClearError) {
+    rules::RuleSet rs;
+    rs.rules = {make_rule(1, "x")};
+    CompiledRuleSet crs(rs);
+    wm_scanner_options_t o = cpu_options();
+    o.backend = WM_BACKEND_GPU;
+    try {
+        Scanner sc(crs, o);
+        EXPECT_EQ(sc.backend(), WM_BACKEND_GPU) << "a GPU is usable here";
+    } catch (const StatusError &e) {
+        EXPECT_EQ(e.code(), WM_NO_GPU);
+        EXPECT_NE(std::string(e.what()).find("GPU backend unavailable"), std::string::npos);
+    }
+}
+
+} // namespace

@@ -1,0 +1,147 @@
+// tests/gpu/reference.h - naive and Hyperscan reference matchers plus random
+// case generation for the gpu/ tests.
+#pragma once
+
+#include "gpu/gpu_matcher.h"
+
+#include <algorithm>
+#include <hs/hs.h>
+#include <random>
+#include <stdexcept>
+#include <string>
+#include <tuple>
+#include <vector>
+
+namespace wm::gpu {
+// Test-only equality (ADL finds it from std algorithms).
+inline bool operator==(const Match &a, const Match &b) {
+    return a.pattern == b.pattern && a.payload == b.payload && a.end == b.end;
+}
+} // namespace wm::gpu
+
+namespace wm::gpu::test {
+
+inline uint8_t fold(uint8_t c) { return (c >= 'A' && c <= 'Z') ? c + 32 : c; }
+
+inline bool keep(const Literal &p, uint64_t start, uint64_t end) {
+    return start >= p.offset && (p.depth == 0 || end <= uint64_t{p.offset} + p.depth);
+}
+
+// Every pattern at every position of every payload.
+inline std::vector<Match> naive_matches(const std::vector<Literal> &pats, const BatchView &b) {
+    std::vector<Match> out;
+    for (uint32_t i = 0; i < b.count; ++i) {
+        const uint8_t *d = b.data + b.offsets[i];
+        const uint32_t n = b.offsets[i + 1] - b.offsets[i];
+        for (uint32_t pi = 0; pi < pats.size(); ++pi) {
+            const auto &p = pats[pi];
+            const uint32_t L = static_cast<uint32_t>(p.bytes.size());
+            for (uint32_t s = 0; s + L <= n; ++s) {
+                bool ok = true;
+                for (uint32_t j = 0; j < L && ok; ++j) {
+                    uint8_t a = d[s + j], q = static_cast<uint8_t>(p.bytes[j]);
+                    ok = p.nocase ? fold(a) == fold(q) : a == q;
+                }
+                if (ok && keep(p, s, s + L)) out.push_back(Match{pi, i, s + L});
+            }
+        }
+    }
+    return out;
+}
+
+inline std::vector<Match> hyperscan_matches(const std::vector<Literal> &pats, const BatchView &b) {
+    std::vector<const char *> exprs;
+    std::vector<size_t> lens;
+    std::vector<unsigned> flags, ids;
+    for (uint32_t i = 0; i < pats.size(); ++i) {
+        exprs.push_back(pats[i].bytes.data());
+        lens.push_back(pats[i].bytes.size());
+        flags.push_back(pats[i].nocase ? HS_FLAG_CASELESS : 0);
+        ids.push_back(i);
+    }
+    hs_database_t *db = nullptr;
+    hs_compile_error_t *err = nullptr;
+    if (hs_compile_lit_multi(exprs.data(), flags.data(), ids.data(), lens.data(),
+                             static_cast<unsigned>(pats.size()), HS_MODE_BLOCK, nullptr, &db, &err) != HS_SUCCESS) {
+        std::string m = err ? err->message : "?";
+        hs_free_compile_error(err);
+        throw std::runtime_error("hs_compile_lit_multi: " + m);
+    }
+    hs_scratch_t *scratch = nullptr;
+    hs_alloc_scratch(db, &scratch);
+    struct Ctx { const std::vector<Literal> *pats; std::vector<Match> *out; uint32_t payload; } ctx{&pats, nullptr, 0};
+    std::vector<Match> out;
+    ctx.out = &out;
+    for (uint32_t i = 0; i < b.count; ++i) {
+        ctx.payload = i;
+        hs_scan(db, reinterpret_cast<const char *>(b.data + b.offsets[i]), b.offsets[i + 1] - b.offsets[i], 0,
+                scratch,
+                [](unsigned id, unsigned long long, unsigned long long to, unsigned, void *c) -> int {
+                    auto *x = static_cast<Ctx *>(c);
+                    const auto &p = (*x->pats)[id];
+                    if (keep(p, to - p.bytes.size(), to))
+                        x->out->push_back(Match{id, x->payload, static_cast<uint32_t>(to)});
+                    return 0;
+                },
+                &ctx);
+    }
+    hs_free_scratch(scratch);
+    hs_free_database(db);
+    return out;
+}
+
+inline void sort_matches(std::vector<Match> &m) {
+    std::sort(m.begin(), m.end(), [](const Match &a, const Match &b) {
+        return std::tie(a.payload, a.end, a.pattern) < std::tie(b.payload, b.end, b.pattern);
+    });
+}
+inline std::vector<Match> dedup_set(std::vector<Match> m) {
+    for (auto &x : m) x.end = 0;
+    sort_matches(m);
+    m.erase(std::unique(m.begin(), m.end()), m.end());
+    return m;
+}
+
+// Random patterns/payloads over a small alphabet (forces overlaps).
+struct Case {
+    std::vector<Literal> pats;
+    std::vector<uint8_t> data;
+    std::vector<uint32_t> offs{0};
+    BatchView view() const { return BatchView{data.data(), offs.data(), static_cast<uint32_t>(offs.size() - 1)}; }
+};
+
+struct CaseSpec {
+    std::string alphabet = "abAB";
+    uint32_t patterns = 20, min_len = 1, max_len = 6;
+    uint32_t payloads = 30, max_payload = 300;
+    bool nocase_mix = true, offset_depth = true, duplicates = true;
+};
+
+inline Case random_case(uint32_t seed, const CaseSpec &s) {
+    std::mt19937 rng(seed);
+    Case c;
+    auto pick = [&] { return s.alphabet[rng() % s.alphabet.size()]; };
+    for (uint32_t i = 0; i < s.patterns; ++i) {
+        Literal l;
+        if (s.duplicates && i > 0 && rng() % 8 == 0) l = c.pats[rng() % i];
+        else {
+            uint32_t n = s.min_len + rng() % (s.max_len - s.min_len + 1);
+            for (uint32_t j = 0; j < n; ++j) l.bytes.push_back(pick());
+        }
+        l.nocase = s.nocase_mix && (rng() % 2);
+        l.offset = l.depth = 0;
+        if (s.offset_depth && rng() % 3 == 0) {
+            l.offset = rng() % 20;
+            l.depth = rng() % 2 ? 0 : rng() % 40;
+        }
+        c.pats.push_back(l);
+    }
+    for (uint32_t i = 0; i < s.payloads; ++i) {
+        uint32_t n = rng() % 6 == 0 ? 0 : rng() % (s.max_payload + 1);
+        for (uint32_t j = 0; j < n; ++j) c.data.push_back(static_cast<uint8_t>(pick()));
+        c.offs.push_back(static_cast<uint32_t>(c.data.size()));
+    }
+    return c;
+}
+
+} // namespace wm::gpu::test

@@ -1,0 +1,132 @@
+// tests/gpu/test_ac_compile.cpp - automaton compiler: byte classes, BFS order,
+// deterministic blob, header.
+#include "gpu/ac_compile.h"
+#include "reference.h"
+
+#include <gtest/gtest.h>
+
+using namespace wm::gpu;
+using namespace wm::gpu::test;
+
+TEST(AcByteClasses, UnusedBytesShareOneClass) {
+    std::vector<Literal> p{{"ab"}, {"b"}};
+    std::vector<const Literal *> lp{&p[0], &p[1]};
+    ByteClasses bc = compute_byte_classes(lp);
+    EXPECT_EQ(bc.count, 3u); // a, b, everything else
+    EXPECT_NE(bc.map['a'], bc.map['b']);
+    EXPECT_EQ(bc.map['z'], bc.map[0]);
+    EXPECT_NE(bc.map['a'], bc.map['A']);
+}
+
+TEST(AcByteClasses, NocaseFoldsCase) {
+    std::vector<Literal> p{{"aB", true}};
+    ByteClasses bc = compute_byte_classes({&p[0]});
+    EXPECT_EQ(bc.map['a'], bc.map['A']);
+    EXPECT_EQ(bc.map['b'], bc.map['B']);
+    EXPECT_NE(bc.map['a'], bc.map['b']);
+    EXPECT_EQ(bc.count, 3u);
+}
+
+TEST(AcByteClasses, CaseSensitiveAndNocaseDistinguished) {
+    // In one class set: 'a' case-sensitive and {a,A} nocase -> a, A, rest.
+    std::vector<Literal> p{{"a"}, {"a", true}};
+    ByteClasses bc = compute_byte_classes({&p[0], &p[1]});
+    EXPECT_EQ(bc.count, 3u);
+    EXPECT_NE(bc.map['a'], bc.map['A']);
+    // The compiler puts them in separate groups; both must still match right.
+    Case c;
+    c.pats = p;
+    c.data = {'a', 'A', 'x'};
+    c.offs = {0, 3};
+    auto ref = naive_matches(c.pats, c.view());
+    ASSERT_EQ(ref.size(), 3u);
+    AcBlob blob = compile_ac(p);
+    EXPECT_EQ(blob.header().num_groups, 2u);
+}
+
+TEST(AcCompile, BfsOrderShallowFirst) {
+    // Depth of each state must be non-decreasing in id (BFS numbering): check
+    // through the dense rows of a fully dense blob by BFS from the root.
+    std::vector<Literal> p{{"abcd"}, {"bcd"}, {"xyz"}, {"ab"}, {"c"}};
+    AcBlob blob = compile_ac(p);
+    AcView v = blob.host_view();
+    const AcGroupView &g = v.groups[0];
+    ASSERT_EQ(g.num_dense, g.num_states);
+    const auto *dense = static_cast<const uint16_t *>(g.dense);
+    std::vector<int> depth(g.num_states, -1);
+    depth[0] = 0;
+    std::vector<uint32_t> q{0};
+    for (size_t i = 0; i < q.size(); ++i)
+        for (uint32_t c = 0; c < g.num_classes; ++c) {
+            uint32_t t = dense[q[i] * g.num_classes + c];
+            if (depth[t] < 0) { depth[t] = depth[q[i]] + 1; q.push_back(t); }
+        }
+    for (uint32_t s = 1; s < g.num_states; ++s) EXPECT_LE(depth[s - 1], depth[s]) << "state " << s;
+    EXPECT_EQ(g.num_states, 12u); // root + abcd(4) bcd(3) xyz(3) c(1)
+}
+
+TEST(AcCompile, DeterministicBlob) {
+    CaseSpec s;
+    s.patterns = 200;
+    s.max_len = 12;
+    Case c = random_case(7, s);
+    AcBlob a = compile_ac(c.pats), b = compile_ac(c.pats);
+    EXPECT_EQ(a.bytes, b.bytes);
+    EXPECT_EQ(a.header().magic, kBlobMagic);
+    EXPECT_EQ(a.header().version, kBlobVersion);
+    EXPECT_EQ(a.header().total_bytes, a.bytes.size());
+}
+
+TEST(AcCompile, ShuffledInputSameAutomaton) {
+    // Same pattern list in another order: same classes, transitions and output
+    // sets once pattern ids are mapped back.
+    CaseSpec s;
+    s.patterns = 100;
+    s.max_len = 10;
+    s.duplicates = false;
+    s.offset_depth = false;
+    Case c = random_case(11, s);
+    std::vector<uint32_t> perm(c.pats.size());
+    for (uint32_t i = 0; i < perm.size(); ++i) perm[i] = i;
+    std::shuffle(perm.begin(), perm.end(), std::mt19937(3));
+    std::vector<Literal> shuffled;
+    for (uint32_t i : perm) shuffled.push_back(c.pats[i]);
+    AcBlob a = compile_ac(c.pats), b = compile_ac(shuffled);
+    AcView va = a.host_view(), vb = b.host_view();
+    ASSERT_EQ(va.num_groups, vb.num_groups);
+    for (uint32_t g = 0; g < va.num_groups; ++g) {
+        const AcGroupView &x = va.groups[g], &y = vb.groups[g];
+        ASSERT_EQ(x.num_states, y.num_states);
+        ASSERT_EQ(x.num_classes, y.num_classes);
+        EXPECT_EQ(0, memcmp(x.class_map, y.class_map, 256));
+        EXPECT_EQ(0, memcmp(x.dense, y.dense, size_t{x.num_dense} * x.num_classes * va.state_bytes));
+        for (uint32_t st = 0; st < x.num_states; ++st) {
+            std::vector<uint32_t> ox, oy;
+            for (uint32_t k = x.out_off[st]; k < x.out_off[st + 1]; ++k) ox.push_back(x.out_ids[k]);
+            for (uint32_t k = y.out_off[st]; k < y.out_off[st + 1]; ++k) oy.push_back(perm[y.out_ids[k]]);
+            std::sort(oy.begin(), oy.end());
+            EXPECT_EQ(ox, oy) << "state " << st;
+        }
+    }
+}
+
+TEST(AcCompile, StateWidth) {
+    std::vector<Literal> small{{"abc"}};
+    EXPECT_EQ(compile_ac(small).header().state_bytes, 2u);
+    std::vector<Literal> big;
+    std::mt19937 rng(5);
+    for (int i = 0; i < 3000; ++i) {
+        std::string s;
+        for (int j = 0; j < 30; ++j) s.push_back(static_cast<char>(rng()));
+        big.push_back({s});
+    }
+    AcBlob b = compile_ac(big);
+    EXPECT_GT(b.groups[0].states, 65535u);
+    EXPECT_EQ(b.header().state_bytes, 4u);
+}
+
+TEST(AcCompile, RejectsBadPatterns) {
+    EXPECT_THROW(compile_ac({Literal{""}}), std::invalid_argument);
+    EXPECT_THROW(compile_ac({Literal{std::string(65536, 'a')}}), std::invalid_argument);
+    EXPECT_NO_THROW(compile_ac({Literal{std::string(65535, 'a')}}));
+}

@@ -1,0 +1,129 @@
+// tests/gpu/test_ac_cpu_walk.cpp - the kernels' walk logic, run on the CPU
+// (same plan, tiles, overlap and ownership) vs the naive reference, and
+// Hyperscan vs the naive reference.
+#include "gpu/ac_cpu_walk.h"
+#include "reference.h"
+
+#include <gtest/gtest.h>
+
+using namespace wm::gpu;
+using namespace wm::gpu::test;
+
+namespace {
+
+struct WalkConfig {
+    const char *name;
+    uint32_t tile;
+    size_t chunk_bytes, chunk_payloads, dense_budget;
+    uint32_t key_bytes;
+};
+
+// Small tiles and chunks force tile/chunk boundaries, payload splitting, the
+// sparse path (dense_budget 0) and key verification (key_bytes < pattern length).
+const WalkConfig kConfigs[] = {
+    {"default", tuning::kTileBytes, 64u << 20, 1u << 20, 24u << 20, 32},
+    {"tiny_tiles", 3, 64u << 20, 1u << 20, 24u << 20, 32},
+    {"tiny_chunks", 5, 97, 3, 24u << 20, 32},
+    {"sparse", 7, 1 << 12, 64, 0, 32},
+    {"short_keys", 4, 211, 5, 24u << 20, 2},
+    {"short_keys_sparse", 9, 150, 2, 0, 3},
+};
+
+std::vector<Match> walk(const Case &c, const WalkConfig &w) {
+    AcCompileOptions co;
+    co.dense_budget_bytes = w.dense_budget;
+    co.key_bytes = w.key_bytes;
+    AcBlob blob = compile_ac(c.pats, co);
+    CpuWalkOptions o;
+    o.tile_bytes = w.tile;
+    o.max_chunk_bytes = w.chunk_bytes;
+    o.max_chunk_payloads = w.chunk_payloads;
+    std::vector<Match> out;
+    cpu_walk_scan(blob, c.view(), out, o);
+    sort_matches(out);
+    return out;
+}
+
+} // namespace
+
+class CpuWalkRandom : public ::testing::TestWithParam<int> {};
+
+TEST_P(CpuWalkRandom, EqualsNaive) {
+    const int seed = GetParam();
+    CaseSpec s;
+    if (seed % 3 == 1) { s.alphabet = "aAbB\x00\xff-"; s.max_len = 12; }
+    if (seed % 3 == 2) { s.alphabet = "abcdefghABCDEFGH0123"; s.patterns = 200; s.max_len = 40; s.max_payload = 2000; }
+    Case c = random_case(1000 + seed, s);
+    auto ref = naive_matches(c.pats, c.view());
+    sort_matches(ref);
+    for (const auto &w : kConfigs) {
+        auto got = walk(c, w);
+        ASSERT_EQ(got.size(), ref.size()) << "seed " << seed << " config " << w.name;
+        EXPECT_TRUE(got == ref) << "seed " << seed << " config " << w.name;
+    }
+}
+
+TEST_P(CpuWalkRandom, HyperscanEqualsNaive) {
+    const int seed = GetParam();
+    CaseSpec s;
+    if (seed % 2) { s.alphabet = "abcXYZ"; s.max_len = 8; }
+    Case c = random_case(5000 + seed, s);
+    auto ref = naive_matches(c.pats, c.view());
+    auto hs = hyperscan_matches(c.pats, c.view());
+    sort_matches(ref);
+    sort_matches(hs);
+    ASSERT_EQ(hs.size(), ref.size()) << "seed " << seed;
+    EXPECT_TRUE(hs == ref) << "seed " << seed;
+}
+
+INSTANTIATE_TEST_SUITE_P(Seeds, CpuWalkRandom, ::testing::Range(0, 24));
+
+TEST(CpuWalk, LongPatternsAcrossTilesAndChunks) {
+    Case c;
+    std::mt19937 rng(9);
+    std::string longp;
+    for (int i = 0; i < 700; ++i) longp.push_back("ab"[rng() % 2]);
+    c.pats = {{longp}, {longp.substr(100, 300), true}, {"ab"}, {longp.substr(650)}};
+    c.pats[3].offset = 1000;
+    for (int k = 0; k < 3; ++k) {
+        std::string pay;
+        for (int i = 0; i < 500; ++i) pay.push_back("ab"[rng() % 2]);
+        pay += longp + longp.substr(0, 350);
+        for (char ch : pay) c.data.push_back(static_cast<uint8_t>(ch));
+        c.offs.push_back(static_cast<uint32_t>(c.data.size()));
+    }
+    auto ref = naive_matches(c.pats, c.view());
+    sort_matches(ref);
+    for (const auto &w : kConfigs) {
+        WalkConfig x = w;
+        if (x.chunk_bytes < 1000) x.chunk_bytes = 1000; // chunks must exceed longest - 1
+        EXPECT_TRUE(walk(c, x) == ref) << w.name;
+    }
+}
+
+TEST(CpuWalk, EmptyBatchAndPayloads) {
+    Case c;
+    c.pats = {{"a"}};
+    EXPECT_TRUE(walk(c, kConfigs[0]).empty());
+    c.offs = {0, 0, 0, 1, 1};
+    c.data = {'a'};
+    auto got = walk(c, kConfigs[0]);
+    ASSERT_EQ(got.size(), 1u);
+    EXPECT_EQ(got[0].payload, 2u);
+    EXPECT_EQ(got[0].end, 1u);
+}
+
+TEST(CpuWalk, OffsetDepthBounds) {
+    Case c;
+    c.pats = {{"ab"}, {"ab"}, {"ab"}};
+    c.pats[1].offset = 2;               // start >= 2
+    c.pats[2].offset = 1, c.pats[2].depth = 3; // start >= 1, end <= 4
+    std::string pay = "ababab";
+    c.data.assign(pay.begin(), pay.end());
+    c.offs = {0, 6};
+    auto got = walk(c, kConfigs[1]);
+    auto ref = naive_matches(c.pats, c.view());
+    sort_matches(ref);
+    EXPECT_TRUE(got == ref);
+    EXPECT_EQ(ref.size(), 3u + 2u + 1u);
+}

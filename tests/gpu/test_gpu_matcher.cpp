@@ -1,0 +1,139 @@
+// tests/gpu/test_gpu_matcher.cpp - GPU matcher vs CPU references. Every test
+// skips with "no CUDA device: <reason>" where no usable GPU is present.
+#include "gpu/gpu_matcher.h"
+#include "gpu/gpu_testing.h"
+#include "reference.h"
+
+#include <gtest/gtest.h>
+
+using namespace wm::gpu;
+using namespace wm::gpu::test;
+
+#define REQUIRE_GPU()                                                                              \
+    do {                                                                                           \
+        std::string why_;                                                                          \
+        if (!gpu_usable(0, &why_)) GTEST_SKIP() << "no CUDA device: " << why_;                     \
+    } while (0)
+
+namespace {
+
+void check_all_modes(const Case &c, const GpuOptions &o, const std::string &label, bool with_hs = true) {
+    auto ref = naive_matches(c.pats, c.view());
+    sort_matches(ref);
+    if (with_hs) {
+        auto hs = hyperscan_matches(c.pats, c.view());
+        sort_matches(hs);
+        ASSERT_TRUE(hs == ref) << label << ": hyperscan differs from the naive reference";
+    }
+    auto m = GpuMatcher::create(c.pats, o);
+    std::vector<Match> got;
+    m->scan(c.view(), OutputMode::Positions, got);
+    sort_matches(got);
+    ASSERT_EQ(got.size(), ref.size()) << label << " " << m->describe();
+    ASSERT_TRUE(got == ref) << label;
+    std::vector<Match> set;
+    m->scan(c.view(), OutputMode::Set, set);
+    sort_matches(set);
+    ASSERT_TRUE(set == dedup_set(ref)) << label << ": Set";
+    std::vector<uint64_t> counts;
+    m->count(c.view(), counts);
+    std::vector<uint64_t> hist(c.pats.size());
+    for (auto &x : ref) ++hist[x.pattern];
+    ASSERT_TRUE(counts == hist) << label << ": Count";
+}
+
+} // namespace
+
+TEST(GpuMatcher, UsableReportsReason) {
+    std::string why;
+    bool ok = gpu_usable(0, &why);
+    if (!ok) {
+        EXPECT_FALSE(why.empty());
+        EXPECT_THROW(GpuMatcher::create({Literal{"a"}}, GpuOptions{}), GpuError);
+    }
+    EXPECT_FALSE(gpu_usable(-1, &why));
+}
+
+class GpuRandom : public ::testing::TestWithParam<int> {};
+
+TEST_P(GpuRandom, PositionsSetCountEqualReferences) {
+    REQUIRE_GPU();
+    const int seed = GetParam();
+    CaseSpec s;
+    if (seed % 4 == 1) { s.alphabet = "aAbB\x00\xff-"; s.max_len = 12; s.payloads = 200; }
+    if (seed % 4 == 2) { s.alphabet = "abcdefghABCDEFGH0123"; s.patterns = 300; s.max_len = 60; s.max_payload = 5000; }
+    if (seed % 4 == 3) { s.payloads = 3000; s.max_payload = 8; }
+    Case c = random_case(2000 + seed, s);
+    check_all_modes(c, GpuOptions{}, "seed " + std::to_string(seed));
+}
+INSTANTIATE_TEST_SUITE_P(Seeds, GpuRandom, ::testing::Range(0, 16));
+
+TEST(GpuMatcher, EdgeCases) {
+    REQUIRE_GPU();
+    Case c;
+    c.pats = {{"ab"}, {"b"}, {"abab", true}, {"x"}};
+    // empty, 1-byte, matches at start/end, 64 KB payload, tile-straddling
+    std::vector<std::string> pays = {"", "b", "x", "abxab", std::string(65536, 'a') + "b", ""};
+    std::string big;
+    for (int i = 0; i < 65536 / 4; ++i) big += "ABab";
+    pays.push_back(big);
+    std::string straddle(1000, 'z');
+    for (size_t k = 120; k < 1000; k += 124) straddle.replace(k, 4, "abab");
+    pays.push_back(straddle);
+    for (auto &p : pays) {
+        c.data.insert(c.data.end(), p.begin(), p.end());
+        c.offs.push_back(static_cast<uint32_t>(c.data.size()));
+    }
+    check_all_modes(c, GpuOptions{}, "edge");
+    Case one;
+    one.pats = c.pats;
+    one.data = {'a', 'b'};
+    one.offs = {0, 2};
+    check_all_modes(one, GpuOptions{}, "batch of one");
+    Case empty;
+    empty.pats = c.pats;
+    check_all_modes(empty, GpuOptions{}, "empty batch");
+}
+
+TEST(GpuMatcher, BatchLargerThanChunkAndSplitPayloads) {
+    REQUIRE_GPU();
+    CaseSpec s;
+    s.patterns = 100;
+    s.max_len = 50;
+    s.payloads = 400;
+    s.max_payload = 6000;
+    Case c = random_case(77, s);
+    GpuOptions o;
+    o.max_batch_bytes = 8192; // many chunks; payloads over 8 KB are split
+    o.max_batch_payloads = 7;
+    check_all_modes(c, o, "small chunks");
+}
+
+TEST(GpuMatcher, OutputOverflowStillExact) {
+    REQUIRE_GPU();
+    wm::gpu::testing::set_initial_output_capacity(16);
+    CaseSpec s;
+    s.alphabet = "ab";
+    s.patterns = 30;
+    s.max_len = 3;
+    s.payloads = 100;
+    s.max_payload = 1000;
+    Case c = random_case(99, s);
+    check_all_modes(c, GpuOptions{}, "overflow");
+    wm::gpu::testing::set_initial_output_capacity(0);
+}
+
+TEST(GpuMatcher, ManyPatternsGlobalCounters) {
+    REQUIRE_GPU();
+    // 70k patterns: per-pattern counters exceed shared memory -> global path.
+    CaseSpec s;
+    s.alphabet = "abcdefghijklmnop";
+    s.patterns = 70000;
+    s.min_len = 3;
+    s.max_len = 8;
+    s.payloads = 50;
+    s.max_payload = 3000;
+    s.offset_depth = false;
+    Case c = random_case(123, s);
+    check_all_modes(c, GpuOptions{}, "70k patterns", false);
+}

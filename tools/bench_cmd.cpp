@@ -1,0 +1,234 @@
+// `warpmatch bench`: one corpus, every engine through the public API, same
+// run. Prints a table and writes JSON. Kernel-only timings live in
+// gpu/bench_ac_kernel (they need the device-resident corpus).
+#include "bench_cmd.h"
+
+#include <fmt/format.h>
+#include <nlohmann/json.hpp>
+
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
+#include <fstream>
+#include <thread>
+#include <vector>
+
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+struct Corpus {
+    std::vector<uint8_t> data;
+    std::vector<uint32_t> offsets{0};
+    std::vector<wm_payload_meta_t> meta;
+};
+
+// Payloads of a capture, repeated until the corpus reaches target bytes.
+bool load_corpus(const std::string &pcap, size_t target, Corpus &c) {
+    wm_capture_t *cap = nullptr;
+    wm_error_t *err = nullptr;
+    if (wm_capture_open_offline(pcap.c_str(), &cap, &err) != WM_SUCCESS) {
+        fmt::print(stderr, "bench: {}\n", err ? err->message : pcap);
+        wm_error_free(err);
+        return false;
+    }
+    Corpus one;
+    wm_packet_t p;
+    wm_packet_init(&p);
+    while (wm_capture_next(cap, &p, nullptr) == WM_SUCCESS) {
+        one.data.insert(one.data.end(), p.payload, p.payload + p.payload_len);
+        one.offsets.push_back(static_cast<uint32_t>(one.data.size()));
+        one.meta.push_back({p.proto, p.src_port, p.dst_port});
+    }
+    wm_capture_close(cap);
+    if (one.data.empty())
+        return false;
+    while (c.data.size() < target) {
+        size_t base = c.data.size();
+        c.data.insert(c.data.end(), one.data.begin(), one.data.end());
+        for (size_t i = 1; i < one.offsets.size(); ++i)
+            c.offsets.push_back(static_cast<uint32_t>(base + one.offsets[i]));
+        c.meta.insert(c.meta.end(), one.meta.begin(), one.meta.end());
+    }
+    return true;
+}
+
+// Batches of about batch_bytes over the corpus (offsets are 32-bit, so a
+// batch's offsets are rebased to its first payload).
+struct Batches {
+    std::vector<std::vector<uint32_t>> offsets;
+    std::vector<wm_batch_t> views;
+};
+
+Batches make_batches(const Corpus &c, size_t batch_bytes) {
+    Batches b;
+    size_t n = c.meta.size(), i = 0;
+    while (i < n) {
+        size_t j = i;
+        while (j < n && c.offsets[j + 1] - c.offsets[i] <= batch_bytes)
+            ++j;
+        j = std::max(j, i + 1);
+        std::vector<uint32_t> off;
+        for (size_t k = i; k <= j; ++k)
+            off.push_back(c.offsets[k] - c.offsets[i]);
+        b.offsets.push_back(std::move(off));
+        i = j;
+    }
+    i = 0;
+    for (auto &off : b.offsets) {
+        b.views.push_back(wm_batch_t{c.data.data() + c.offsets[i], off.data(), off.size() - 1,
+                                     c.meta.data() + i});
+        i += off.size() - 1;
+    }
+    return b;
+}
+
+int count_match(uint32_t, uint32_t, uint32_t, uint32_t, void *ctx) {
+    ++*static_cast<uint64_t *>(ctx);
+    return 0;
+}
+
+struct Result {
+    std::string name;
+    double seconds = 0;
+    uint64_t matches = 0;
+    double gb_per_s(size_t bytes) const { return bytes / seconds / 1e9; }
+};
+
+// Scans every batch with `threads` scanners in parallel (batch i on thread
+// i % threads). Returns seconds, or -1 when the backend is unavailable.
+Result run_scanners(const wm_ruleset_t *rs, const Batches &b, int backend, int mode, int threads,
+                    const std::string &name, int repeats) {
+    Result r{name};
+    std::vector<wm_scanner_t *> sc(threads, nullptr);
+    for (auto &s : sc) {
+        wm_scanner_options_t o;
+        wm_scanner_options_init(&o);
+        o.backend = backend;
+        o.output_mode = mode;
+        wm_error_t *err = nullptr;
+        if (wm_scanner_create(rs, &o, &s, &err) != WM_SUCCESS) {
+            fmt::print(stderr, "bench: {} skipped: {}\n", name, err ? err->message : "");
+            wm_error_free(err);
+            r.seconds = -1;
+            for (auto *x : sc)
+                wm_scanner_free(x);
+            return r;
+        }
+    }
+    std::vector<double> times;
+    for (int rep = 0; rep < repeats; ++rep) {
+        std::vector<uint64_t> matches(threads, 0);
+        auto t0 = Clock::now();
+        std::vector<std::thread> pool;
+        for (int t = 0; t < threads; ++t)
+            pool.emplace_back([&, t] {
+                for (size_t i = t; i < b.views.size(); i += threads)
+                    wm_scan_batch(sc[t], &b.views[i], count_match, &matches[t], nullptr);
+            });
+        for (auto &th : pool)
+            th.join();
+        times.push_back(std::chrono::duration<double>(Clock::now() - t0).count());
+        r.matches = 0;
+        for (auto m : matches)
+            r.matches += m;
+    }
+    std::sort(times.begin(), times.end());
+    r.seconds = times[times.size() / 2];
+    for (auto *x : sc)
+        wm_scanner_free(x);
+    return r;
+}
+
+Result run_replay(const wm_ruleset_t *rs, const std::string &pcap, int backend, int mode,
+                  const std::string &name) {
+    Result r{name};
+    wm_scanner_options_t o;
+    wm_scanner_options_init(&o);
+    o.backend = backend;
+    o.output_mode = mode;
+    wm_scanner_t *sc = nullptr;
+    if (wm_scanner_create(rs, &o, &sc, nullptr) != WM_SUCCESS) {
+        r.seconds = -1;
+        return r;
+    }
+    wm_replay_stats_t st;
+    wm_replay_stats_init(&st);
+    wm_replay_file(sc, pcap.c_str(), nullptr, nullptr, nullptr, nullptr, &st, nullptr);
+    r.seconds = st.seconds;
+    r.matches = st.alerts;
+    wm_scanner_free(sc);
+    return r;
+}
+
+} // namespace
+
+int run_bench(const BenchArgs &a) {
+    wm_ruleset_t *rs = nullptr;
+    wm_error_t *err = nullptr;
+    if (wm_ruleset_load_file(a.rules.c_str(), &rs, &err) != WM_SUCCESS) {
+        fmt::print(stderr, "bench: {}\n", err ? err->message : "");
+        wm_error_free(err);
+        return 1;
+    }
+    Corpus c;
+    if (!load_corpus(a.capture, a.corpus_mb << 20, c)) {
+        wm_ruleset_free(rs);
+        return 1;
+    }
+    size_t bytes = c.data.size();
+    auto batches = make_batches(c, a.batch_mb << 20);
+    int cores = a.threads > 0 ? a.threads : static_cast<int>(std::thread::hardware_concurrency());
+    fmt::print("corpus: {} payloads, {:.1f} MB from {} ({} batches of <= {} MB); {} CPU threads\n",
+               c.meta.size(), bytes / 1e6, a.capture, batches.views.size(), a.batch_mb, cores);
+
+    std::vector<Result> res;
+    res.push_back(run_scanners(rs, batches, WM_BACKEND_CPU, WM_OUTPUT_POSITIONS, cores,
+                               "hyperscan-cpu-all-cores positions", a.repeats));
+    res.push_back(run_scanners(rs, batches, WM_BACKEND_CPU, WM_OUTPUT_SET, cores,
+                               "hyperscan-cpu-all-cores set", a.repeats));
+    res.push_back(run_scanners(rs, batches, WM_BACKEND_GPU, WM_OUTPUT_SET, 1,
+                               "gpu plugin-path set", a.repeats));
+    res.push_back(run_scanners(rs, batches, WM_BACKEND_GPU, WM_OUTPUT_POSITIONS, 1,
+                               "gpu plugin-path positions", a.repeats));
+    Result replay_cpu = run_replay(rs, a.capture, WM_BACKEND_CPU, WM_OUTPUT_SET, "replay cpu (1 thread) set");
+    Result replay_gpu = run_replay(rs, a.capture, WM_BACKEND_GPU, WM_OUTPUT_SET, "replay gpu set");
+    wm_capture_t *cap = nullptr;
+    size_t capture_payload = 0;
+    if (wm_capture_open_offline(a.capture.c_str(), &cap, nullptr) == WM_SUCCESS) {
+        wm_packet_t p;
+        wm_packet_init(&p);
+        while (wm_capture_next(cap, &p, nullptr) == WM_SUCCESS)
+            capture_payload += p.payload_len;
+        wm_capture_close(cap);
+    }
+
+    double hs = res[0].seconds > 0 ? res[0].gb_per_s(bytes) : 0;
+    nlohmann::ordered_json j;
+    j["corpus_bytes"] = bytes;
+    j["capture"] = a.capture;
+    j["rules"] = a.rules;
+    j["threads"] = cores;
+    fmt::print("{:<36} {:>10} {:>10} {:>14} {:>10}\n", "engine", "seconds", "GB/s", "matches",
+               "x HS");
+    auto row = [&](const Result &r, size_t nbytes) {
+        if (r.seconds < 0) {
+            fmt::print("{:<36} {:>10}\n", r.name, "skipped");
+            j["results"].push_back({{"name", r.name}, {"skipped", true}});
+            return;
+        }
+        double gbs = r.gb_per_s(nbytes);
+        fmt::print("{:<36} {:>10.4f} {:>10.3f} {:>14} {:>10.2f}\n", r.name, r.seconds, gbs,
+                   r.matches, hs > 0 ? gbs / hs : 0.0);
+        j["results"].push_back({{"name", r.name}, {"seconds", r.seconds}, {"gb_per_s", gbs},
+                                {"matches", r.matches}, {"ratio_to_hyperscan", hs > 0 ? gbs / hs : 0.0}});
+    };
+    for (const auto &r : res)
+        row(r, bytes);
+    row(replay_cpu, capture_payload);
+    row(replay_gpu, capture_payload);
+    if (!a.json.empty())
+        std::ofstream(a.json) << j.dump(2) << "\n";
+    wm_ruleset_free(rs);
+    return 0;
+}

@@ -1,0 +1,16 @@
+// `warpmatch bench` arguments and entry point (public C API only).
+#pragma once
+
+#include "warpmatch.h"
+
+#include <string>
+
+struct BenchArgs {
+    std::string capture, rules, json;
+    size_t corpus_mb = 1024; // corpus size after tiling the capture's payloads
+    size_t batch_mb = 64;
+    int threads = 0;         // CPU threads for Hyperscan; 0 = all cores
+    int repeats = 3;
+};
+
+int run_bench(const BenchArgs &a);

@@ -1,0 +1,210 @@
+// warpmatch: command-line front end. Thin by design: it parses arguments and
+// prints; every piece of logic is in libwarpmatch behind warpmatch.h.
+#include "bench_cmd.h"
+#include "warpmatch.h"
+
+#include <CLI/CLI.hpp>
+#include <fmt/format.h>
+
+#include <cstdio>
+#include <string>
+#include <unistd.h>
+#include <vector>
+
+namespace {
+
+int report(int rc, wm_error_t *err, const char *what) {
+    if (rc == WM_SUCCESS)
+        return 0;
+    fmt::print(stderr, "warpmatch: {} failed ({}):\n{}\n", what, wm_status_name(rc),
+               err && err->message ? err->message : "");
+    wm_error_free(err);
+    return 1;
+}
+
+struct ReplayArgs {
+    std::string capture, rules, output, backend = "auto", matches = "positions";
+    bool verify = false, quiet = false;
+    unsigned verify_sample = 0;
+    int device = 0;
+};
+
+struct AlertSink {
+    const wm_ruleset_t *rs;
+    FILE *out;
+    bool quiet;
+};
+
+int on_alert(const wm_alert_t *a, void *ctx) {
+    auto *s = static_cast<AlertSink *>(ctx);
+    if (s->quiet)
+        return 0;
+    char *json = nullptr;
+    if (wm_alert_to_json(s->rs, a, &json) == WM_SUCCESS) {
+        std::fputs(json, s->out);
+        std::fputc('\n', s->out);
+    }
+    wm_free(json);
+    return 0;
+}
+
+void on_progress(uint64_t packets, uint64_t bytes, double seconds, void *) {
+    fmt::print(stderr, "\r{} packets, {:.1f} MB, {:.2f} Gbit/s   ", packets, bytes / 1e6,
+               seconds > 0 ? bytes * 8 / seconds / 1e9 : 0.0);
+}
+
+int run_replay(const ReplayArgs &a) {
+    wm_error_t *err = nullptr;
+    wm_ruleset_t *rs = nullptr;
+    if (int rc = wm_ruleset_load_file(a.rules.c_str(), &rs, &err))
+        return report(rc, err, "loading rules");
+    wm_scanner_options_t opts;
+    wm_scanner_options_init(&opts);
+    opts.backend = a.backend == "cpu" ? WM_BACKEND_CPU
+                   : a.backend == "gpu" ? WM_BACKEND_GPU
+                                        : WM_BACKEND_AUTO;
+    opts.output_mode = a.matches == "set" ? WM_OUTPUT_SET : WM_OUTPUT_POSITIONS;
+    opts.verify_every = a.verify_sample ? a.verify_sample : (a.verify ? 1 : 0);
+    opts.gpu_device = a.device;
+    wm_scanner_t *sc = nullptr;
+    if (int rc = wm_scanner_create(rs, &opts, &sc, &err)) {
+        wm_ruleset_free(rs);
+        return report(rc, err, "creating the scanner");
+    }
+    fmt::print(stderr, "warpmatch: backend {}\n", wm_scanner_backend_reason(sc));
+
+    FILE *out = stdout;
+    if (!a.output.empty() && !(out = std::fopen(a.output.c_str(), "w"))) {
+        fmt::print(stderr, "warpmatch: cannot write {}\n", a.output);
+        wm_scanner_free(sc);
+        wm_ruleset_free(rs);
+        return 1;
+    }
+    AlertSink sink{rs, out, a.quiet};
+    wm_replay_stats_t st;
+    wm_replay_stats_init(&st);
+    bool tty = isatty(STDERR_FILENO);
+    int rc = wm_replay_file(sc, a.capture.c_str(), on_alert, &sink, tty ? on_progress : nullptr,
+                            nullptr, &st, &err);
+    if (tty)
+        fmt::print(stderr, "\n");
+    char *json = nullptr;
+    if (wm_replay_stats_to_json(&st, &json) == WM_SUCCESS)
+        fmt::print(out, "{}\n", json);
+    wm_free(json);
+    if (out != stdout)
+        std::fclose(out);
+    fmt::print(stderr,
+               "warpmatch: {} packets, {} payloads ({:.1f} MB), {} alerts in {:.3f} s "
+               "({:.2f} Gbit/s of payload)\n",
+               st.capture.packets, st.capture.payloads, st.capture.payload_bytes / 1e6, st.alerts,
+               st.seconds, st.gbit_per_s);
+    int status = report(rc, err, fmt::format("replaying {}", a.capture).c_str());
+    wm_scanner_free(sc);
+    wm_ruleset_free(rs);
+    return status;
+}
+
+int run_check(const std::string &path) {
+    wm_error_t *err = nullptr;
+    wm_ruleset_t *rs = nullptr;
+    if (int rc = wm_ruleset_load_file(path.c_str(), &rs, &err))
+        return report(rc, err, fmt::format("checking {}", path).c_str());
+    wm_ruleset_info_t info;
+    wm_ruleset_info_init(&info);
+    wm_ruleset_info(rs, &info);
+    fmt::print("{}: OK\n  rules: {}\n  nocase: {} ({:.1f}%)\n  approximate: {}\n"
+               "  shortest pattern: {} bytes\n  longest pattern: {} bytes\n"
+               "  content hash: {}\n  CPU database: {} bytes\n",
+               path, info.rules, info.nocase_rules,
+               info.rules ? 100.0 * info.nocase_rules / info.rules : 0.0, info.approximate_rules,
+               info.min_pattern_len, info.max_pattern_len, info.hash, info.database_bytes);
+    wm_ruleset_free(rs);
+    return 0;
+}
+
+int run_import(const std::vector<std::string> &files, const std::string &out, bool verbose) {
+    std::vector<const char *> paths;
+    for (const auto &f : files)
+        paths.push_back(f.c_str());
+    wm_import_report_t r;
+    wm_import_report_init(&r);
+    wm_error_t *err = nullptr;
+    if (int rc = wm_rules_import(paths.data(), paths.size(), out.c_str(), &r, &err))
+        return report(rc, err, "importing rules");
+    fmt::print("imported {} rules ({} distinct patterns) into {}\n"
+               "  rule lines read: {} ({} disabled)\n  skipped: no content {}, negated only {}, "
+               "parse error {}, duplicate sid {}\n",
+               r.rules_imported, r.distinct_patterns, out, r.rules_read, r.rules_disabled,
+               r.skipped_no_content, r.skipped_negated_only, r.skipped_parse_error,
+               r.skipped_duplicate_sid);
+    std::string details = r.details ? r.details : "";
+    if (!details.empty()) {
+        if (!verbose) {
+            size_t pos = 0;
+            for (int i = 0; i < 10 && pos != std::string::npos; ++i)
+                pos = details.find('\n', pos + 1);
+            if (pos != std::string::npos)
+                details = details.substr(0, pos + 1) + "  ... (--verbose for all)\n";
+        }
+        fmt::print("{}", details);
+    }
+    return 0;
+}
+
+} // namespace
+
+int main(int argc, char **argv) {
+    CLI::App app{"warpmatch: GPU multi-pattern matching for IDS pipelines"};
+    app.require_subcommand(1);
+    app.set_version_flag("--version", wm_version());
+
+    ReplayArgs ra;
+    auto *replay = app.add_subcommand("replay", "scan a pcap/pcapng file and print EVE JSON alerts");
+    replay->add_option("capture", ra.capture, "capture file (pcap or pcapng)")->required();
+    replay->add_option("-r,--rules", ra.rules, "YAML rule file")->required();
+    replay->add_option("-o,--output", ra.output, "write alerts and stats here instead of stdout");
+    replay->add_option("-b,--backend", ra.backend, "auto|cpu|gpu")
+        ->check(CLI::IsMember({"auto", "cpu", "gpu"}));
+    replay->add_option("--matches", ra.matches,
+                       "positions: alerts carry payload offsets; set: rule ids only (faster on GPU)")
+        ->check(CLI::IsMember({"positions", "set"}));
+    replay->add_flag("--verify", ra.verify, "cross-check every GPU batch against Hyperscan");
+    replay->add_option("--verify-sample", ra.verify_sample, "cross-check one batch in N");
+    replay->add_option("--device", ra.device, "CUDA device ordinal");
+    replay->add_flag("-q,--quiet", ra.quiet, "print only the stats, not the alerts");
+
+    auto *rules = app.add_subcommand("rules", "check or import rule files");
+    rules->require_subcommand(1);
+    std::string check_path;
+    auto *check = rules->add_subcommand("check", "validate a rule file and print a summary");
+    check->add_option("rules", check_path, "YAML rule file")->required();
+    std::vector<std::string> import_files;
+    std::string import_out;
+    bool import_verbose = false;
+    auto *import = rules->add_subcommand("import", "convert Suricata/Snort 3 rules to warpmatch YAML");
+    import->add_option("files", import_files, "Suricata or Snort 3 .rules files")->required();
+    import->add_option("-o,--output", import_out, "YAML file to write")->required();
+    import->add_flag("-v,--verbose", import_verbose, "list every skipped rule");
+
+    BenchArgs ba;
+    auto *bench = app.add_subcommand("bench", "throughput of every engine on one corpus, same run");
+    bench->add_option("capture", ba.capture, "capture whose payloads form the corpus")->required();
+    bench->add_option("-r,--rules", ba.rules, "YAML rule file")->required();
+    bench->add_option("--corpus-mb", ba.corpus_mb, "tile the payloads up to this many MiB");
+    bench->add_option("--batch-mb", ba.batch_mb, "batch size in MiB");
+    bench->add_option("--threads", ba.threads, "Hyperscan threads (default: all cores)");
+    bench->add_option("--repeats", ba.repeats, "timed repeats (median reported)");
+    bench->add_option("--json", ba.json, "also write the results here");
+
+    CLI11_PARSE(app, argc, argv);
+    if (*bench)
+        return run_bench(ba);
+    if (*replay)
+        return run_replay(ra);
+    if (*check)
+        return run_check(check_path);
+    if (*import)
+        return run_import(import_files, import_out, import_verbose);
+    return 2;
+}
