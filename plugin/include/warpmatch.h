@@ -94,6 +94,8 @@ typedef enum wm_status {
     WM_SCRATCH_IN_USE = -11,
     /** No more packets in a capture (not an error). */
     WM_END = -12,
+    /** The CPU engine (Hyperscan) failed during a scan; the message says how. */
+    WM_ENGINE_ERROR = -13,
 } wm_status;
 
 /** Short constant name of a status code, e.g. "WM_RULE_ERROR". Never NULL. */

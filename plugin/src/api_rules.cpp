@@ -37,6 +37,7 @@ WM_API const char *wm_status_name(int status) {
     case WM_CAPTURE_ERROR: return "WM_CAPTURE_ERROR";
     case WM_SCRATCH_IN_USE: return "WM_SCRATCH_IN_USE";
     case WM_END: return "WM_END";
+    case WM_ENGINE_ERROR: return "WM_ENGINE_ERROR";
     default: return "WM_UNKNOWN_STATUS";
     }
 }

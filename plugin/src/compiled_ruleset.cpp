@@ -9,26 +9,42 @@ namespace wm {
 
 namespace {
 
-// All literal rules go through Hyperscan's literal API (no regex escaping,
-// no regex compile cost). offset/depth are applied exactly in the match
-// callback: a literal's start is end - length.
+// Each literal becomes a regex of \xHH escapes. Hyperscan 5.4's literal API
+// (hs_compile_lit_multi) is not used: on real traffic with the ET Open set
+// its literal-mode runtime fails with HS_UNKNOWN_ERROR (intel/hyperscan#303).
+// offset/depth are applied exactly in the match callback: a literal's start
+// is end - length.
+std::string escape_literal(const std::string &bytes) {
+    static const char hex[] = "0123456789abcdef";
+    std::string re;
+    re.reserve(bytes.size() * 4);
+    for (unsigned char c : bytes) {
+        re += "\\x";
+        re += hex[c >> 4];
+        re += hex[c & 15];
+    }
+    return re;
+}
+
 hs_database_t *compile_literals(const std::vector<rules::Rule> &rules) {
     if (rules.empty())
         return nullptr;
+    std::vector<std::string> regexes;
     std::vector<const char *> exprs;
-    std::vector<size_t> lens;
     std::vector<unsigned> flags, ids;
+    regexes.reserve(rules.size());
     for (size_t i = 0; i < rules.size(); ++i) {
-        exprs.push_back(rules[i].pattern.data());
-        lens.push_back(rules[i].pattern.size());
+        regexes.push_back(escape_literal(rules[i].pattern));
         flags.push_back(rules[i].nocase ? HS_FLAG_CASELESS : 0);
         ids.push_back(static_cast<unsigned>(i));
     }
+    for (const auto &r : regexes)
+        exprs.push_back(r.c_str());
     hs_database_t *db = nullptr;
     hs_compile_error_t *err = nullptr;
-    hs_error_t rc = hs_compile_lit_multi(exprs.data(), flags.data(), ids.data(), lens.data(),
-                                         static_cast<unsigned>(exprs.size()), HS_MODE_BLOCK,
-                                         nullptr, &db, &err);
+    hs_error_t rc = hs_compile_multi(exprs.data(), flags.data(), ids.data(),
+                                     static_cast<unsigned>(exprs.size()), HS_MODE_BLOCK, nullptr,
+                                     &db, &err);
     if (rc != HS_SUCCESS) {
         std::string msg = err ? err->message : "unknown error";
         int expr = err ? err->expression : -1;

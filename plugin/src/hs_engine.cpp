@@ -1,5 +1,7 @@
 #include "hs_engine.h"
 
+#include "status_error.h"
+
 #include <fmt/format.h>
 
 #include <algorithm>
@@ -35,7 +37,8 @@ HyperscanEngine::HyperscanEngine(const CompiledRuleSet &rs) : rs_(rs) {
     if (rs.hs_database()) {
         hs_error_t rc = hs_alloc_scratch(rs.hs_database(), &scratch_);
         if (rc != HS_SUCCESS)
-            throw std::runtime_error(fmt::format("hs_alloc_scratch failed ({})", rc));
+            throw StatusError(rc == HS_NOMEM ? WM_NOMEM : WM_ENGINE_ERROR,
+                              fmt::format("hs_alloc_scratch failed (error {})", rc));
     }
 }
 
@@ -75,7 +78,8 @@ void HyperscanEngine::scan(const BatchView &batch, wm_output_mode mode, std::vec
         hs_error_t rc = hs_scan(rs_.hs_database(), reinterpret_cast<const char *>(batch.payload(i)),
                                 n, 0, scratch_, on_match, &ctx);
         if (rc != HS_SUCCESS)
-            throw std::runtime_error(fmt::format("hs_scan failed on payload {} ({})", i, rc));
+            throw StatusError(WM_ENGINE_ERROR,
+                              fmt::format("hs_scan failed on payload {} (error {})", i, rc));
     }
     if (mode == WM_OUTPUT_SET) {
         std::vector<Match> tail(out.begin() + first, out.end());

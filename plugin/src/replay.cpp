@@ -143,28 +143,35 @@ int replay_file(Scanner &sc, const std::string &path, const ReplayCallbacks &cb,
                                : 0.0;
     };
     try {
-        wm_packet_t pkt{};
-        pkt.struct_size = sizeof(pkt);
-        while (cap.next(&pkt) == WM_SUCCESS) {
-            rp.batch().add(pkt);
-            if (rp.full() && !rp.flush()) {
-                status = WM_SCAN_TERMINATED;
-                break;
+        try {
+            wm_packet_t pkt{};
+            pkt.struct_size = sizeof(pkt);
+            while (cap.next(&pkt) == WM_SUCCESS) {
+                rp.batch().add(pkt);
+                if (rp.full() && !rp.flush()) {
+                    status = WM_SCAN_TERMINATED;
+                    break;
+                }
+                auto now = Clock::now();
+                if (cb.on_progress && now - last_progress >= std::chrono::seconds(1)) {
+                    last_progress = now;
+                    cb.on_progress(cap.stats().packets, cap.stats().bytes,
+                                   std::chrono::duration<double>(now - t0).count(),
+                                   cb.progress_ctx);
+                }
             }
-            auto now = Clock::now();
-            if (cb.on_progress && now - last_progress >= std::chrono::seconds(1)) {
-                last_progress = now;
-                cb.on_progress(cap.stats().packets, cap.stats().bytes,
-                               std::chrono::duration<double>(now - t0).count(), cb.progress_ctx);
-            }
+        } catch (const capture::CaptureError &e) {
+            // Corrupt record: scan what was read before it, then report.
+            status = WM_CAPTURE_ERROR;
+            if (error)
+                *error = e.what();
         }
-    } catch (const capture::CaptureError &e) {
-        status = WM_CAPTURE_ERROR;
-        if (error)
-            *error = e.what();
+        if (status != WM_SCAN_TERMINATED && !rp.flush())
+            status = WM_SCAN_TERMINATED;
+    } catch (...) {
+        finish(); // an engine failure still reports what was counted so far
+        throw;
     }
-    if (status != WM_SCAN_TERMINATED && !rp.flush())
-        status = WM_SCAN_TERMINATED;
     finish();
     if (status == WM_SUCCESS && !rp.mismatches().empty()) {
         status = WM_VERIFY_MISMATCH;
