@@ -23,7 +23,7 @@ int report(int rc, wm_error_t *err, const char *what) {
 }
 
 struct ReplayArgs {
-    std::string capture, rules, output, backend = "auto", matches = "positions";
+    std::string capture, rules, output, backend = "auto", matches = "auto";
     bool verify = false, quiet = false;
     unsigned verify_sample = 0;
     int device = 0;
@@ -63,7 +63,9 @@ int run_replay(const ReplayArgs &a) {
     opts.backend = a.backend == "cpu" ? WM_BACKEND_CPU
                    : a.backend == "gpu" ? WM_BACKEND_GPU
                                         : WM_BACKEND_AUTO;
-    opts.output_mode = a.matches == "set" ? WM_OUTPUT_SET : WM_OUTPUT_POSITIONS;
+    opts.output_mode = a.matches == "set"         ? WM_OUTPUT_SET
+                       : a.matches == "positions" ? WM_OUTPUT_POSITIONS
+                                                  : WM_OUTPUT_AUTO;
     opts.verify_every = a.verify_sample ? a.verify_sample : (a.verify ? 1 : 0);
     opts.gpu_device = a.device;
     wm_scanner_t *sc = nullptr;
@@ -167,8 +169,9 @@ int main(int argc, char **argv) {
     replay->add_option("-b,--backend", ra.backend, "auto|cpu|gpu")
         ->check(CLI::IsMember({"auto", "cpu", "gpu"}));
     replay->add_option("--matches", ra.matches,
-                       "positions: alerts carry payload offsets; set: rule ids only (faster on GPU)")
-        ->check(CLI::IsMember({"positions", "set"}));
+                       "positions: alerts carry payload offsets; set: rule ids only; "
+                       "auto: positions on CPU, set on GPU")
+        ->check(CLI::IsMember({"auto", "positions", "set"}));
     replay->add_flag("--verify", ra.verify, "cross-check every GPU batch against Hyperscan");
     replay->add_option("--verify-sample", ra.verify_sample, "cross-check one batch in N");
     replay->add_option("--device", ra.device, "CUDA device ordinal");

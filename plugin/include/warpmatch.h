@@ -222,6 +222,9 @@ typedef enum wm_output_mode {
     WM_OUTPUT_POSITIONS = 0,
     /** Distinct rule ids per payload; start/end of the callback are 0. */
     WM_OUTPUT_SET = 1,
+    /** Positions on the CPU engine, set on the GPU (where positions would
+     *  cost PCIe bandwidth): what an IDS wants by default. */
+    WM_OUTPUT_AUTO = 2,
 } wm_output_mode;
 
 typedef struct wm_scanner_options {

@@ -44,7 +44,7 @@ WM_API int wm_scanner_create(const wm_ruleset_t *rs, const wm_scanner_options_t 
                          "wm_scanner_create: options not initialised with wm_scanner_options_init");
     if (opts->backend < WM_BACKEND_AUTO || opts->backend > WM_BACKEND_GPU)
         return set_error(err, WM_INVALID, fmt::format("unknown backend {}", opts->backend));
-    if (opts->output_mode != WM_OUTPUT_POSITIONS && opts->output_mode != WM_OUTPUT_SET)
+    if (opts->output_mode < WM_OUTPUT_POSITIONS || opts->output_mode > WM_OUTPUT_AUTO)
         return set_error(err, WM_INVALID, fmt::format("unknown output mode {}", opts->output_mode));
     if (opts->gpu_device < 0)
         return set_error(err, WM_INVALID, "gpu_device must be >= 0");

@@ -46,10 +46,13 @@ HyperscanEngine::~HyperscanEngine() { hs_free_scratch(scratch_); }
 
 namespace {
 struct CallbackCtx {
-    const HyperscanEngine *engine;
     const uint32_t *len, *offset, *depth;
     std::vector<Match> *out;
     uint32_t payload;
+    // Set mode: seen[rule] == stamp when the rule already matched this
+    // payload, so duplicates are dropped in O(1) without sorting.
+    uint64_t *seen;
+    uint64_t stamp;
 };
 
 int on_match(unsigned id, unsigned long long, unsigned long long to, unsigned, void *p) {
@@ -60,6 +63,13 @@ int on_match(unsigned id, unsigned long long, unsigned long long to, unsigned, v
         return 0;
     if (c->depth[id] != 0 && end > c->offset[id] + c->depth[id])
         return 0;
+    if (c->seen) {
+        if (c->seen[id] == c->stamp)
+            return 0;
+        c->seen[id] = c->stamp;
+        c->out->push_back(Match{id, c->payload, 0, 0});
+        return 0;
+    }
     c->out->push_back(Match{id, c->payload, start, end});
     return 0;
 }
@@ -68,24 +78,22 @@ int on_match(unsigned id, unsigned long long, unsigned long long to, unsigned, v
 void HyperscanEngine::scan(const BatchView &batch, wm_output_mode mode, std::vector<Match> &out) {
     if (!scratch_)
         return;
-    size_t first = out.size();
-    CallbackCtx ctx{this, len_.data(), offset_.data(), depth_.data(), &out, 0};
+    bool set = mode == WM_OUTPUT_SET;
+    if (set && seen_.size() != len_.size())
+        seen_.assign(len_.size(), 0);
+    CallbackCtx ctx{len_.data(), offset_.data(), depth_.data(), &out, 0,
+                    set ? seen_.data() : nullptr, 0};
     for (size_t i = 0; i < batch.count; ++i) {
         uint32_t n = batch.payload_len(i);
         if (n == 0)
             continue;
         ctx.payload = static_cast<uint32_t>(i);
+        ctx.stamp = ++stamp_;
         hs_error_t rc = hs_scan(rs_.hs_database(), reinterpret_cast<const char *>(batch.payload(i)),
                                 n, 0, scratch_, on_match, &ctx);
         if (rc != HS_SUCCESS)
             throw StatusError(WM_ENGINE_ERROR,
                               fmt::format("hs_scan failed on payload {} (error {})", i, rc));
-    }
-    if (mode == WM_OUTPUT_SET) {
-        std::vector<Match> tail(out.begin() + first, out.end());
-        to_set(tail);
-        out.resize(first);
-        out.insert(out.end(), tail.begin(), tail.end());
     }
 }
 

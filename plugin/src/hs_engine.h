@@ -19,6 +19,8 @@ class HyperscanEngine final : public Engine {
     const CompiledRuleSet &rs_;
     hs_scratch_t *scratch_ = nullptr;
     std::vector<uint32_t> len_, offset_, depth_; // per rule, hot in the callback
+    std::vector<uint64_t> seen_;                  // set-mode dedupe stamps per rule
+    uint64_t stamp_ = 0;
 };
 
 } // namespace wm

@@ -43,6 +43,8 @@ Scanner::Scanner(const CompiledRuleSet &rs, const wm_scanner_options_t &opts) : 
                       ? fmt::format("auto: using Hyperscan on the CPU because {}", why)
                       : std::string("cpu: Hyperscan requested");
     }
+    if (mode_ == WM_OUTPUT_AUTO)
+        mode_ = backend_ == WM_BACKEND_GPU ? WM_OUTPUT_SET : WM_OUTPUT_POSITIONS;
     if (backend_ == WM_BACKEND_GPU && verify_every_ > 0)
         checker_ = std::make_unique<HyperscanEngine>(rs);
 }

@@ -19,6 +19,8 @@ struct Case {
     size_t rules, max_len, payloads, max_payload;
 };
 
+void PrintTo(const Case &c, std::ostream *os) { *os << c.name << " (seed " << c.seed << ")"; }
+
 class EngineDifferential : public ::testing::TestWithParam<Case> {};
 
 std::vector<Match> run(Engine &e, const BatchView &b, wm_output_mode mode) {
