@@ -19,7 +19,7 @@ using Clock = std::chrono::steady_clock;
 
 struct Corpus {
     std::vector<uint8_t> data;
-    std::vector<uint32_t> offsets{0};
+    std::vector<uint64_t> offsets{0}; // corpus may exceed 4 GiB
     std::vector<wm_payload_meta_t> meta;
 };
 
@@ -32,22 +32,23 @@ bool load_corpus(const std::string &pcap, size_t target, Corpus &c) {
         wm_error_free(err);
         return false;
     }
-    Corpus one;
+    Corpus one; // one pass over the capture
     wm_packet_t p;
     wm_packet_init(&p);
     while (wm_capture_next(cap, &p, nullptr) == WM_SUCCESS) {
         one.data.insert(one.data.end(), p.payload, p.payload + p.payload_len);
-        one.offsets.push_back(static_cast<uint32_t>(one.data.size()));
+        one.offsets.push_back(one.data.size());
         one.meta.push_back({p.proto, p.src_port, p.dst_port});
     }
     wm_capture_close(cap);
     if (one.data.empty())
         return false;
+    c.data.reserve(target + one.data.size());
     while (c.data.size() < target) {
         size_t base = c.data.size();
         c.data.insert(c.data.end(), one.data.begin(), one.data.end());
         for (size_t i = 1; i < one.offsets.size(); ++i)
-            c.offsets.push_back(static_cast<uint32_t>(base + one.offsets[i]));
+            c.offsets.push_back(base + one.offsets[i]);
         c.meta.insert(c.meta.end(), one.meta.begin(), one.meta.end());
     }
     return true;
@@ -70,7 +71,7 @@ Batches make_batches(const Corpus &c, size_t batch_bytes) {
         j = std::max(j, i + 1);
         std::vector<uint32_t> off;
         for (size_t k = i; k <= j; ++k)
-            off.push_back(c.offsets[k] - c.offsets[i]);
+            off.push_back(static_cast<uint32_t>(c.offsets[k] - c.offsets[i]));
         b.offsets.push_back(std::move(off));
         i = j;
     }

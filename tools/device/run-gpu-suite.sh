@@ -1,0 +1,61 @@
+#!/usr/bin/env bash
+# The one GPU-machine run: tests, cross-checks and benchmarks in one call.
+# Prepared here by tools/device/make-bundle.sh; on the GPU machine, from the
+# repository root:  source .devbundle/env.sh && tools/device/run-gpu-suite.sh
+# Logs go to $OUT (or /tmp/wm-out). Prints a short summary last.
+set -u
+B=${BUNDLE:-.devbundle}
+OUT=${OUT:-/tmp/wm-out}
+mkdir -p "$OUT"
+D=/tmp/wm-data
+summary=()
+note() { summary+=("$1"); echo "== $1"; }
+
+nvidia-smi --query-gpu=name,memory.total,driver_version,clocks.max.sm --format=csv | tee "$OUT/gpu.txt"
+mkdir -p "$D/pcaps-large" "$D/rules"
+tar xJf "$B/data/pcaps.tar.xz" -C "$D" && tar xJf "$B/data/rules.tar.xz" -C "$D/rules" &&
+  xz -dc "$B/data/merged-zeek-traces.pcap.xz" > "$D/pcaps-large/merged-zeek-traces.pcap" &&
+  cp -r "$B/data/peer-tests" "$D/" || note "data unpack failed"
+# Tests were built on the development machine with paths under /work/main:
+# recreate those paths here.
+if [ ! -e /work/main ]; then mkdir -p /work && ln -s "$PWD" /work/main; fi
+mkdir -p build/tools build/demo
+ln -sfn "$D" build/data
+ln -sf "$PWD/$B/bin/warpmatch" build/tools/warpmatch
+cp "$B/data/demo.pcap" build/demo/demo.pcap
+
+# 1. Every test binary in the bundle (GPU cases run here instead of skipping).
+for t in "$B"/bin/test_*; do
+  name=$(basename "$t")
+  timeout 240 "$t" --gtest_brief=1 >"$OUT/$name.log" 2>&1
+  rc=$?
+  res=$(grep -E "^\[  (PASSED|FAILED|SKIPPED) " "$OUT/$name.log" | tr '\n' ' ')
+  note "$name rc=$rc $res"
+done
+
+# 2. The ET Open prefilter set, and replay on the GPU cross-checked against
+#    Hyperscan on every capture.
+warpmatch rules import "$D"/rules/et-open-suricata5-2024-04-21/*.rules -o /tmp/et.yaml >"$OUT/import.log" 2>&1
+note "import: $(head -1 "$OUT/import.log")"
+fails=0; n=0
+while IFS= read -r -d '' p; do
+  n=$((n + 1))
+  if ! warpmatch replay "$p" --rules /tmp/et.yaml --backend gpu --matches positions --verify -q \
+       >>"$OUT/verify.log" 2>&1; then
+    fails=$((fails + 1)); echo "FAILED: $p" >>"$OUT/verify.log"
+  fi
+done < <(find "$D/pcaps" "$D/pcaps-large" -name '*.pcap*' -print0)
+note "replay --backend gpu --verify (positions) on $n captures: $fails failed"
+warpmatch replay "$D/pcaps-large/merged-zeek-traces.pcap" --rules /tmp/et.yaml --backend gpu \
+  --matches set --verify -q 2>&1 | tail -3 | tee -a "$OUT/verify.log"
+
+# 3. Benchmarks: every engine through the C API on one corpus, same run.
+if [ -n "${QUICK:-}" ]; then printf "%s\n" "${summary[@]}"; exit 0; fi
+warpmatch bench "$D/pcaps-large/merged-zeek-traces.pcap" --rules /tmp/et.yaml --corpus-mb 4096 \
+  --batch-mb 256 --repeats 3 --json "$OUT/bench.json" 2>&1 | tee "$OUT/bench.txt"
+for s in tools/device/bench-*.sh; do
+  [ -f "$s" ] && bash "$s" "$B" "$D" "$OUT" 2>&1 | tee "$OUT/$(basename "$s" .sh).txt"
+done
+
+echo; echo "==== summary ===="; printf '%s\n' "${summary[@]}"
+tail -8 "$OUT/bench.txt"
