@@ -1,6 +1,7 @@
 #include "compiled_ruleset.h"
 
 #include <fmt/format.h>
+#include <nlohmann/json.hpp>
 
 #include <algorithm>
 #include <stdexcept>
@@ -80,6 +81,17 @@ CompiledRuleSet::CompiledRuleSet(rules::RuleSet rs) : rs_(std::move(rs)) {
         throw rules::RuleError(std::move(unsupported));
     db_.reset(compile_literals(rs_.rules));
     hash_ = rules::content_hash(rs_);
+    eve_alert_.reserve(rs_.rules.size());
+    for (const auto &r : rs_.rules) {
+        nlohmann::ordered_json a;
+        a["action"] = "allowed";
+        a["gid"] = 1;
+        a["signature_id"] = r.id;
+        a["rev"] = 0;
+        a["signature"] = r.msg;
+        a["severity"] = r.severity;
+        eve_alert_.push_back(a.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace));
+    }
 }
 
 long CompiledRuleSet::index_of(uint32_t id) const {

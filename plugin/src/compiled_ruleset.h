@@ -34,6 +34,9 @@ class CompiledRuleSet {
     // True when payload metadata satisfies the rule's protocol and ports.
     static bool applies(const rules::Rule &r, const wm_payload_meta_t &meta);
 
+    // The EVE `"alert":{...}` object of rule i, escaped once at load time.
+    const std::string &eve_alert_json(size_t i) const { return eve_alert_[i]; }
+
     size_t min_pattern_len() const { return min_len_; }
     size_t max_pattern_len() const { return max_len_; }
 
@@ -41,6 +44,7 @@ class CompiledRuleSet {
     rules::RuleSet rs_;
     std::unique_ptr<hs_database_t, HsDatabaseDeleter> db_;
     std::unordered_map<uint32_t, size_t> index_;
+    std::vector<std::string> eve_alert_;
     uint64_t hash_ = 0;
     size_t min_len_ = 0, max_len_ = 0;
 };

@@ -33,34 +33,36 @@ std::string eve_timestamp(int64_t sec, int64_t usec) {
     return fmt::format("{}.{:06d}+0000", buf, usec);
 }
 
+// Formatted directly: alerts are the hot output path (hundreds of thousands
+// per capture); every string that needs JSON escaping was escaped at load
+// time (CompiledRuleSet::eve_alert_json) and the rest are numbers, IP
+// addresses and fixed names.
 std::string alert_to_eve_json(const CompiledRuleSet &rs, const wm_alert_t &a) {
     const wm_packet_t &p = *a.packet;
-    nlohmann::ordered_json j;
-    j["timestamp"] = eve_timestamp(p.ts_sec, p.ts_usec);
-    // Suricata prints flow_id as a positive 51-bit integer (JSON-safe).
-    j["flow_id"] = p.flow_id & ((1ull << 51) - 1);
-    j["pcap_cnt"] = p.number;
-    j["event_type"] = "alert";
-    j["src_ip"] = ip_text(p.src_ip, p.ip_version);
-    j["src_port"] = p.src_port;
-    j["dest_ip"] = ip_text(p.dst_ip, p.ip_version);
-    j["dest_port"] = p.dst_port;
-    j["proto"] = proto_name(p.proto);
     long idx = rs.index_of(a.rule_id);
-    nlohmann::ordered_json alert;
-    alert["action"] = "allowed";
-    alert["gid"] = 1;
-    alert["signature_id"] = a.rule_id;
-    alert["rev"] = 0;
-    alert["signature"] = idx >= 0 ? rs.rules()[idx].msg : std::string();
-    alert["severity"] = idx >= 0 ? rs.rules()[idx].severity : 3;
-    j["alert"] = alert;
-    if (a.has_offset) {
-        j["payload_offset"] = a.start;
-        j["payload_end"] = a.end;
+    fmt::memory_buffer b;
+    // Suricata prints flow_id as a positive integer that fits a double.
+    fmt::format_to(std::back_inserter(b),
+                   "{{\"timestamp\":\"{}\",\"flow_id\":{},\"pcap_cnt\":{},\"event_type\":\"alert\","
+                   "\"src_ip\":\"{}\",\"src_port\":{},\"dest_ip\":\"{}\",\"dest_port\":{},"
+                   "\"proto\":\"{}\",\"alert\":",
+                   eve_timestamp(p.ts_sec, p.ts_usec), p.flow_id & ((1ull << 51) - 1), p.number,
+                   ip_text(p.src_ip, p.ip_version), p.src_port, ip_text(p.dst_ip, p.ip_version),
+                   p.dst_port, proto_name(p.proto));
+    if (idx >= 0) {
+        const auto &frag = rs.eve_alert_json(static_cast<size_t>(idx));
+        b.append(frag.data(), frag.data() + frag.size());
+    } else {
+        fmt::format_to(std::back_inserter(b),
+                       "{{\"action\":\"allowed\",\"gid\":1,\"signature_id\":{},\"rev\":0,"
+                       "\"signature\":\"\",\"severity\":3}}",
+                       a.rule_id);
     }
-    j["payload_len"] = p.payload_len;
-    return j.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
+    if (a.has_offset)
+        fmt::format_to(std::back_inserter(b), ",\"payload_offset\":{},\"payload_end\":{}", a.start,
+                       a.end);
+    fmt::format_to(std::back_inserter(b), ",\"payload_len\":{}}}", p.payload_len);
+    return fmt::to_string(b);
 }
 
 std::string replay_stats_to_json(const wm_replay_stats_t &st) {
