@@ -16,6 +16,7 @@ namespace wm {
 Scanner::Scanner(const CompiledRuleSet &rs, const wm_scanner_options_t &opts) : rs_(rs) {
     mode_ = opts.output_mode;
     verify_every_ = opts.verify_every;
+    fallback_allowed_ = opts.backend == WM_BACKEND_AUTO;
     stats_.struct_size = sizeof(stats_);
     bool want_gpu = opts.backend == WM_BACKEND_GPU || opts.backend == WM_BACKEND_AUTO;
     std::string why;
@@ -73,7 +74,22 @@ int Scanner::scan(const BatchView &batch, std::vector<Match> &out) {
     gpu_only_.clear();
     cpu_only_.clear();
     auto mode = static_cast<wm_output_mode>(mode_);
-    primary_->scan(batch, mode, out);
+    try {
+        primary_->scan(batch, mode, out);
+    } catch (const gpu::GpuError &e) {
+        if (!fallback_allowed_)
+            throw StatusError(WM_GPU_ERROR, e.what());
+        // `auto` promised a result: finish on the CPU from this batch on,
+        // and say why. Nothing of this batch was delivered yet.
+        std::fprintf(stderr, "warpmatch: GPU failed (%s); continuing on Hyperscan\n", e.what());
+        reason_ = fmt::format("auto: switched to Hyperscan on the CPU after a GPU failure: {}",
+                              e.what());
+        primary_ = std::make_unique<HyperscanEngine>(rs_);
+        checker_.reset();
+        backend_ = WM_BACKEND_CPU;
+        out.clear();
+        primary_->scan(batch, mode, out);
+    }
     filter_by_meta(batch, out);
     sort_matches(out);
     stats_.batches++;

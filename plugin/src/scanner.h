@@ -48,6 +48,7 @@ class Scanner {
     int backend_ = WM_BACKEND_CPU;
     int mode_ = WM_OUTPUT_POSITIONS;
     unsigned verify_every_ = 0;
+    bool fallback_allowed_ = false; // `auto`: a GPU failure moves the scanner to the CPU
     std::string reason_;
     std::unique_ptr<Engine> primary_;
     std::unique_ptr<Engine> checker_; // Hyperscan, when verifying a GPU engine
