@@ -4,11 +4,14 @@
 // loops over units grid-stride (persistent grid, so Count flushes its shared
 // counters once per block). Per unit: stage the unit's bytes, plus up to
 // kStageBefore bytes of look-back, into shared memory with coalesced 16-byte
-// loads; each thread then walks its tile once per group (ac_walk.cuh), reading
-// bytes outside the staged window from global memory.
+// loads; each thread then walks its tile for all groups side by side
+// (ac_walk.cuh), reading bytes outside the staged window from global memory.
+// SetKeys dedupes in a shared table per unit, flushed into a chunk-wide global
+// table at the end of the unit (ac_set_hash.cuh).
 #pragma once
 
 #include "gpu/ac_kernels.h"
+#include "gpu/ac_set_hash.cuh"
 #include "gpu/ac_tuning.h"
 #include "gpu/ac_walk.cuh"
 
@@ -30,10 +33,22 @@ template <EmitKind KIND, typename StateT, uint32_t BLOCK, uint32_t TILE> struct 
 
     TempStorage &tmp;
     const ScanParams &p;
-    uint32_t *s_counters; // Count with shared counters: num_patterns entries
+    uint32_t *s_counters;        // Count with shared counters: num_patterns entries
+    unsigned long long *s_hash;  // SetKeys: kSetHashSlots entries
 
-    __device__ AcAgent(TempStorage &t, const ScanParams &params, uint32_t *counters)
-        : tmp(t), p(params), s_counters(counters) {}
+    // dyn: [in] dynamic shared memory (Count counters or the SetKeys table).
+    __device__ AcAgent(TempStorage &t, const ScanParams &params, uint32_t *dyn)
+        : tmp(t), p(params), s_counters(dyn), s_hash(reinterpret_cast<unsigned long long *>(dyn)) {}
+
+    // SetKeys: moves the unit's distinct keys into the global table, empties the shared one.
+    __device__ void flush_set() {
+        for (uint32_t j = threadIdx.x; j < tuning::kSetHashSlots; j += BLOCK) {
+            const unsigned long long key = s_hash[j];
+            if (key == kEmptyKey) continue;
+            set_global_insert<tuning::kSetGlobalProbes>(key, p.d_hash, p.hash_mask, p.d_keys, p.capacity, p.d_count);
+            s_hash[j] = kEmptyKey;
+        }
+    }
 
     __device__ void emit(uint32_t pattern, uint32_t payload, uint32_t end, unsigned long long &last_key) {
         if constexpr (KIND == EmitKind::Positions) {
@@ -41,10 +56,10 @@ template <EmitKind KIND, typename StateT, uint32_t BLOCK, uint32_t TILE> struct 
             if (idx < p.capacity) p.d_matches[idx] = Match{pattern, payload, end};
         } else if constexpr (KIND == EmitKind::SetKeys) {
             const unsigned long long key = (static_cast<unsigned long long>(payload) << 32) | pattern;
-            if (key == last_key) return; // cheap pre-filter; exact dedupe runs after the kernel
+            if (key == last_key) return; // a thread's repeats cost no atomics at all
             last_key = key;
-            const uint32_t idx = atomicAdd(p.d_count, 1u);
-            if (idx < p.capacity) p.d_keys[idx] = key;
+            if (!set_shared_insert<tuning::kSetHashSlots, tuning::kSetHashProbes>(key, s_hash))
+                set_global_insert<tuning::kSetGlobalProbes>(key, p.d_hash, p.hash_mask, p.d_keys, p.capacity, p.d_count);
         } else {
             if (p.shared_counters) atomicAdd(&s_counters[pattern], 1u);
             else atomicAdd(&p.d_counters[pattern], 1ull);
@@ -57,6 +72,8 @@ template <EmitKind KIND, typename StateT, uint32_t BLOCK, uint32_t TILE> struct 
             tmp.class_map[i >> 8][i & 255] = v.groups[i >> 8].class_map[i & 255];
         if (KIND == EmitKind::Count && p.shared_counters)
             for (uint32_t i = threadIdx.x; i < v.num_patterns; i += BLOCK) s_counters[i] = 0;
+        if constexpr (KIND == EmitKind::SetKeys)
+            for (uint32_t i = threadIdx.x; i < tuning::kSetHashSlots; i += BLOCK) s_hash[i] = kEmptyKey;
         __syncthreads();
 
         const uint32_t units = (p.num_tiles + BLOCK - 1) / BLOCK;
@@ -87,14 +104,12 @@ template <EmitKind KIND, typename StateT, uint32_t BLOCK, uint32_t TILE> struct 
                     const uint32_t r = i - lo;
                     return r < staged ? s_text[r] : __ldg(&d_text[i]);
                 };
-                unsigned long long last_key = ~0ull;
-                for (uint32_t g = 0; g < v.num_groups; ++g)
-                    ac_walk_tile<StateT>(v, v.groups[g], tmp.class_map[g], text, sg.data_begin, tb, te,
-                                         sg.pos_base - sg.data_begin, [&](uint32_t pat, uint32_t end) {
-                                             emit(pat, sg.payload, end, last_key);
-                                         });
+                unsigned long long last_key = kEmptyKey;
+                ac_walk_tile_all<StateT>(v, tmp.class_map, text, sg.data_begin, tb, te, sg.pos_base - sg.data_begin,
+                                         [&](uint32_t pat, uint32_t end) { emit(pat, sg.payload, end, last_key); });
             }
             __syncthreads();
+            if constexpr (KIND == EmitKind::SetKeys) flush_set(); // next unit's barriers order the clearing
         }
         if (KIND == EmitKind::Count && p.shared_counters) {
             for (uint32_t i = threadIdx.x; i < v.num_patterns; i += BLOCK)

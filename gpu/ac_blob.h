@@ -16,9 +16,12 @@
 //                   out_off[num_states + 1] (uint32), out_ids[] (uint32),
 //                   sparse part for states >= num_dense: sp_child_off[n+1]
 //                   (uint32), sp_fail[n], sp_cls[] (uint8), sp_tgt[] (state ids)
-// State ids are uint16 when every group has < 65536 states, else uint32
-// (BlobHeader::state_bytes). The blob is deterministic: the same pattern list
-// gives the same bytes.
+// State ids are uint16 when every group has < 32768 states, else uint32
+// (BlobHeader::state_bytes). Transition targets (dense rows, sp_tgt) carry the
+// id's top bit (kOutFlag16/32) when the target state has a non-empty output
+// list, so the walk reads out_off only on the few steps that can match (one
+// dependent load per byte instead of three); sp_fail holds plain ids. The blob
+// is deterministic: the same pattern list gives the same bytes.
 #pragma once
 
 #include <cstdint>
@@ -26,8 +29,11 @@
 namespace wm::gpu {
 
 constexpr uint32_t kBlobMagic = 0x43414d57u; // "WMAC"
-constexpr uint32_t kBlobVersion = 1;
+constexpr uint32_t kBlobVersion = 2; // 2: output flag in transition targets
 constexpr uint32_t kMaxGroups = 4;
+// Top bit of a transition target: "the target state has outputs".
+constexpr uint32_t kOutFlag16 = 0x8000u;
+constexpr uint32_t kOutFlag32 = 0x80000000u;
 
 struct BlobHeader {
     uint32_t magic;

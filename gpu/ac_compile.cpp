@@ -184,7 +184,8 @@ AcBlob compile_ac(const std::vector<Literal> &pats, const AcCompileOptions &opts
 
     uint32_t max_states = 0;
     for (auto &g : groups) max_states = std::max<uint32_t>(max_states, static_cast<uint32_t>(g.kids.size()));
-    const uint32_t sb = max_states < 65536 ? 2 : 4;
+    const uint32_t sb = max_states < 32768 ? 2 : 4; // top bit = output flag
+    const uint32_t flag = sb == 2 ? kOutFlag16 : kOutFlag32;
 
     AcBlob blob;
     Writer w;
@@ -222,19 +223,21 @@ AcBlob compile_ac(const std::vector<Literal> &pats, const AcCompileOptions &opts
         const uint32_t n = static_cast<uint32_t>(a.kids.size()), C = a.bc.count;
         const uint32_t nd = static_cast<uint32_t>(
             std::clamp<uint64_t>(budget / (uint64_t{C} * sb), 1, n));
+        // Flagged target: the walk skips out_off for states without outputs.
+        auto tgt = [&](uint32_t t) { return a.out_off[t + 1] > a.out_off[t] ? t | flag : t; };
         std::vector<uint32_t> dense(uint64_t{nd} * C);
         for (uint32_t s = 0; s < nd; ++s) {
             uint32_t *row = &dense[uint64_t{s} * C];
             if (s != 0) std::memcpy(row, &dense[uint64_t{a.fail[s]} * C], C * sizeof(uint32_t));
             else std::fill(row, row + C, 0u);
-            for (auto &e : a.kids[s]) row[e.first] = e.second;
+            for (auto &e : a.kids[s]) row[e.first] = tgt(e.second);
         }
         std::vector<uint32_t> sp_off{0}, sp_fail, sp_tgt;
         std::vector<uint8_t> sp_cls;
         for (uint32_t s = nd; s < n; ++s) {
             for (auto &e : a.kids[s]) {
                 sp_cls.push_back(e.first);
-                sp_tgt.push_back(e.second);
+                sp_tgt.push_back(tgt(e.second));
             }
             sp_off.push_back(static_cast<uint32_t>(sp_cls.size()));
             sp_fail.push_back(a.fail[s]);

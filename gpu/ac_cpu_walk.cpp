@@ -3,12 +3,16 @@
 
 #include "gpu/ac_walk.cuh"
 
+#include <cstring>
+
 namespace wm::gpu {
 namespace {
 
 template <typename StateT>
 void walk(const AcBlob &blob, const BatchView &batch, std::vector<Match> &out, const CpuWalkOptions &o) {
     const AcView v = blob.host_view();
+    uint8_t maps[kMaxGroups][256] = {};
+    for (uint32_t g = 0; g < v.num_groups; ++g) std::memcpy(maps[g], v.groups[g].class_map, 256);
     ChunkPlanner plan(batch, o.max_chunk_bytes, o.max_chunk_payloads, o.tile_bytes, v.max_len);
     Chunk c;
     while (plan.next(c)) {
@@ -18,11 +22,8 @@ void walk(const AcBlob &blob, const BatchView &batch, std::vector<Match> &out, c
             const Segment &sg = c.segs[find_segment(c.segs.data(), static_cast<uint32_t>(c.segs.size()), t)];
             uint32_t tb, te;
             tile_bounds(sg, t, o.tile_bytes, &tb, &te);
-            for (uint32_t gi = 0; gi < v.num_groups; ++gi)
-                ac_walk_tile<StateT>(v, v.groups[gi], v.groups[gi].class_map, text, sg.data_begin, tb, te,
-                                     sg.pos_base - sg.data_begin, [&](uint32_t p, uint32_t end) {
-                                         out.push_back(Match{p, sg.payload, end});
-                                     });
+            ac_walk_tile_all<StateT>(v, maps, text, sg.data_begin, tb, te, sg.pos_base - sg.data_begin,
+                                     [&](uint32_t p, uint32_t end) { out.push_back(Match{p, sg.payload, end}); });
         }
     }
 }

@@ -11,8 +11,8 @@ __global__ void __launch_bounds__(tuning::kBlockThreads)
     ac_scan_kernel(const ScanParams p) {
     using Agent = AcAgent<KIND, StateT, tuning::kBlockThreads, tuning::kTileBytes>;
     __shared__ typename Agent::TempStorage tmp;
-    extern __shared__ uint32_t s_counters[];
-    Agent(tmp, p, s_counters).run();
+    extern __shared__ __align__(16) uint32_t s_dyn[]; // Count: counters; SetKeys: dedupe table
+    Agent(tmp, p, s_dyn).run();
 }
 
 namespace detail {
@@ -25,7 +25,7 @@ void launch_typed(EmitKind kind, uint32_t grid, size_t dyn, cudaStream_t s, cons
         WM_CUDA_CHECK_LAUNCH("ac_scan_kernel<Positions>");
         break;
     case EmitKind::SetKeys:
-        ac_scan_kernel<EmitKind::SetKeys, StateT><<<grid, tuning::kBlockThreads, 0, s>>>(p);
+        ac_scan_kernel<EmitKind::SetKeys, StateT><<<grid, tuning::kBlockThreads, dyn, s>>>(p);
         WM_CUDA_CHECK_LAUNCH("ac_scan_kernel<SetKeys>");
         break;
     case EmitKind::Count:
@@ -41,21 +41,28 @@ void launch_scan_kernel(EmitKind kind, uint32_t state_bytes, uint32_t grid, size
     else launch_typed<uint32_t>(kind, grid, dyn_smem, stream, p);
 }
 
-size_t count_kernel_static_smem(uint32_t state_bytes) {
+template <EmitKind KIND> const void *kernel_ptr(uint32_t state_bytes) {
+    return state_bytes == 2 ? reinterpret_cast<const void *>(ac_scan_kernel<KIND, uint16_t>)
+                            : reinterpret_cast<const void *>(ac_scan_kernel<KIND, uint32_t>);
+}
+
+const void *kernel_for(EmitKind kind, uint32_t state_bytes) {
+    switch (kind) {
+    case EmitKind::Positions: return kernel_ptr<EmitKind::Positions>(state_bytes);
+    case EmitKind::SetKeys: return kernel_ptr<EmitKind::SetKeys>(state_bytes);
+    default: return kernel_ptr<EmitKind::Count>(state_bytes);
+    }
+}
+
+size_t kernel_static_smem(EmitKind kind, uint32_t state_bytes) {
     cudaFuncAttributes a{};
-    if (state_bytes == 2) WM_CUDA_CHECK(cudaFuncGetAttributes(&a, ac_scan_kernel<EmitKind::Count, uint16_t>));
-    else WM_CUDA_CHECK(cudaFuncGetAttributes(&a, ac_scan_kernel<EmitKind::Count, uint32_t>));
+    WM_CUDA_CHECK(cudaFuncGetAttributes(&a, kernel_for(kind, state_bytes)));
     return a.sharedSizeBytes;
 }
 
-void set_count_kernel_dyn_smem(uint32_t state_bytes, size_t bytes) {
-    const int b = static_cast<int>(bytes);
-    if (state_bytes == 2)
-        WM_CUDA_CHECK(cudaFuncSetAttribute(ac_scan_kernel<EmitKind::Count, uint16_t>,
-                                           cudaFuncAttributeMaxDynamicSharedMemorySize, b));
-    else
-        WM_CUDA_CHECK(cudaFuncSetAttribute(ac_scan_kernel<EmitKind::Count, uint32_t>,
-                                           cudaFuncAttributeMaxDynamicSharedMemorySize, b));
+void set_kernel_dyn_smem(EmitKind kind, uint32_t state_bytes, size_t bytes) {
+    WM_CUDA_CHECK(cudaFuncSetAttribute(kernel_for(kind, state_bytes), cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                       static_cast<int>(bytes)));
 }
 
 cudaError_t probe_kernel_image() {

@@ -26,9 +26,12 @@ struct ScanParams {
     const Segment *d_segs;          // [in] chunk segments
     uint32_t num_segs, num_tiles;   // [in]
     Match *d_matches;               // [out] Positions records
-    unsigned long long *d_keys;     // [out] SetKeys: payload << 32 | pattern
+    unsigned long long *d_keys;     // [out] SetKeys: distinct payload << 32 | pattern
+    unsigned long long *d_hash;     // [in,out] SetKeys: chunk-wide dedupe table, all kEmptyKey before
+    uint32_t hash_mask;             // [in] SetKeys: table slots - 1 (power of two >= 2 x capacity)
     uint32_t capacity;              // [in] records d_matches / d_keys can hold
-    uint32_t *d_count;              // [in,out] records appended (may exceed capacity: overflow)
+    uint32_t *d_count;              // [in,out] [0] records appended (may exceed capacity: overflow),
+                                    //          [1] SetKeys keys that found no table slot (overflow)
     unsigned long long *d_counters; // [in,out] Count: per-pattern totals
     uint32_t shared_counters;       // [in] Count: 1 = per-block counters in shared memory
 };
@@ -48,12 +51,8 @@ bool ac_kernels_loadable(std::string *why);
 // Launches the scan kernel for `kind` on `stream` and checks the launch.
 void ac_dispatch_scan(EmitKind kind, const ScanParams &p, const DeviceInfo &dev, cudaStream_t stream);
 
-// CUB temporary bytes needed to dedupe up to `capacity` keys.
-size_t ac_dedupe_temp_bytes(uint32_t capacity);
-// Sorts d_keys[0, n) into d_alt, writes the distinct keys back to d_keys and
-// their number to *d_num (all asynchronous on `stream`).
-void ac_dispatch_dedupe(unsigned long long *d_keys, unsigned long long *d_alt, uint32_t n, uint32_t *d_num,
-                        void *d_temp, size_t temp_bytes, cudaStream_t stream);
+// Slots of the Set-mode global dedupe table for `capacity` output records.
+size_t ac_set_hash_slots(size_t capacity);
 
 } // namespace wm::gpu
 
@@ -61,8 +60,8 @@ namespace wm::gpu::detail {
 // Thin launchers defined in ac_kernels.cu (used by ac_dispatch.cu only).
 void launch_scan_kernel(EmitKind kind, uint32_t state_bytes, uint32_t grid, size_t dyn_smem,
                         cudaStream_t stream, const ScanParams &p);
-// Static shared bytes of the count kernel, and raising its dynamic limit.
-size_t count_kernel_static_smem(uint32_t state_bytes);
-void set_count_kernel_dyn_smem(uint32_t state_bytes, size_t bytes);
+// Static shared bytes of a kernel, and raising its dynamic limit.
+size_t kernel_static_smem(EmitKind kind, uint32_t state_bytes);
+void set_kernel_dyn_smem(EmitKind kind, uint32_t state_bytes, size_t bytes);
 cudaError_t probe_kernel_image();
 } // namespace wm::gpu::detail

@@ -23,8 +23,15 @@ constexpr uint32_t kBlocksPerSm = 4;
 constexpr uint32_t kKeyBytes = 32;
 // Dense-row budget over all groups (H100 L2 is 50 MB, H200 60 MB).
 constexpr size_t kDenseBudgetBytes = 24u << 20;
+// Set mode: shared-memory dedupe table per block (slots of 8 bytes, power of
+// two) and the linear-probe limit before a key goes straight to the global table.
+constexpr uint32_t kSetHashSlots = 2048;
+constexpr uint32_t kSetHashProbes = 16;
+// Probe limit in the chunk-wide table (load <= 1/2 when the output fits, so
+// ~2 probes expected); past it the chunk is rescanned with bigger buffers.
+constexpr uint32_t kSetGlobalProbes = 64;
 // Chunks in flight (one CUDA stream each).
-constexpr uint32_t kStreams = 2;
+constexpr uint32_t kStreams = 3;
 // Initial output records per stream: max(kMinOutputRecords, chunk bytes / kBytesPerOutput).
 constexpr size_t kMinOutputRecords = size_t{1} << 16;
 constexpr size_t kBytesPerOutput = 32;

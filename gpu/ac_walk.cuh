@@ -14,6 +14,13 @@
 #define WM_HD
 #endif
 
+// Unrolls the per-group loops (register arrays indexed by constants only).
+#ifdef __CUDACC__
+#define WM_UNROLL _Pragma("unroll")
+#else
+#define WM_UNROLL
+#endif
+
 namespace wm::gpu {
 
 // Read-only load through the texture path on the device.
@@ -45,7 +52,13 @@ WM_HD inline void tile_bounds(const Segment &sg, uint32_t tile, uint32_t tile_by
     *end = (sg.data_end - b > tile_bytes) ? b + tile_bytes : sg.data_end;
 }
 
-// One DFA step: dense row for BFS-shallow states, else trie children then the
+// Output flag carried in transition targets of StateT (see ac_blob.h).
+template <typename StateT> WM_HD constexpr uint32_t out_flag() {
+    return sizeof(StateT) == 2 ? kOutFlag16 : kOutFlag32;
+}
+
+// One DFA step from plain state `s` on class `c`; returns the target with its
+// output flag. Dense row for BFS-shallow states, else trie children then the
 // failure link (fail[s] < s, so the loop ends at a dense state).
 // StateT: uint16_t or uint32_t, the blob's state width.
 template <typename StateT> WM_HD inline uint32_t ac_step(const AcGroupView &g, uint32_t s, uint32_t c) {
@@ -61,45 +74,78 @@ template <typename StateT> WM_HD inline uint32_t ac_step(const AcGroupView &g, u
 
 WM_HD inline uint8_t fold_ascii(uint8_t c) { return (c >= 'A' && c <= 'Z') ? c + 32 : c; }
 
-// Scans one tile of one group and emits every match ending inside the tile.
-//   TextFn  text(i) -> uint8_t: chunk-local byte i (shared memory or global).
-//   EmitFn  emit(pattern, end): end = exclusive payload offset.
-//   v          [in] blob view (pattern tables)
-//   g          [in] group view; class_map may point to a shared-memory copy
-//   seg_begin  [in] first chunk-local byte of the segment (payload or context start)
-//   tile_begin, tile_end [in] the tile; warm-up starts key_len - 1 bytes earlier
-//   pos_delta  [in] payload offset of byte i is i + pos_delta (mod 2^32)
-template <typename StateT, typename TextFn, typename EmitFn>
-WM_HD inline void ac_walk_tile(const AcView &v, const AcGroupView &g, const uint8_t *class_map,
-                               TextFn text, uint32_t seg_begin, uint32_t tile_begin, uint32_t tile_end,
-                               uint32_t pos_delta, EmitFn emit) {
-    const uint32_t warm = g.key_len - 1;
-    uint32_t i = (tile_begin - seg_begin > warm) ? tile_begin - warm : seg_begin;
-    uint32_t s = 0;
-    for (; i < tile_begin; ++i) s = ac_step<StateT>(g, s, class_map[text(i)]);
-    for (; i < tile_end; ++i) {
-        s = ac_step<StateT>(g, s, class_map[text(i)]);
-        const uint32_t ob = wm_ld(&g.out_off[s]), oe = wm_ld(&g.out_off[s + 1]);
-        for (uint32_t k = ob; k < oe; ++k) {
-            const uint32_t p = wm_ld(&g.out_ids[k]);
-            const uint32_t end = i + 1 + pos_delta;
-            if (end < wm_ld(&v.pat_lo[p]) || end > wm_ld(&v.pat_hi[p])) continue;
-            const uint32_t len = wm_ld(&v.pat_len[p]);
-            if (len > v.key_len) { // verify the bytes before the key
-                if (i + 1 - seg_begin < len) continue;
-                const uint8_t *pb = v.pat_bytes + wm_ld(&v.pat_boff[p]);
-                const uint32_t start = i + 1 - len, n = len - v.key_len;
-                bool ok = true;
-                for (uint32_t j = 0; j < n && ok; ++j) {
-                    uint8_t t = text(start + j), q = wm_ld(&pb[j]);
-                    if (g.fold) { t = fold_ascii(t); q = fold_ascii(q); }
-                    ok = t == q;
-                }
-                if (!ok) continue;
+// Emits the outputs of plain state `s` reached after chunk-local byte i
+// (bounds, then the leading bytes of patterns longer than the key).
+template <typename TextFn, typename EmitFn>
+WM_HD inline void ac_emit_state(const AcView &v, const AcGroupView &g, uint32_t s, uint32_t i, TextFn text,
+                                uint32_t seg_begin, uint32_t pos_delta, EmitFn emit) {
+    const uint32_t ob = wm_ld(&g.out_off[s]), oe = wm_ld(&g.out_off[s + 1]);
+    const uint32_t end = i + 1 + pos_delta;
+    for (uint32_t k = ob; k < oe; ++k) {
+        const uint32_t p = wm_ld(&g.out_ids[k]);
+        if (end < wm_ld(&v.pat_lo[p]) || end > wm_ld(&v.pat_hi[p])) continue;
+        const uint32_t len = wm_ld(&v.pat_len[p]);
+        if (len > v.key_len) { // verify the bytes before the key
+            if (i + 1 - seg_begin < len) continue;
+            const uint8_t *pb = v.pat_bytes + wm_ld(&v.pat_boff[p]);
+            const uint32_t start = i + 1 - len, n = len - v.key_len;
+            bool ok = true;
+            for (uint32_t j = 0; j < n && ok; ++j) {
+                uint8_t t = text(start + j), q = wm_ld(&pb[j]);
+                if (g.fold) { t = fold_ascii(t); q = fold_ascii(q); }
+                ok = t == q;
             }
-            emit(p, end);
+            if (!ok) continue;
         }
+        emit(p, end);
     }
+}
+
+// Scans one tile with NG groups walked side by side (their table loads are
+// independent, so they overlap: ILP) and emits every match ending inside it.
+//   NG         groups walked together: groups [g0, g0 + NG) of v
+//   TextFn     text(i) -> uint8_t: chunk-local byte i (shared memory or global)
+//   EmitFn     emit(pattern, end): end = exclusive payload offset
+//   v          [in] blob view (pattern tables, groups)
+//   class_maps [in] class_maps[k][b]: class of byte b in group g0 + k (shared memory on the device)
+//   seg_begin  [in] first chunk-local byte of the segment (payload or context start)
+//   tile_begin, tile_end [in] the tile; warm-up starts (longest key - 1) bytes
+//              earlier: extra warm-up bytes for a group with shorter keys
+//              cannot change which matches end inside the tile
+//   pos_delta  [in] payload offset of byte i is i + pos_delta (mod 2^32)
+template <typename StateT, uint32_t NG, typename TextFn, typename EmitFn>
+WM_HD inline void ac_walk_tile_groups(const AcView &v, uint32_t g0, const uint8_t (*class_maps)[256],
+                                      TextFn text, uint32_t seg_begin, uint32_t tile_begin, uint32_t tile_end,
+                                      uint32_t pos_delta, EmitFn emit) {
+    constexpr uint32_t F = out_flag<StateT>();
+    uint32_t warm = 0;
+    WM_UNROLL for (uint32_t k = 0; k < NG; ++k) warm = warm > v.groups[g0 + k].key_len ? warm : v.groups[g0 + k].key_len;
+    warm = warm ? warm - 1 : 0;
+    uint32_t i = (tile_begin - seg_begin > warm) ? tile_begin - warm : seg_begin;
+    uint32_t s[NG];
+    WM_UNROLL for (uint32_t k = 0; k < NG; ++k) s[k] = 0;
+    for (; i < tile_begin; ++i) {
+        const uint8_t b = text(i);
+        WM_UNROLL for (uint32_t k = 0; k < NG; ++k) s[k] = ac_step<StateT>(v.groups[g0 + k], s[k] & ~F, class_maps[k][b]);
+    }
+    for (; i < tile_end; ++i) {
+        const uint8_t b = text(i);
+        WM_UNROLL for (uint32_t k = 0; k < NG; ++k) s[k] = ac_step<StateT>(v.groups[g0 + k], s[k] & ~F, class_maps[k][b]);
+        WM_UNROLL for (uint32_t k = 0; k < NG; ++k)
+            if (s[k] & F) ac_emit_state(v, v.groups[g0 + k], s[k] & ~F, i, text, seg_begin, pos_delta, emit);
+    }
+}
+
+// Scans one tile for every group of v: pairs of groups side by side.
+template <typename StateT, typename TextFn, typename EmitFn>
+WM_HD inline void ac_walk_tile_all(const AcView &v, const uint8_t (*class_maps)[256], TextFn text,
+                                   uint32_t seg_begin, uint32_t tile_begin, uint32_t tile_end, uint32_t pos_delta,
+                                   EmitFn emit) {
+    uint32_t g = 0;
+    for (; g + 2 <= v.num_groups; g += 2)
+        ac_walk_tile_groups<StateT, 2>(v, g, class_maps + g, text, seg_begin, tile_begin, tile_end, pos_delta, emit);
+    if (g < v.num_groups)
+        ac_walk_tile_groups<StateT, 1>(v, g, class_maps + g, text, seg_begin, tile_begin, tile_end, pos_delta, emit);
 }
 
 } // namespace wm::gpu

@@ -93,6 +93,14 @@ class GpuMatcher {
 
     // One line: states, classes, table bytes, layout chosen, device.
     virtual std::string describe() const = 0;
+
+    // Page-locked host memory of at least `bytes`, owned by the matcher (valid
+    // until the next call with a larger size, or the matcher's end). A batch
+    // whose bytes lie in it (or in any cudaHostAlloc / cudaHostRegister memory)
+    // is copied to the device straight from there: no host memcpy, full PCIe
+    // speed. Fill it, point BatchView::data at it, call scan()/count().
+    // Throws GpuError when the allocation fails.
+    virtual uint8_t *pinned_buffer(size_t bytes) = 0;
 };
 
 } // namespace wm::gpu

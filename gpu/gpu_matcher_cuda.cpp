@@ -1,7 +1,10 @@
 // gpu/gpu_matcher_cuda.cpp - public entry of the GPU matcher: owns the device
-// blob, the pinned and device buffers (sized once in create()) and two CUDA
-// streams; splits batches into chunks (ac_plan.h) and double-buffers them so
-// one chunk's H2D copy, kernel and D2H copy overlap the other's.
+// blob, the pinned and device buffers (sized once in create()) and
+// tuning::kStreams CUDA streams; splits batches into chunks (ac_plan.h) and
+// keeps them in flight round-robin so one chunk's H2D copy, kernel and D2H copy
+// overlap the others'. Input already in page-locked memory (pinned_buffer(), or
+// any cudaHostAlloc/cudaHostRegister memory) is copied to the device straight
+// from the caller's bytes: no host memcpy into the staging buffers.
 #include "gpu/ac_compile.h"
 #include "gpu/ac_kernels.h"
 #include "gpu/ac_tuning.h"
@@ -44,16 +47,31 @@ struct Slot {
     uint8_t *h_text = nullptr, *d_text = nullptr;
     Segment *h_segs = nullptr, *d_segs = nullptr;
     Match *d_matches = nullptr;             // also the Set keys (8 <= 12 bytes per record)
-    unsigned long long *d_keys_alt = nullptr;
+    unsigned long long *d_hash = nullptr;   // Set: chunk-wide dedupe table
+    size_t hash_slots = 0;
     Match *h_out = nullptr;                 // pinned results (Match or keys)
-    void *d_temp = nullptr;
-    size_t temp_bytes = 0;
-    uint32_t *d_count = nullptr, *h_count = nullptr;
+    uint32_t *d_count = nullptr, *h_count = nullptr; // [0] records, [1] Set table failures
     unsigned long long *d_counters = nullptr;
     size_t capacity = 0;
     Chunk chunk;
+    const uint8_t *src = nullptr;           // where the chunk's bytes are copied from (pinned)
     bool busy = false;
 };
+
+// True when [p, p + bytes) starts and ends in page-locked host memory, so the
+// DMA engine can read it directly at full PCIe speed.
+bool is_pinned(const uint8_t *p, size_t bytes) {
+    if (!p || bytes == 0) return false;
+    for (const uint8_t *q : {p, p + bytes - 1}) {
+        cudaPointerAttributes a{};
+        if (cudaPointerGetAttributes(&a, q) != cudaSuccess) {
+            cudaGetLastError();
+            return false;
+        }
+        if (a.type != cudaMemoryTypeHost) return false;
+    }
+    return true;
+}
 
 class CudaMatcher final : public GpuMatcher {
   public:
@@ -62,8 +80,10 @@ class CudaMatcher final : public GpuMatcher {
     void scan(const BatchView &batch, OutputMode mode, std::vector<Match> &out) override;
     void count(const BatchView &batch, std::vector<uint64_t> &per_pattern) override;
     std::string describe() const override;
+    uint8_t *pinned_buffer(size_t bytes) override;
 
   private:
+    void stage(Slot &s, const BatchView &batch, bool pinned);
     void alloc_outputs(Slot &s, size_t capacity);
     void free_outputs(Slot &s);
     void submit(Slot &s);
@@ -79,6 +99,8 @@ class CudaMatcher final : public GpuMatcher {
     bool shared_counters_ = false;
     size_t chunk_bytes_ = 0, chunk_segs_ = 0;
     Slot slots_[tuning::kStreams];
+    uint8_t *h_user_ = nullptr; // pinned_buffer()
+    size_t h_user_bytes_ = 0;
 };
 
 CudaMatcher::CudaMatcher(const std::vector<Literal> &patterns, const GpuOptions &opts) : opts_(opts) {
@@ -111,8 +133,8 @@ CudaMatcher::CudaMatcher(const std::vector<Literal> &patterns, const GpuOptions 
         s.d_text = dev_alloc<uint8_t>(chunk_bytes_ + 64, "d_text");
         s.h_segs = host_alloc<Segment>(chunk_segs_, "h_segs");
         s.d_segs = dev_alloc<Segment>(chunk_segs_, "d_segs");
-        s.d_count = dev_alloc<uint32_t>(1, "d_count");
-        s.h_count = host_alloc<uint32_t>(1, "h_count");
+        s.d_count = dev_alloc<uint32_t>(2, "d_count");
+        s.h_count = host_alloc<uint32_t>(2, "h_count");
         s.d_counters = dev_alloc<unsigned long long>(std::max<uint32_t>(1, d_view_.num_patterns), "d_counters");
         alloc_outputs(s, cap);
     }
@@ -132,32 +154,54 @@ CudaMatcher::~CudaMatcher() {
         if (s.stream) cudaStreamDestroy(s.stream);
     }
     cudaFree(d_blob_);
+    cudaFreeHost(h_user_);
+}
+
+uint8_t *CudaMatcher::pinned_buffer(size_t bytes) {
+    if (bytes > h_user_bytes_) {
+        WM_CUDA_CHECK(cudaSetDevice(opts_.device));
+        cudaFreeHost(h_user_);
+        h_user_ = nullptr;
+        h_user_bytes_ = 0;
+        h_user_ = host_alloc<uint8_t>(bytes, "pinned_buffer");
+        h_user_bytes_ = bytes;
+    }
+    return h_user_;
 }
 
 void CudaMatcher::alloc_outputs(Slot &s, size_t capacity) {
     capacity = std::min<size_t>(capacity, UINT32_MAX);
     s.capacity = capacity;
     s.d_matches = dev_alloc<Match>(capacity, "d_matches");
-    s.d_keys_alt = dev_alloc<unsigned long long>(capacity, "d_keys_alt");
+    s.hash_slots = ac_set_hash_slots(capacity);
+    s.d_hash = dev_alloc<unsigned long long>(s.hash_slots, "d_set_hash");
     s.h_out = host_alloc<Match>(capacity, "h_out");
-    s.temp_bytes = ac_dedupe_temp_bytes(static_cast<uint32_t>(capacity));
-    s.d_temp = dev_alloc<uint8_t>(s.temp_bytes, "d_dedupe_temp");
 }
 
 void CudaMatcher::free_outputs(Slot &s) {
     cudaFree(s.d_matches);
-    cudaFree(s.d_keys_alt);
+    cudaFree(s.d_hash);
     cudaFreeHost(s.h_out);
-    cudaFree(s.d_temp);
     s.d_matches = nullptr;
-    s.d_keys_alt = nullptr;
+    s.d_hash = nullptr;
     s.h_out = nullptr;
-    s.d_temp = nullptr;
 }
 
-// Copies the slot's chunk (already in pinned memory) to the device.
+// Points the slot at its chunk's bytes: the caller's pinned memory as is, else
+// a copy in the slot's pinned staging buffer (free: the slot's stream is idle).
+void CudaMatcher::stage(Slot &s, const BatchView &batch, bool pinned) {
+    if (pinned) {
+        s.src = batch.data + s.chunk.src_begin;
+    } else {
+        std::memcpy(s.h_text, batch.data + s.chunk.src_begin, s.chunk.bytes);
+        s.src = s.h_text;
+    }
+    std::memcpy(s.h_segs, s.chunk.segs.data(), s.chunk.segs.size() * sizeof(Segment));
+}
+
+// Copies the slot's chunk (pinned) to the device.
 void CudaMatcher::submit(Slot &s) {
-    WM_CUDA_CHECK(cudaMemcpyAsync(s.d_text, s.h_text, s.chunk.bytes, cudaMemcpyHostToDevice, s.stream));
+    WM_CUDA_CHECK(cudaMemcpyAsync(s.d_text, s.src, s.chunk.bytes, cudaMemcpyHostToDevice, s.stream));
     WM_CUDA_CHECK(cudaMemcpyAsync(s.d_segs, s.h_segs, s.chunk.segs.size() * sizeof(Segment),
                                   cudaMemcpyHostToDevice, s.stream));
 }
@@ -171,42 +215,43 @@ void CudaMatcher::run_kernel(Slot &s, EmitKind kind) {
     p.num_tiles = s.chunk.tiles;
     p.d_matches = s.d_matches;
     p.d_keys = reinterpret_cast<unsigned long long *>(s.d_matches);
+    p.d_hash = s.d_hash;
+    p.hash_mask = static_cast<uint32_t>(s.hash_slots - 1);
     p.capacity = static_cast<uint32_t>(s.capacity);
     p.d_count = s.d_count;
     p.d_counters = s.d_counters;
     p.shared_counters = shared_counters_ ? 1 : 0;
-    if (kind != EmitKind::Count) WM_CUDA_CHECK(cudaMemsetAsync(s.d_count, 0, sizeof(uint32_t), s.stream));
+    if (kind != EmitKind::Count) WM_CUDA_CHECK(cudaMemsetAsync(s.d_count, 0, 2 * sizeof(uint32_t), s.stream));
+    if (kind == EmitKind::SetKeys) // all kEmptyKey (~0)
+        WM_CUDA_CHECK(cudaMemsetAsync(s.d_hash, 0xff, s.hash_slots * sizeof(unsigned long long), s.stream));
     ac_dispatch_scan(kind, p, dev_, s.stream);
     if (kind != EmitKind::Count)
-        WM_CUDA_CHECK(cudaMemcpyAsync(s.h_count, s.d_count, sizeof(uint32_t), cudaMemcpyDeviceToHost, s.stream));
+        WM_CUDA_CHECK(cudaMemcpyAsync(s.h_count, s.d_count, 2 * sizeof(uint32_t), cudaMemcpyDeviceToHost,
+                                      s.stream));
 }
 
 void CudaMatcher::finish(Slot &s, OutputMode mode, std::vector<Match> &out) {
     const EmitKind kind = mode == OutputMode::Set ? EmitKind::SetKeys : EmitKind::Positions;
     WM_CUDA_CHECK(cudaStreamSynchronize(s.stream));
-    uint32_t n = *s.h_count;
-    while (n > s.capacity) { // overflow: grow, rescan the chunk still on the device
+    uint32_t n = s.h_count[0];
+    while (n > s.capacity || s.h_count[1] != 0) { // overflow: grow, rescan the chunk still on the device
+        const size_t want = std::max<size_t>(n, s.capacity + 1);
         free_outputs(s);
-        alloc_outputs(s, size_t{n} + n / 4 + 1024);
+        alloc_outputs(s, want + want / 4 + 1024);
         run_kernel(s, kind);
         WM_CUDA_CHECK(cudaStreamSynchronize(s.stream));
-        n = *s.h_count;
+        n = s.h_count[0];
+    }
+    if (n > 0) {
+        const size_t rec = mode == OutputMode::Positions ? sizeof(Match) : sizeof(unsigned long long);
+        WM_CUDA_CHECK(cudaMemcpyAsync(s.h_out, s.d_matches, size_t{n} * rec, cudaMemcpyDeviceToHost, s.stream));
+        WM_CUDA_CHECK(cudaStreamSynchronize(s.stream));
     }
     if (mode == OutputMode::Positions) {
-        WM_CUDA_CHECK(cudaMemcpyAsync(s.h_out, s.d_matches, size_t{n} * sizeof(Match), cudaMemcpyDeviceToHost,
-                                      s.stream));
-        WM_CUDA_CHECK(cudaStreamSynchronize(s.stream));
         out.insert(out.end(), s.h_out, s.h_out + n);
-    } else if (n > 0) {
-        auto *d_keys = reinterpret_cast<unsigned long long *>(s.d_matches);
-        ac_dispatch_dedupe(d_keys, s.d_keys_alt, n, s.d_count, s.d_temp, s.temp_bytes, s.stream);
-        WM_CUDA_CHECK(cudaMemcpyAsync(s.h_count, s.d_count, sizeof(uint32_t), cudaMemcpyDeviceToHost, s.stream));
-        WM_CUDA_CHECK(cudaStreamSynchronize(s.stream));
-        const uint32_t m = *s.h_count;
-        auto *h_keys = reinterpret_cast<unsigned long long *>(s.h_out);
-        WM_CUDA_CHECK(cudaMemcpyAsync(h_keys, d_keys, size_t{m} * 8, cudaMemcpyDeviceToHost, s.stream));
-        WM_CUDA_CHECK(cudaStreamSynchronize(s.stream));
-        for (uint32_t i = 0; i < m; ++i)
+    } else { // distinct keys already (ac_set_hash.cuh)
+        const auto *h_keys = reinterpret_cast<const unsigned long long *>(s.h_out);
+        for (uint32_t i = 0; i < n; ++i)
             out.push_back(Match{static_cast<uint32_t>(h_keys[i]), static_cast<uint32_t>(h_keys[i] >> 32), 0});
     }
     s.busy = false;
@@ -218,6 +263,7 @@ void CudaMatcher::scan(const BatchView &batch, OutputMode mode, std::vector<Matc
     WM_CUDA_CHECK(cudaSetDevice(opts_.device));
     const EmitKind kind = mode == OutputMode::Set ? EmitKind::SetKeys : EmitKind::Positions;
     ChunkPlanner plan(batch, chunk_bytes_, chunk_segs_, tuning::kTileBytes, d_view_.max_len);
+    const bool pinned = is_pinned(batch.data, batch.offsets[batch.count]);
     bool split = false;
     try {
         for (uint32_t k = 0;; ++k) {
@@ -225,8 +271,7 @@ void CudaMatcher::scan(const BatchView &batch, OutputMode mode, std::vector<Matc
             if (s.busy) finish(s, mode, out);
             if (!plan.next(s.chunk)) break;
             split |= s.chunk.splits_payload;
-            std::memcpy(s.h_text, batch.data + s.chunk.src_begin, s.chunk.bytes);
-            std::memcpy(s.h_segs, s.chunk.segs.data(), s.chunk.segs.size() * sizeof(Segment));
+            stage(s, batch, pinned);
             submit(s);
             run_kernel(s, kind);
             s.busy = true;
@@ -260,12 +305,12 @@ void CudaMatcher::count(const BatchView &batch, std::vector<uint64_t> &per_patte
     for (Slot &s : slots_)
         WM_CUDA_CHECK(cudaMemsetAsync(s.d_counters, 0, size_t{P} * 8, s.stream));
     ChunkPlanner plan(batch, chunk_bytes_, chunk_segs_, tuning::kTileBytes, d_view_.max_len);
+    const bool pinned = is_pinned(batch.data, batch.offsets[batch.count]);
     for (uint32_t k = 0;; ++k) {
         Slot &s = slots_[k % tuning::kStreams];
         WM_CUDA_CHECK(cudaStreamSynchronize(s.stream)); // its pinned input is free again
         if (!plan.next(s.chunk)) break;
-        std::memcpy(s.h_text, batch.data + s.chunk.src_begin, s.chunk.bytes);
-        std::memcpy(s.h_segs, s.chunk.segs.data(), s.chunk.segs.size() * sizeof(Segment));
+        stage(s, batch, pinned);
         submit(s);
         run_kernel(s, EmitKind::Count);
     }
@@ -281,7 +326,8 @@ std::string CudaMatcher::describe() const {
     std::ostringstream o;
     o << blob_.describe() << "; device " << opts_.device << " (" << dev_name_ << ", " << dev_.sm_count
       << " SMs); tile " << tuning::kTileBytes << " B x " << tuning::kBlockThreads << " threads; "
-      << tuning::kStreams << " streams; chunk " << chunk_bytes_ << " B; count counters in "
+      << tuning::kStreams << " streams; Set dedupe in shared (" << tuning::kSetHashSlots
+      << " slots) + global hash; chunk " << chunk_bytes_ << " B; count counters in "
       << (shared_counters_ ? "shared" : "global") << " memory";
     return o.str();
 }

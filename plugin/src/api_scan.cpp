@@ -112,6 +112,25 @@ WM_API int wm_scan_batch(wm_scanner_t *sc, const wm_batch_t *batch, wm_match_fn 
     }
 }
 
+WM_API int wm_scanner_batch_buffer(wm_scanner_t *sc, size_t bytes, uint8_t **buf,
+                                   wm_error_t **err) {
+    if (err)
+        *err = nullptr;
+    if (!sc || !buf || bytes == 0)
+        return set_error(err, WM_INVALID,
+                         "wm_scanner_batch_buffer: sc, buf and bytes > 0 are required");
+    *buf = nullptr;
+    if (!sc->scanner.try_acquire())
+        return set_error(err, WM_SCRATCH_IN_USE, "wm_scanner_batch_buffer: scanner in use");
+    Holding hold{sc->scanner};
+    try {
+        *buf = sc->scanner.batch_buffer(bytes);
+        return WM_SUCCESS;
+    } catch (...) {
+        return status_from_current_exception(err);
+    }
+}
+
 WM_API void wm_scanner_stats_init(wm_scanner_stats_t *st) {
     if (!st)
         return;

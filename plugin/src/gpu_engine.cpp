@@ -28,6 +28,8 @@ GpuEngine::~GpuEngine() = default;
 
 std::string GpuEngine::describe() const { return matcher_->describe(); }
 
+uint8_t *GpuEngine::pinned_buffer(size_t bytes) { return matcher_->pinned_buffer(bytes); }
+
 void GpuEngine::scan(const BatchView &batch, wm_output_mode mode, std::vector<Match> &out) {
     if (batch.count > std::numeric_limits<uint32_t>::max())
         throw std::invalid_argument("batch too large for the GPU engine");

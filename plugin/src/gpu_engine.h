@@ -21,6 +21,7 @@ class GpuEngine final : public Engine {
     const char *name() const override { return "gpu-aho-corasick"; }
     void scan(const BatchView &batch, wm_output_mode mode, std::vector<Match> &out) override;
     std::string describe() const;
+    uint8_t *pinned_buffer(size_t bytes);
 
   private:
     std::unique_ptr<gpu::GpuMatcher> matcher_;

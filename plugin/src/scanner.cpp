@@ -52,6 +52,14 @@ Scanner::Scanner(const CompiledRuleSet &rs, const wm_scanner_options_t &opts) : 
 
 Scanner::~Scanner() = default;
 
+uint8_t *Scanner::batch_buffer(size_t bytes) {
+    if (backend_ == WM_BACKEND_GPU)
+        return static_cast<GpuEngine *>(primary_.get())->pinned_buffer(bytes);
+    if (host_buffer_.size() < bytes)
+        host_buffer_.resize(bytes);
+    return host_buffer_.data();
+}
+
 void Scanner::filter_by_meta(const BatchView &batch, std::vector<Match> &m) const {
     if (!batch.meta)
         return;

@@ -36,6 +36,9 @@ class Scanner {
     const std::vector<Match> &gpu_only() const { return gpu_only_; }
     const std::vector<Match> &cpu_only() const { return cpu_only_; }
 
+    // Page-locked on the GPU backend (see wm_scanner_batch_buffer).
+    uint8_t *batch_buffer(size_t bytes);
+
     const wm_scanner_stats_t &stats() const { return stats_; }
     // Guards against concurrent use from several threads.
     bool try_acquire() { return !busy_.exchange(true); }
@@ -53,6 +56,7 @@ class Scanner {
     std::unique_ptr<Engine> primary_;
     std::unique_ptr<Engine> checker_; // Hyperscan, when verifying a GPU engine
     std::vector<Match> gpu_only_, cpu_only_, check_buf_;
+    std::vector<uint8_t> host_buffer_; // batch_buffer() on the CPU backend
     wm_scanner_stats_t stats_{};
     std::atomic<bool> busy_{false};
 };

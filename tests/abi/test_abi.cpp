@@ -185,6 +185,23 @@ TEST_F(Fixture, ScanBatchArgumentChecks) {
     EXPECT_TRUE(hits.empty());
 }
 
+TEST_F(Fixture, BatchBufferBuildsBatchesInPlace) {
+    uint8_t *buf = nullptr;
+    EXPECT_EQ(wm_scanner_batch_buffer(nullptr, 16, &buf, nullptr), WM_INVALID);
+    EXPECT_EQ(wm_scanner_batch_buffer(sc, 0, &buf, nullptr), WM_INVALID);
+    EXPECT_EQ(wm_scanner_batch_buffer(sc, 16, nullptr, nullptr), WM_INVALID);
+    ASSERT_EQ(wm_scanner_batch_buffer(sc, 16, &buf, nullptr), WM_SUCCESS);
+    ASSERT_NE(buf, nullptr);
+    std::memcpy(buf, "zzabc", 5);
+    uint32_t offsets[] = {0, 5};
+    wm_batch_t b{buf, offsets, 1, nullptr};
+    std::vector<Hit> hits;
+    ASSERT_EQ(wm_scan_batch(sc, &b, collect, &hits, nullptr), WM_SUCCESS);
+    ASSERT_EQ(hits.size(), 2u); // "ab" (20) at [2,4) and "abc" (10) at [2,5)
+    EXPECT_EQ(hits[0].rule, 20u);
+    EXPECT_EQ(hits[1].rule, 10u);
+}
+
 TEST_F(Fixture, ScannerCreateArgumentChecks) {
     wm_scanner_t *s2 = nullptr;
     wm_scanner_options_t o;

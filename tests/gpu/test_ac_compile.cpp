@@ -58,7 +58,7 @@ TEST(AcCompile, BfsOrderShallowFirst) {
     std::vector<uint32_t> q{0};
     for (size_t i = 0; i < q.size(); ++i)
         for (uint32_t c = 0; c < g.num_classes; ++c) {
-            uint32_t t = dense[q[i] * g.num_classes + c];
+            uint32_t t = dense[q[i] * g.num_classes + c] & ~kOutFlag16;
             if (depth[t] < 0) { depth[t] = depth[q[i]] + 1; q.push_back(t); }
         }
     for (uint32_t s = 1; s < g.num_states; ++s) EXPECT_LE(depth[s - 1], depth[s]) << "state " << s;
@@ -129,4 +129,46 @@ TEST(AcCompile, RejectsBadPatterns) {
     EXPECT_THROW(compile_ac({Literal{""}}), std::invalid_argument);
     EXPECT_THROW(compile_ac({Literal{std::string(65536, 'a')}}), std::invalid_argument);
     EXPECT_NO_THROW(compile_ac({Literal{std::string(65535, 'a')}}));
+}
+
+TEST(AcCompile, OutputFlagMarksExactlyStatesWithOutputs) {
+    // The walk reads out_off only for flagged targets: a missing flag would
+    // drop matches, a spurious one only costs time. Check both ways, on the
+    // dense rows and on the sparse children (dense budget 0 -> mostly sparse).
+    CaseSpec s;
+    s.patterns = 300;
+    s.max_len = 12;
+    Case c = random_case(21, s);
+    for (size_t budget : {size_t{24} << 20, size_t{0}}) {
+        AcCompileOptions co;
+        co.dense_budget_bytes = budget;
+        AcBlob blob = compile_ac(c.pats, co);
+        AcView v = blob.host_view();
+        ASSERT_EQ(v.state_bytes, 2u);
+        for (uint32_t gi = 0; gi < v.num_groups; ++gi) {
+            const AcGroupView &g = v.groups[gi];
+            auto check = [&](uint32_t t, const char *where) {
+                const uint32_t id = t & ~kOutFlag16;
+                ASSERT_LT(id, g.num_states) << where;
+                EXPECT_EQ((t & kOutFlag16) != 0, g.out_off[id + 1] > g.out_off[id]) << where << " state " << id;
+            };
+            const auto *dense = static_cast<const uint16_t *>(g.dense);
+            for (size_t k = 0; k < size_t{g.num_dense} * g.num_classes; ++k) check(dense[k], "dense");
+            const auto *tgt = static_cast<const uint16_t *>(g.sp_tgt);
+            for (uint32_t k = 0; k < g.sp_child_off[g.num_states - g.num_dense]; ++k) check(tgt[k], "sparse");
+        }
+    }
+}
+
+TEST(AcCompile, StateWidthLeavesRoomForTheFlag) {
+    // 16-bit ids only while every id < 32768 (the top bit is the output flag).
+    std::vector<Literal> p;
+    std::mt19937 rng(8);
+    while (true) {
+        std::string s;
+        for (int j = 0; j < 12; ++j) s.push_back(static_cast<char>('a' + rng() % 26));
+        p.push_back({s});
+        if (p.size() % 100 == 0 && compile_ac(p).groups[0].states >= 32768) break;
+    }
+    EXPECT_EQ(compile_ac(p).header().state_bytes, 4u);
 }

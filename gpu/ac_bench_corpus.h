@@ -1,0 +1,41 @@
+// gpu/ac_bench_corpus.h - benchmark inputs (host only): real payloads from a
+// capture, saved as a compact corpus file, tiled to any size; literal lists.
+#pragma once
+
+#include "gpu/gpu_matcher.h"
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace wm::gpu::bench {
+
+struct Corpus {
+    std::vector<uint8_t> bytes;
+    std::vector<uint32_t> offsets{0}; // count + 1 entries
+    uint32_t count() const { return static_cast<uint32_t>(offsets.size() - 1); }
+};
+
+// Every non-empty TCP/UDP payload of `pcap`, in capture order (plugin decoder).
+Corpus extract_payloads(const std::string &pcap);
+// File format: "WMC1", uint64 count, uint32 offsets[count + 1], bytes.
+void save_corpus(const Corpus &c, const std::string &path);
+Corpus load_corpus(const std::string &path);
+// Whole copies of `c` back to back until at least `min_bytes` (at most 4 GB - 1,
+// the uint32 offset limit), into caller memory `dst` of capacity `cap` bytes;
+// fills offsets. Returns the bytes written.
+size_t tile_corpus(const Corpus &c, size_t min_bytes, uint8_t *dst, size_t cap, std::vector<uint32_t> &offsets);
+// Bytes tile_corpus() will write for `min_bytes`.
+size_t tiled_size(const Corpus &c, size_t min_bytes);
+
+// The distinct (bytes, nocase) prefilter literals of Suricata/Snort rule files
+// (rules/ import: fast_pattern else longest content), sorted; offset/depth are
+// per rule and left out (the benchmark measures the literal set).
+std::vector<Literal> import_prefilter_literals(const std::vector<std::string> &rule_files);
+void save_literals(const std::vector<Literal> &v, const std::string &path);
+// "<nocase 0|1>\t<hex bytes>" per line.
+std::vector<Literal> load_literals(const std::string &path);
+// First n of a fixed-seed shuffle (n >= size: all, shuffled): the sweep's subsets.
+std::vector<Literal> literal_subset(const std::vector<Literal> &all, size_t n, uint32_t seed);
+
+} // namespace wm::gpu::bench

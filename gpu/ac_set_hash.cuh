@@ -1,0 +1,58 @@
+// gpu/ac_set_hash.cuh - Set-mode dedupe of (payload, pattern) keys on the
+// device, in two levels (device only; the CPU walk has no Set mode):
+//   1. a small open-addressing table in shared memory per block and work unit
+//      absorbs the repeats (real traffic: ~0.3 matches per byte, most of them
+//      the same few rules again and again in one payload);
+//   2. at the end of the unit each distinct key goes into a chunk-wide table in
+//      global memory (2x the output capacity, so probing stays short); only a
+//      key inserted for the first time is appended to the output.
+// The output thus holds every distinct key once, with no sort afterwards.
+// A key that finds neither itself nor a free slot within PROBES slots raises
+// d_count[1]; the host then grows the buffers and rescans (never a silent
+// drop). The bound keeps an overflowing chunk from probing a full table.
+#pragma once
+
+#include <cstdint>
+
+namespace wm::gpu {
+
+constexpr unsigned long long kEmptyKey = ~0ull; // payload 2^32-1 and pattern 2^32-1 never occur
+
+__device__ inline uint32_t set_hash(unsigned long long key) {
+    return static_cast<uint32_t>((key * 0x9E3779B97F4A7C15ull) >> 32);
+}
+
+// Inserts `key` into the chunk-wide table d_hash[mask + 1]; appends it to
+// d_keys (capacity entries, d_count[0] appended so far) when it is new.
+template <uint32_t PROBES>
+__device__ inline void set_global_insert(unsigned long long key, unsigned long long *d_hash, uint32_t mask,
+                                         unsigned long long *d_keys, uint32_t capacity, uint32_t *d_count) {
+    uint32_t h = set_hash(key) & mask;
+    for (uint32_t probe = 0; probe < PROBES && probe <= mask; ++probe) {
+        const unsigned long long prev = atomicCAS(&d_hash[h], kEmptyKey, key);
+        if (prev == kEmptyKey) {
+            const uint32_t idx = atomicAdd(&d_count[0], 1u);
+            if (idx < capacity) d_keys[idx] = key;
+            return;
+        }
+        if (prev == key) return;
+        h = (h + 1) & mask;
+    }
+    atomicAdd(&d_count[1], 1u); // crowded table: force grow + rescan
+}
+
+// Inserts `key` into the block's shared table s_hash[SLOTS]; returns false when
+// PROBES slots were taken by other keys (the caller inserts globally instead).
+template <uint32_t SLOTS, uint32_t PROBES>
+__device__ inline bool set_shared_insert(unsigned long long key, unsigned long long *s_hash) {
+    static_assert((SLOTS & (SLOTS - 1)) == 0, "SLOTS is a power of two");
+    uint32_t h = set_hash(key) & (SLOTS - 1);
+    for (uint32_t probe = 0; probe < PROBES; ++probe) {
+        const unsigned long long prev = atomicCAS(&s_hash[h], kEmptyKey, key);
+        if (prev == kEmptyKey || prev == key) return true;
+        h = (h + 1) & (SLOTS - 1);
+    }
+    return false;
+}
+
+} // namespace wm::gpu

@@ -1,0 +1,98 @@
+// tests/gpu/test_gpu_matcher_fastpaths.cpp - the matcher's fast paths against
+// the naive reference: input in the matcher's pinned buffer (no staging copy),
+// Set-mode dedupe past the shared table (global fallback) and past the output
+// capacity. Every test skips with "no CUDA device: <reason>" without a GPU.
+#include "gpu/gpu_matcher.h"
+#include "gpu/gpu_testing.h"
+#include "reference.h"
+
+#include <gtest/gtest.h>
+
+#include <cstring>
+#include <random>
+
+using namespace wm::gpu;
+using namespace wm::gpu::test;
+
+#define REQUIRE_GPU()                                                                              \
+    do {                                                                                           \
+        std::string why_;                                                                          \
+        if (!gpu_usable(0, &why_)) GTEST_SKIP() << "no CUDA device: " << why_;                     \
+    } while (0)
+
+namespace {
+
+void expect_modes_equal_reference(GpuMatcher &m, const Case &c, const BatchView &view, const std::string &label) {
+    auto ref = naive_matches(c.pats, c.view());
+    sort_matches(ref);
+    std::vector<Match> got;
+    m.scan(view, OutputMode::Positions, got);
+    sort_matches(got);
+    ASSERT_EQ(got.size(), ref.size()) << label;
+    EXPECT_TRUE(got == ref) << label << ": Positions";
+    m.scan(view, OutputMode::Set, got);
+    sort_matches(got);
+    EXPECT_TRUE(got == dedup_set(ref)) << label << ": Set";
+    std::vector<uint64_t> counts, hist(c.pats.size());
+    m.count(view, counts);
+    for (auto &x : ref) ++hist[x.pattern];
+    EXPECT_TRUE(counts == hist) << label << ": Count";
+}
+
+// Every 2-byte string over 64 symbols: payloads of random text hold ~1,900
+// distinct patterns each, far more than one block's shared Set table.
+Case dense_pairs_case(uint32_t seed, uint32_t payloads, uint32_t len) {
+    const std::string sym = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+    Case c;
+    for (char a : sym)
+        for (char b : sym) c.pats.push_back(Literal{std::string{a, b}});
+    std::mt19937 rng(seed);
+    for (uint32_t i = 0; i < payloads; ++i) {
+        for (uint32_t k = 0; k < len; ++k) c.data.push_back(static_cast<uint8_t>(sym[rng() % sym.size()]));
+        c.offs.push_back(static_cast<uint32_t>(c.data.size()));
+    }
+    return c;
+}
+
+} // namespace
+
+TEST(GpuMatcherFastPaths, PinnedBufferInputEqualsReference) {
+    REQUIRE_GPU();
+    for (uint32_t seed : {1u, 2u, 3u}) {
+        CaseSpec s;
+        s.patterns = 200;
+        s.max_len = 40;
+        s.payloads = 500;
+        s.max_payload = 3000;
+        Case c = random_case(500 + seed, s);
+        GpuOptions o;
+        o.max_batch_bytes = seed == 1 ? (64u << 20) : 16384; // one chunk; many chunks with split payloads
+        o.max_batch_payloads = seed == 3 ? 5 : (1u << 20);
+        auto m = GpuMatcher::create(c.pats, o);
+        uint8_t *pin = m->pinned_buffer(c.data.size() + 1);
+        ASSERT_NE(pin, nullptr);
+        std::memcpy(pin, c.data.data(), c.data.size());
+        expect_modes_equal_reference(*m, c, BatchView{pin, c.offs.data(), c.view().count},
+                                     "pinned seed " + std::to_string(seed));
+        // The pinned buffer can grow; the old contents need not survive.
+        uint8_t *pin2 = m->pinned_buffer(2 * c.data.size() + 4096);
+        std::memcpy(pin2, c.data.data(), c.data.size());
+        expect_modes_equal_reference(*m, c, BatchView{pin2, c.offs.data(), c.view().count}, "regrown pinned buffer");
+    }
+}
+
+TEST(GpuMatcherFastPaths, SetDedupeBeyondSharedTable) {
+    REQUIRE_GPU();
+    Case c = dense_pairs_case(9, 60, 2000);
+    auto m = GpuMatcher::create(c.pats, GpuOptions{});
+    expect_modes_equal_reference(*m, c, c.view(), "4096 two-byte patterns");
+}
+
+TEST(GpuMatcherFastPaths, SetOverflowGrowsAndRescans) {
+    REQUIRE_GPU();
+    wm::gpu::testing::set_initial_output_capacity(16);
+    Case c = dense_pairs_case(10, 40, 1500);
+    auto m = GpuMatcher::create(c.pats, GpuOptions{});
+    wm::gpu::testing::set_initial_output_capacity(0);
+    expect_modes_equal_reference(*m, c, c.view(), "Set overflow");
+}
