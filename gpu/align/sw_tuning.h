@@ -1,0 +1,32 @@
+// gpu/align/sw_tuning.h - every tuning constant of the Smith-Waterman kernels.
+#pragma once
+
+namespace wm::align::tuning {
+
+// Production (wavefront) kernel: one warp walks one pair of database sections
+// (16-bit lanes) or one section (32-bit lanes); each thread holds kRows query
+// rows in registers, so a warp covers 32 * kRows query rows in one pass.
+constexpr int kWarpsPerBlock = 4;
+constexpr int kRowsSmall = 8;   // queries up to 256 rows
+constexpr int kRowsLarge = 32;  // queries up to 1024 rows (the seed's query)
+constexpr int kMaxQueryRows = 32 * kRowsLarge;
+// Sections per SM the planner aims for (warps = sections / 2), and the
+// shortest owned section as a multiple of the overlap (bounds recomputation
+// to 1 / kMinOwnPerOverlap of the cells).
+constexpr int kTargetWarpsPerSm = 16;
+constexpr int kMinOwnPerOverlap = 4;
+
+// Row-parallel (seed) kernels: threads per block of the per-row passes.
+constexpr int kRowThreads = 256;
+
+// Top-K selection: histogram bins and threads.
+constexpr int kHistBins = 4096;
+constexpr int kHistThreads = 256;
+
+// Traceback: threads per block (one block per hit; each row of the window is
+// scanned in chunks of this many columns, so wide windows want wide blocks),
+// and the growth of the window when the first one misses the hit's score.
+constexpr int kTraceThreads = 1024;
+constexpr int kTraceWindowGrowth = 4;
+
+} // namespace wm::align::tuning
