@@ -297,7 +297,7 @@ std::optional<Rule> parse_rule(const YAML::Node &node, LoadContext &ctx,
     if (auto *n = get("protocol")) p.protocol_field(*n, r);
     if (auto *n = get("ports")) p.ports_field(*n, r);
 
-    // Approximate-matching knobs: stored now, used by a later issue. Like
+    // Approximate-matching knobs (ApproxEngine runs them). Like
     // Hyperscan, reject k that would let the empty string (or one byte) match.
     const YAML::Node *edits = get("max_edits"), *mism = get("max_mismatches");
     if (edits && mism)

@@ -8,14 +8,12 @@
 
 namespace wm {
 
-namespace {
-
 // Each literal becomes a regex of \xHH escapes. Hyperscan 5.4's literal API
 // (hs_compile_lit_multi) is not used: on real traffic with the ET Open set
 // its literal-mode runtime fails with HS_UNKNOWN_ERROR (intel/hyperscan#303).
 // offset/depth are applied exactly in the match callback: a literal's start
 // is end - length.
-std::string escape_literal(const std::string &bytes) {
+std::string hs_escape_bytes(const std::string &bytes) {
     static const char hex[] = "0123456789abcdef";
     std::string re;
     re.reserve(bytes.size() * 4);
@@ -27,20 +25,24 @@ std::string escape_literal(const std::string &bytes) {
     return re;
 }
 
+namespace {
+
 hs_database_t *compile_literals(const std::vector<rules::Rule> &rules) {
-    if (rules.empty())
-        return nullptr;
     std::vector<std::string> regexes;
     std::vector<const char *> exprs;
     std::vector<unsigned> flags, ids;
     regexes.reserve(rules.size());
     for (size_t i = 0; i < rules.size(); ++i) {
-        regexes.push_back(escape_literal(rules[i].pattern));
+        if (CompiledRuleSet::is_approximate(rules[i]))
+            continue; // ApproxEngine's own database
+        regexes.push_back(hs_escape_bytes(rules[i].pattern));
         flags.push_back(rules[i].nocase ? HS_FLAG_CASELESS : 0);
         ids.push_back(static_cast<unsigned>(i));
     }
     for (const auto &r : regexes)
         exprs.push_back(r.c_str());
+    if (exprs.empty())
+        return nullptr;
     hs_database_t *db = nullptr;
     hs_compile_error_t *err = nullptr;
     hs_error_t rc = hs_compile_multi(exprs.data(), flags.data(), ids.data(),
@@ -50,8 +52,8 @@ hs_database_t *compile_literals(const std::vector<rules::Rule> &rules) {
         std::string msg = err ? err->message : "unknown error";
         int expr = err ? err->expression : -1;
         hs_free_compile_error(err);
-        if (expr >= 0 && static_cast<size_t>(expr) < rules.size()) {
-            const auto &r = rules[expr];
+        if (expr >= 0 && static_cast<size_t>(expr) < ids.size()) {
+            const auto &r = rules[ids[expr]];
             throw rules::RuleError({rules::Diagnostic{
                 r.where, r.id, fmt::format("Hyperscan rejected the pattern: {}", msg)}});
         }
@@ -67,18 +69,11 @@ CompiledRuleSet::CompiledRuleSet(rules::RuleSet rs) : rs_(std::move(rs)) {
               [](const rules::Rule &a, const rules::Rule &b) { return a.id < b.id; });
     for (size_t i = 0; i < rs_.rules.size(); ++i) {
         index_.emplace(rs_.rules[i].id, i);
+        approximate_ += is_approximate(rs_.rules[i]) ? 1 : 0;
         size_t n = rs_.rules[i].pattern.size();
         min_len_ = i == 0 ? n : std::min(min_len_, n);
         max_len_ = std::max(max_len_, n);
     }
-    std::vector<rules::Diagnostic> unsupported;
-    for (const auto &r : rs_.rules)
-        if (r.max_edits || r.max_mismatches)
-            unsupported.push_back({r.where, r.id,
-                                   "approximate rules (max_edits/max_mismatches) are not "
-                                   "supported by this version's engines yet"});
-    if (!unsupported.empty())
-        throw rules::RuleError(std::move(unsupported));
     db_.reset(compile_literals(rs_.rules));
     hash_ = rules::content_hash(rs_);
     eve_alert_.reserve(rs_.rules.size());

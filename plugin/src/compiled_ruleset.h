@@ -20,6 +20,10 @@ struct HsDatabaseDeleter {
     void operator()(hs_database_t *db) const { hs_free_database(db); }
 };
 
+// Hyperscan regex for a literal: every byte as \xHH (no regex metacharacter
+// can survive, and no literal-API bug is reached; see compiled_ruleset.cpp).
+std::string hs_escape_bytes(const std::string &bytes);
+
 class CompiledRuleSet {
   public:
     // Throws rules::RuleError (validation) or std::runtime_error (compile).
@@ -29,6 +33,10 @@ class CompiledRuleSet {
     const std::vector<rules::Rule> &rules() const { return rs_.rules; }
     const hs_database_t *hs_database() const { return db_.get(); }
     uint64_t hash() const { return hash_; }
+    // Rules with max_edits / max_mismatches go to the approximate engines;
+    // all others are literals for Hyperscan and the GPU automaton.
+    static bool is_approximate(const rules::Rule &r) { return r.max_edits || r.max_mismatches; }
+    size_t approximate_rules() const { return approximate_; }
     // Index of a rule id, or -1.
     long index_of(uint32_t id) const;
     // True when payload metadata satisfies the rule's protocol and ports.
@@ -47,6 +55,7 @@ class CompiledRuleSet {
     std::vector<std::string> eve_alert_;
     uint64_t hash_ = 0;
     size_t min_len_ = 0, max_len_ = 0;
+    size_t approximate_ = 0;
 };
 
 } // namespace wm

@@ -11,9 +11,13 @@ GpuEngine::GpuEngine(const CompiledRuleSet &rs, int device, size_t max_batch_byt
                      size_t max_batch_payloads) {
     std::vector<gpu::Literal> lits;
     lits.reserve(rs.rules().size());
-    for (const auto &r : rs.rules()) {
+    for (size_t i = 0; i < rs.rules().size(); ++i) {
+        const auto &r = rs.rules()[i];
+        if (CompiledRuleSet::is_approximate(r))
+            continue;
         lits.push_back(gpu::Literal{r.pattern, r.nocase, r.offset, r.depth});
         len_.push_back(static_cast<uint32_t>(r.pattern.size()));
+        rule_of_.push_back(static_cast<uint32_t>(i));
     }
     gpu::GpuOptions opts;
     opts.device = device;
@@ -40,10 +44,11 @@ void GpuEngine::scan(const BatchView &batch, wm_output_mode mode, std::vector<Ma
                    found);
     out.reserve(out.size() + found.size());
     for (const auto &m : found) {
+        uint32_t rule = rule_of_[m.pattern];
         if (mode == WM_OUTPUT_SET)
-            out.push_back(Match{m.pattern, m.payload, 0, 0});
+            out.push_back(Match{rule, m.payload, 0, 0});
         else
-            out.push_back(Match{m.pattern, m.payload, m.end - len_[m.pattern], m.end});
+            out.push_back(Match{rule, m.payload, m.end - len_[m.pattern], m.end});
     }
 }
 

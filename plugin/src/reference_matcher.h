@@ -1,4 +1,5 @@
-// The obviously-correct matcher: every rule at every position, byte by byte.
+// The obviously-correct matcher: every exact rule at every position, byte by
+// byte (approximate rules are left to their own DP reference).
 // Tests use it as the second opinion against Hyperscan and the GPU.
 #pragma once
 

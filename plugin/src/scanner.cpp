@@ -1,6 +1,7 @@
 #include "scanner.h"
 
 #include "gpu/gpu_matcher.h"
+#include "approx_engine.h"
 #include "gpu_engine.h"
 #include "hs_engine.h"
 #include "status_error.h"
@@ -44,13 +45,43 @@ Scanner::Scanner(const CompiledRuleSet &rs, const wm_scanner_options_t &opts) : 
                       ? fmt::format("auto: using Hyperscan on the CPU because {}", why)
                       : std::string("cpu: Hyperscan requested");
     }
+    setup_approx(opts.gpu_device);
     if (mode_ == WM_OUTPUT_AUTO)
         mode_ = backend_ == WM_BACKEND_GPU ? WM_OUTPUT_SET : WM_OUTPUT_POSITIONS;
     if (backend_ == WM_BACKEND_GPU && verify_every_ > 0)
         checker_ = std::make_unique<HyperscanEngine>(rs);
 }
 
+void Scanner::setup_approx(int device) {
+    if (rs_.approximate_rules() == 0)
+        return;
+    if (backend_ == WM_BACKEND_GPU) {
+        try {
+            approx_ = std::make_unique<ApproxEngine>(rs_, ApproxBackend::Gpu, device);
+            if (verify_every_ > 0)
+                approx_checker_ = std::make_unique<ApproxEngine>(rs_, ApproxBackend::Cpu);
+            return;
+        } catch (const gpu::GpuError &e) {
+            if (!fallback_allowed_)
+                throw StatusError(WM_GPU_ERROR, e.what());
+            reason_ += fmt::format("; approximate rules on Hyperscan because {}", e.what());
+        }
+    }
+    approx_ = std::make_unique<ApproxEngine>(rs_, ApproxBackend::Cpu);
+}
+
 Scanner::~Scanner() = default;
+
+void Scanner::fall_back_to_cpu(const std::string &why) {
+    std::fprintf(stderr, "warpmatch: GPU failed (%s); continuing on Hyperscan\n", why.c_str());
+    reason_ = fmt::format("auto: switched to Hyperscan on the CPU after a GPU failure: {}", why);
+    primary_ = std::make_unique<HyperscanEngine>(rs_);
+    checker_.reset();
+    approx_checker_.reset();
+    backend_ = WM_BACKEND_CPU;
+    if (approx_)
+        approx_ = std::make_unique<ApproxEngine>(rs_, ApproxBackend::Cpu);
+}
 
 uint8_t *Scanner::batch_buffer(size_t bytes) {
     if (backend_ == WM_BACKEND_GPU)
@@ -84,19 +115,18 @@ int Scanner::scan(const BatchView &batch, std::vector<Match> &out) {
     auto mode = static_cast<wm_output_mode>(mode_);
     try {
         primary_->scan(batch, mode, out);
+        if (approx_)
+            approx_->scan(batch, mode, out);
     } catch (const gpu::GpuError &e) {
         if (!fallback_allowed_)
             throw StatusError(WM_GPU_ERROR, e.what());
-        // `auto` promised a result: finish on the CPU from this batch on,
-        // and say why. Nothing of this batch was delivered yet.
-        std::fprintf(stderr, "warpmatch: GPU failed (%s); continuing on Hyperscan\n", e.what());
-        reason_ = fmt::format("auto: switched to Hyperscan on the CPU after a GPU failure: {}",
-                              e.what());
-        primary_ = std::make_unique<HyperscanEngine>(rs_);
-        checker_.reset();
-        backend_ = WM_BACKEND_CPU;
+        // `auto` promised a result: finish on the CPU from this batch on.
+        // Nothing of this batch was delivered yet, so rescan all of it.
+        fall_back_to_cpu(e.what());
         out.clear();
         primary_->scan(batch, mode, out);
+        if (approx_)
+            approx_->scan(batch, mode, out);
     }
     filter_by_meta(batch, out);
     sort_matches(out);
@@ -109,6 +139,8 @@ int Scanner::scan(const BatchView &batch, std::vector<Match> &out) {
         return WM_SUCCESS;
     check_buf_.clear();
     checker_->scan(batch, mode, check_buf_);
+    if (approx_checker_)
+        approx_checker_->scan(batch, mode, check_buf_);
     filter_by_meta(batch, check_buf_);
     sort_matches(check_buf_);
     stats_.verified_batches++;

@@ -46,6 +46,8 @@ class Scanner {
 
   private:
     void filter_by_meta(const BatchView &batch, std::vector<Match> &m) const;
+    void setup_approx(int device);
+    void fall_back_to_cpu(const std::string &why);
 
     const CompiledRuleSet &rs_;
     int backend_ = WM_BACKEND_CPU;
@@ -55,6 +57,9 @@ class Scanner {
     std::string reason_;
     std::unique_ptr<Engine> primary_;
     std::unique_ptr<Engine> checker_; // Hyperscan, when verifying a GPU engine
+    // Approximate rules (max_edits / max_mismatches), on the same backend as
+    // the literals; approx_checker_ is its Hyperscan twin for --verify.
+    std::unique_ptr<Engine> approx_, approx_checker_;
     std::vector<Match> gpu_only_, cpu_only_, check_buf_;
     std::vector<uint8_t> host_buffer_; // batch_buffer() on the CPU backend
     wm_scanner_stats_t stats_{};

@@ -106,3 +106,31 @@ TEST(Scanner, GpuBackendWithoutGpuIsAClearError) {
 }
 
 } // namespace
+
+namespace {
+
+TEST(Scanner, ExactAndApproximateRulesShareOneMatchStream) {
+    rules::RuleSet rs;
+    auto exact = make_rule(1, "GET");
+    auto approx = make_rule(2, "attack");
+    approx.max_edits = 1;
+    auto hamming = make_rule(3, "secret");
+    hamming.max_mismatches = 1;
+    rs.rules = {exact, approx, hamming};
+    CompiledRuleSet crs(rs);
+    EXPECT_EQ(crs.approximate_rules(), 2u);
+    Scanner sc(crs, cpu_options(WM_OUTPUT_SET));
+    test::OwnedBatch b;
+    b.add("GET /attxck");  // exact 1; "attxck" is one substitution from "attack"
+    b.add("sacret atta");  // "sacret" one mismatch from "secret"; "atta" is 2 edits away
+    b.add("GET nothing");  // exact only
+    std::vector<Match> out;
+    ASSERT_EQ(sc.scan(b.view(), out), WM_SUCCESS);
+    std::vector<std::pair<uint32_t, uint32_t>> got;
+    for (const auto &m : out)
+        got.emplace_back(m.payload, crs.rules()[m.rule].id);
+    std::vector<std::pair<uint32_t, uint32_t>> want{{0, 1}, {0, 2}, {1, 3}, {2, 1}};
+    EXPECT_EQ(got, want);
+}
+
+} // namespace

@@ -1,0 +1,146 @@
+#include "approx_engine.h"
+
+#include "gpu/approx/approx_matcher.h"
+#include "status_error.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+
+namespace wm {
+
+ApproxEngine::ApproxEngine(const std::vector<rules::Rule> &rules, ApproxBackend backend, int device)
+    : backend_(backend) {
+    std::vector<approx::ApproxPattern> pats;
+    for (uint32_t i = 0; i < rules.size(); ++i) {
+        const auto &r = rules[i];
+        if (!is_approximate(r)) continue;
+        rule_index_.push_back(i);
+        len_.push_back(static_cast<uint32_t>(r.pattern.size()));
+        offset_.push_back(r.offset);
+        depth_.push_back(r.depth);
+        approx::ApproxPattern p;
+        p.bytes = r.pattern;
+        p.metric = r.max_edits ? approx::Metric::Levenshtein : approx::Metric::Hamming;
+        p.k = r.max_edits ? *r.max_edits : *r.max_mismatches;
+        p.nocase = r.nocase;
+        pats.push_back(std::move(p));
+    }
+    if (pats.empty()) return;
+    if (backend == ApproxBackend::Gpu) {
+        approx::ApproxOptions o;
+        o.device = device;
+        gpu_ = approx::ApproxMatcher::create(pats, o);
+        return;
+    }
+    std::vector<std::string> regexes;
+    std::vector<const char *> exprs;
+    std::vector<unsigned> flags, ids;
+    std::vector<hs_expr_ext_t> exts(pats.size());
+    std::vector<const hs_expr_ext_t *> ext_ptrs;
+    for (uint32_t i = 0; i < pats.size(); ++i) {
+        regexes.push_back(hs_escape_bytes(pats[i].bytes));
+        flags.push_back(pats[i].nocase ? HS_FLAG_CASELESS : 0);
+        ids.push_back(i);
+        exts[i] = hs_expr_ext_t{};
+        if (pats[i].metric == approx::Metric::Levenshtein) {
+            exts[i].flags = HS_EXT_FLAG_EDIT_DISTANCE;
+            exts[i].edit_distance = pats[i].k;
+        } else {
+            exts[i].flags = HS_EXT_FLAG_HAMMING_DISTANCE;
+            exts[i].hamming_distance = pats[i].k;
+        }
+    }
+    for (uint32_t i = 0; i < pats.size(); ++i) {
+        exprs.push_back(regexes[i].c_str());
+        ext_ptrs.push_back(&exts[i]);
+    }
+    hs_compile_error_t *err = nullptr;
+    hs_error_t rc = hs_compile_ext_multi(exprs.data(), flags.data(), ids.data(), ext_ptrs.data(),
+                                         static_cast<unsigned>(exprs.size()), HS_MODE_BLOCK,
+                                         nullptr, &db_, &err);
+    if (rc != HS_SUCCESS) {
+        std::string msg = err ? err->message : "unknown error";
+        int expr = err ? err->expression : -1;
+        hs_free_compile_error(err);
+        if (expr >= 0 && static_cast<size_t>(expr) < pats.size()) {
+            const auto &r = rules[rule_index_[expr]];
+            throw rules::RuleError({rules::Diagnostic{
+                r.where, r.id, fmt::format("Hyperscan rejected the approximate pattern: {}", msg)}});
+        }
+        throw std::runtime_error(fmt::format("Hyperscan compile failed: {}", msg));
+    }
+    rc = hs_alloc_scratch(db_, &scratch_);
+    if (rc != HS_SUCCESS)
+        throw StatusError(rc == HS_NOMEM ? WM_NOMEM : WM_ENGINE_ERROR,
+                          fmt::format("hs_alloc_scratch failed (error {})", rc));
+}
+
+ApproxEngine::~ApproxEngine() {
+    hs_free_scratch(scratch_);
+    hs_free_database(db_);
+}
+
+bool ApproxEngine::keep(uint32_t i, uint32_t end, Match *m) const {
+    const uint32_t start = end >= len_[i] ? end - len_[i] : 0;
+    if (start < offset_[i]) return false;
+    if (depth_[i] != 0 && end > offset_[i] + depth_[i]) return false;
+    m->rule = rule_index_[i];
+    m->start = start;
+    m->end = end;
+    return true;
+}
+
+namespace {
+struct HsCtx {
+    const ApproxEngine *engine;
+    std::vector<std::pair<uint32_t, uint32_t>> *hits; // (pattern, end)
+};
+int on_hs_match(unsigned id, unsigned long long, unsigned long long to, unsigned, void *p) {
+    static_cast<HsCtx *>(p)->hits->emplace_back(id, static_cast<uint32_t>(to));
+    return 0;
+}
+} // namespace
+
+void ApproxEngine::scan(const BatchView &batch, wm_output_mode mode, std::vector<Match> &out) {
+    if (rule_index_.empty()) return;
+    const size_t first = out.size();
+    if (gpu_) {
+        approx::PayloadBatch pb{batch.data, batch.offsets, static_cast<uint32_t>(batch.count)};
+        std::vector<approx::ApproxMatch> res;
+        gpu_->scan(pb, res);
+        for (const auto &r : res) {
+            Match m{0, r.payload, 0, 0};
+            if (keep(r.pattern, r.end, &m)) out.push_back(m);
+        }
+    } else {
+        std::vector<std::pair<uint32_t, uint32_t>> hits;
+        HsCtx ctx{this, &hits};
+        for (size_t i = 0; i < batch.count; ++i) {
+            const uint32_t n = batch.payload_len(i);
+            if (n == 0) continue;
+            hits.clear();
+            hs_error_t rc = hs_scan(db_, reinterpret_cast<const char *>(batch.payload(i)), n, 0,
+                                    scratch_, on_hs_match, &ctx);
+            if (rc != HS_SUCCESS)
+                throw StatusError(WM_ENGINE_ERROR,
+                                  fmt::format("hs_scan failed on payload {} (error {})", i, rc));
+            // Hyperscan may report an (id, end) more than once; one match each.
+            std::sort(hits.begin(), hits.end());
+            hits.erase(std::unique(hits.begin(), hits.end()), hits.end());
+            for (const auto &[id, end] : hits) {
+                Match m{0, static_cast<uint32_t>(i), 0, 0};
+                if (keep(id, end, &m)) out.push_back(m);
+            }
+        }
+    }
+    std::vector<Match> tail(out.begin() + first, out.end());
+    if (mode == WM_OUTPUT_SET)
+        to_set(tail);
+    else
+        sort_matches(tail);
+    out.resize(first);
+    out.insert(out.end(), tail.begin(), tail.end());
+}
+
+} // namespace wm

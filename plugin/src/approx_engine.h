@@ -1,0 +1,70 @@
+// ApproxEngine: the Engine for the approximate rules of a rule set (rules with
+// max_edits or max_mismatches); exact rules are ignored here (the literal
+// engines handle them). Two backends, chosen by the constructor:
+//   Cpu  a Hyperscan block-mode database compiled with extended parameters
+//        (hs_expr_ext: HS_EXT_FLAG_EDIT_DISTANCE / HS_EXT_FLAG_HAMMING_DISTANCE),
+//        each pattern escaped as a regex of \xHH bytes; one scratch per engine.
+//   Gpu  the bit-parallel k-differences kernels (gpu/approx/approx_matcher.h).
+//
+// Semantics (identical on both backends, tested against a plain DP):
+//   Levenshtein: every end offset j such that some substring of the payload
+//   ending at j is within k edits of the pattern; Hamming: every j >= m such
+//   that payload[j-m, j) has at most k mismatching bytes. nocase folds ASCII.
+// Approximate matches locate the END: Match.end = j, Match.start = j - m
+// (clamped at 0) is nominal, not the start of the best alignment.
+// offset/depth apply to that nominal span exactly as for exact rules: keep iff
+// start >= offset and (depth == 0 or end <= offset + depth).
+//
+// Lifecycle: one engine per scanner (per thread), like HyperscanEngine.
+#pragma once
+
+#include "compiled_ruleset.h"
+#include "engine.h"
+
+#include <memory>
+#include <string>
+#include <vector>
+
+namespace wm {
+
+namespace approx {
+class ApproxMatcher;
+}
+
+enum class ApproxBackend { Cpu, Gpu };
+
+class ApproxEngine final : public Engine {
+  public:
+    // `rules`: the rule set's rules (Match.rule = index into it); only those
+    // with max_edits / max_mismatches are compiled. Throws rules::RuleError
+    // naming the rule when Hyperscan rejects one, std::invalid_argument when
+    // the GPU kernels cannot take one (see gpu/approx/kdiff.h), and
+    // wm::gpu::GpuError when the Gpu backend has no usable device.
+    ApproxEngine(const std::vector<rules::Rule> &rules, ApproxBackend backend, int device = 0);
+    ApproxEngine(const CompiledRuleSet &rs, ApproxBackend backend, int device = 0)
+        : ApproxEngine(rs.rules(), backend, device) {}
+    ~ApproxEngine() override;
+
+    const char *name() const override {
+        return backend_ == ApproxBackend::Gpu ? "approx-gpu" : "approx-hyperscan";
+    }
+    void scan(const BatchView &batch, wm_output_mode mode, std::vector<Match> &out) override;
+
+    static bool is_approximate(const rules::Rule &r) { return r.max_edits || r.max_mismatches; }
+    size_t rule_count() const { return rule_index_.size(); }
+    // The GPU matcher (null on the Cpu backend): route and timings for reports.
+    const approx::ApproxMatcher *gpu_matcher() const { return gpu_.get(); }
+
+  private:
+    bool keep(uint32_t rule, uint32_t end, Match *m) const;
+
+    ApproxBackend backend_;
+    std::vector<uint32_t> rule_index_;  // approximate pattern i -> rule index
+    std::vector<uint32_t> len_, offset_, depth_; // per approximate pattern
+    hs_database_t *db_ = nullptr;
+    hs_scratch_t *scratch_ = nullptr;
+    std::unique_ptr<approx::ApproxMatcher> gpu_;
+};
+
+
+} // namespace wm
