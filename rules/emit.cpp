@@ -4,8 +4,9 @@
 // readable: one flow of keys per rule in schema order, defaults omitted,
 // every string double-quoted. Patterns are emitted through encode_pattern(),
 // whose output contains no '"' or '\', so it needs no YAML escaping and
-// load(to_yaml(rs)) reproduces every field (pattern_text becomes the
-// canonical encoding).
+// load(to_yaml(rs)) reproduces every field (pattern_text and an align
+// rule's reference_text become the canonical encoding; reference_file
+// becomes an inline reference).
 #include "rules/rule.h"
 
 #include <fmt/format.h>
@@ -49,6 +50,20 @@ std::string ports_text(const std::vector<PortRange> &ports) {
     return out + "]";
 }
 
+// The reference is always written inline (canonical encoding), even when it
+// was read from reference_file: the output stands alone wherever it is saved.
+std::string align_text(const AlignSpec &a) {
+    const AlignSpec d;
+    std::string out = "    align:\n";
+    out += fmt::format("      reference: \"{}\"\n", encode_pattern(a.reference));
+    out += fmt::format("      min_score: {}\n", a.min_score);
+    if (a.match != d.match) out += fmt::format("      match: {}\n", a.match);
+    if (a.mismatch != d.mismatch) out += fmt::format("      mismatch: {}\n", a.mismatch);
+    if (a.gap_open != d.gap_open) out += fmt::format("      gap_open: {}\n", a.gap_open);
+    if (a.gap_extend != d.gap_extend) out += fmt::format("      gap_extend: {}\n", a.gap_extend);
+    return out;
+}
+
 } // namespace
 
 std::string to_yaml(const RuleSet &rs) {
@@ -59,7 +74,7 @@ std::string to_yaml(const RuleSet &rs) {
         out += fmt::format("  - id: {}\n", r.id);
         out += fmt::format("    msg: {}\n", yaml_quote(r.msg));
         if (r.severity != 3) out += fmt::format("    severity: {}\n", r.severity);
-        out += fmt::format("    pattern: \"{}\"\n", encode_pattern(r.pattern));
+        if (!r.align) out += fmt::format("    pattern: \"{}\"\n", encode_pattern(r.pattern));
         if (r.nocase) out += "    nocase: true\n";
         if (r.offset) out += fmt::format("    offset: {}\n", r.offset);
         if (r.depth) out += fmt::format("    depth: {}\n", r.depth);
@@ -69,6 +84,7 @@ std::string to_yaml(const RuleSet &rs) {
         if (r.max_edits) out += fmt::format("    max_edits: {}\n", *r.max_edits);
         if (r.max_mismatches) out += fmt::format("    max_mismatches: {}\n", *r.max_mismatches);
         if (!r.source.empty()) out += fmt::format("    source: {}\n", yaml_quote(r.source));
+        if (r.align) out += align_text(*r.align);
     }
     return out;
 }

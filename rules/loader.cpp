@@ -58,6 +58,27 @@ std::string closest_key(const std::string &key, const std::vector<std::string> &
     return best;
 }
 
+std::optional<size_t> value_start(const YAML::Node &n, const LoadContext &ctx) {
+    const YAML::Mark m = n.Mark();
+    if (!ctx.text || m.pos < 0) return std::nullopt;
+    const std::string &t = *ctx.text;
+    const std::string &v = n.Scalar();
+    auto pos = static_cast<size_t>(m.pos);
+    if (t.compare(pos, v.size(), v) == 0) return 0;
+    if (pos < t.size() && (t[pos] == '"' || t[pos] == '\'') && t.compare(pos + 1, v.size(), v) == 0)
+        return 1;
+    return std::nullopt;
+}
+
+const char *kind_name(const YAML::Node &n) {
+    switch (n.Type()) {
+    case YAML::NodeType::Sequence: return "a sequence";
+    case YAML::NodeType::Map: return "a mapping";
+    case YAML::NodeType::Null: return "an empty value";
+    default: return "a scalar";
+    }
+}
+
 std::string quote(const std::string &s) {
     constexpr size_t kMax = 60;
     std::string out = "\"";
@@ -130,6 +151,8 @@ RuleSet load_rules_string(const std::string &yaml, const std::string &name) {
     LoadContext ctx;
     ctx.file = name;
     ctx.text = &yaml;
+    if (auto slash = name.rfind('/'); slash != std::string::npos)
+        ctx.base_dir = name.substr(0, slash + 1); // "/x.yaml" -> "/"
     YAML::Node root;
     try {
         root = YAML::Load(yaml);
@@ -154,7 +177,8 @@ RuleSet load_rules_string(const std::string &yaml, const std::string &name) {
         const YAML::Node &k = kv.first;
         std::string key = k.IsScalar() ? k.Scalar() : std::string();
         if (key == "align") {
-            ctx.error(k.Mark(), -1, "align rules are not supported yet (reserved for a later issue)");
+            ctx.error(k.Mark(), -1, "unknown top-level key \"align\" (align is a rule key: put it "
+                                    "inside a rule, in place of pattern)");
         } else if (std::find(kTopKeys.begin(), kTopKeys.end(), key) == kTopKeys.end()) {
             std::string hint = detail::closest_key(key, kTopKeys);
             ctx.error(k.Mark(), -1,

@@ -17,6 +17,7 @@ namespace wm::rules::detail {
 struct LoadContext {
     std::string file;
     const std::string *text = nullptr; // raw YAML, to map pattern offsets to columns
+    std::string base_dir;              // align reference_file paths are relative to it ("" = cwd)
     std::vector<Diagnostic> diags;
 
     SourceLocation at(const YAML::Mark &m, size_t extra_columns = 0) const;
@@ -29,6 +30,21 @@ struct LoadContext {
 // checks still work for otherwise broken rules.
 std::optional<Rule> parse_rule(const YAML::Node &node, LoadContext &ctx,
                                std::optional<uint32_t> *id_out, YAML::Mark *id_mark);
+
+// Parses an `align:` value (rules/align_field.cpp) into *out; reports every
+// problem against rule rid and returns false when there was one. key_mark is
+// the `align` key, where missing sub-keys are reported.
+bool parse_align(const YAML::Node &node, const YAML::Mark &key_mark, LoadContext &ctx, int64_t rid,
+                 AlignSpec *out);
+
+// Column offset of a scalar's first character inside the raw YAML text (0
+// for plain scalars, 1 inside quotes), or nullopt when YAML escapes or
+// folding make the source differ from the value. Lets pattern errors point
+// at the offending byte.
+std::optional<size_t> value_start(const YAML::Node &n, const LoadContext &ctx);
+
+// "a sequence", "a mapping", "an empty value" or "a scalar", for messages.
+const char *kind_name(const YAML::Node &n);
 
 // Closest string in candidates within edit distance 2, or "".
 std::string closest_key(const std::string &key, const std::vector<std::string> &candidates);

@@ -1,7 +1,8 @@
 // rules/rule.cpp - diagnostics and the content hash.
 //
 // The hash is 64-bit FNV-1a over a canonical byte serialization of the
-// semantic fields only (not name, source, pattern_text or locations), with
+// semantic fields only (not name, source, pattern_text, an align rule's
+// reference_text/reference_file, or locations), with
 // rules visited in id order, so it identifies "the same rules" regardless of
 // file name, YAML formatting or rule order in the file.
 #include "rules/rule.h"
@@ -76,8 +77,12 @@ uint64_t content_hash(const RuleSet &rs) {
     std::iota(order.begin(), order.end(), size_t{0});
     std::stable_sort(order.begin(), order.end(),
                      [&](size_t a, size_t b) { return rs.rules[a].id < rs.rules[b].id; });
+    // Sets without align rules keep the original serialization (and hash);
+    // the tag tells the two schemas apart, so neither can collide with the other.
+    const bool any_align = std::any_of(rs.rules.begin(), rs.rules.end(),
+                                       [](const Rule &r) { return r.align.has_value(); });
     Fnv1a h;
-    h.str("warpmatch-rules"); // domain tag: schema of the serialization below
+    h.str(any_align ? "warpmatch-rules+align" : "warpmatch-rules"); // domain tag: schema below
     h.u64(static_cast<uint64_t>(rs.version));
     h.u64(rs.rules.size());
     for (size_t i : order) {
@@ -97,6 +102,13 @@ uint64_t content_hash(const RuleSet &rs) {
         }
         h.opt(r.max_edits);
         h.opt(r.max_mismatches);
+        if (!any_align) continue;
+        h.u64(r.align ? 1 : 0);
+        if (!r.align) continue;
+        const AlignSpec &a = *r.align; // the bytes, not where they came from
+        h.str(a.reference);
+        for (int32_t v : {a.min_score, a.match, a.mismatch, a.gap_open, a.gap_extend})
+            h.u64(static_cast<uint64_t>(static_cast<int64_t>(v)));
     }
     return h.value();
 }

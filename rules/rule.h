@@ -27,6 +27,25 @@ struct PortRange {
     uint16_t hi = 0;
 };
 
+// An alignment rule (`align:` instead of `pattern:`): the rule fires on a
+// payload whose best Smith-Waterman local alignment against `reference`
+// (affine gaps: a gap of length k costs gap_open + k * gap_extend) scores at
+// least min_score. Score defaults and ranges are those of gpu/align's
+// ScoreParams (restated here: rules/ includes nothing from gpu/; the engine
+// tests check that the two agree).
+constexpr size_t kMaxReferenceBytes = 1024; // the GPU alignment kernel's query limit
+
+struct AlignSpec {
+    std::string reference;      // decoded bytes, 1..kMaxReferenceBytes
+    std::string reference_text; // inline text as written ("" when read from a file)
+    std::string reference_file; // path as written ("" when inline); relative to the YAML's dir
+    int32_t min_score = 1;      // >= 1
+    int match = 5;              // 1..127
+    int mismatch = -3;          // -127..0
+    int gap_open = 8;           // 0..4095, gap_open + gap_extend <= 4096
+    int gap_extend = 1;         // 1..4096
+};
+
 struct Rule {
     uint32_t id = 0;
     std::string msg;
@@ -40,6 +59,7 @@ struct Rule {
     std::vector<PortRange> ports; // empty = any; matches src or dst port
     std::optional<uint32_t> max_edits;      // approximate rules (later issue)
     std::optional<uint32_t> max_mismatches; // approximate rules (later issue)
+    std::optional<AlignSpec> align;         // alignment rule: pattern is empty
     std::string source;        // original IDS rule text (import), kept for later use
     SourceLocation where;      // location of the rule's mapping in the YAML
 };
@@ -71,6 +91,9 @@ class RuleError : public std::runtime_error {
 constexpr int kSchemaVersion = 1;
 constexpr size_t kMaxPatternBytes = 65535;
 
+// An align rule's reference_file is read relative to the directory of `path`
+// (load_rules_file) or of `name` (load_rules_string; the current directory
+// when name has no directory part); absolute paths are used as they are.
 RuleSet load_rules_file(const std::string &path);
 RuleSet load_rules_string(const std::string &yaml, const std::string &name);
 

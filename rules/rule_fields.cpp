@@ -16,18 +16,13 @@ namespace {
 
 const std::vector<std::string> kRuleKeys = {
     "id",       "msg",    "severity", "pattern", "nocase",    "offset",
-    "depth",    "protocol", "ports",  "max_edits", "max_mismatches", "source"};
+    "depth",    "protocol", "ports",  "max_edits", "max_mismatches", "source", "align"};
+
+// Literal-only knobs: an align rule scores the whole payload, so these have
+// no meaning there and are rejected rather than silently ignored.
+const char *const kNotForAlign[] = {"nocase", "offset", "depth", "max_edits", "max_mismatches"};
 
 constexpr uint32_t kMaxOffsetDepth = 65535;
-
-const char *kind_name(const YAML::Node &n) {
-    switch (n.Type()) {
-    case YAML::NodeType::Sequence: return "a sequence";
-    case YAML::NodeType::Map: return "a mapping";
-    case YAML::NodeType::Null: return "an empty value";
-    default: return "a scalar";
-    }
-}
 
 enum class NumStatus { Ok, Negative, NotNumber, TooBig };
 
@@ -107,22 +102,6 @@ struct RuleParser {
         return n.Scalar();
     }
 
-    // Column offset of the scalar's first character inside the raw text, so
-    // pattern errors can point at the exact byte. Unknown (0) when YAML
-    // escapes or folding make the source differ from the value.
-    std::optional<size_t> value_start(const YAML::Node &n) {
-        const YAML::Mark m = n.Mark();
-        if (!ctx.text || m.pos < 0) return std::nullopt;
-        const std::string &t = *ctx.text;
-        const std::string &v = n.Scalar();
-        auto pos = static_cast<size_t>(m.pos);
-        if (t.compare(pos, v.size(), v) == 0) return 0;
-        if (pos < t.size() && (t[pos] == '"' || t[pos] == '\'') &&
-            t.compare(pos + 1, v.size(), v) == 0)
-            return 1;
-        return std::nullopt;
-    }
-
     void pattern_field(const YAML::Node &n, Rule &r, bool *decoded) {
         auto text = string_field(n, "pattern");
         if (!text) return;
@@ -134,7 +113,7 @@ struct RuleParser {
         size_t col = 0;
         auto bytes = decode_pattern(*text, &why, &col);
         if (!bytes) {
-            auto start = value_start(n);
+            auto start = value_start(n, ctx);
             error(n, fmt::format("bad pattern {}: {}", quote(*text), why), start ? *start + col : 0);
             return;
         }
@@ -232,10 +211,7 @@ std::optional<Rule> parse_rule(const YAML::Node &node, LoadContext &ctx,
             continue;
         }
         const std::string &name = k.Scalar();
-        if (name == "align") {
-            problems.emplace_back(k, "align rules are not supported yet (reserved for a later "
-                                     "issue)");
-        } else if (std::find(kRuleKeys.begin(), kRuleKeys.end(), name) == kRuleKeys.end()) {
+        if (std::find(kRuleKeys.begin(), kRuleKeys.end(), name) == kRuleKeys.end()) {
             std::string hint = closest_key(name, kRuleKeys);
             problems.emplace_back(k, fmt::format("unknown key {}{}", quote(name),
                                                  hint.empty() ? std::string()
@@ -263,8 +239,18 @@ std::optional<Rule> parse_rule(const YAML::Node &node, LoadContext &ctx,
         }
     }
     for (auto &[k, msg] : problems) p.error(k, msg);
+    const bool is_align = fields.count("align") != 0;
     for (const char *req : {"id", "msg", "pattern"})
-        if (!fields.count(req)) p.error(node, fmt::format("missing required key \"{}\"", req));
+        if (!fields.count(req) && !(is_align && std::string(req) == "pattern"))
+            p.error(node, fmt::format("missing required key \"{}\"", req));
+    if (is_align) {
+        if (fields.count("pattern"))
+            p.error(fields["align"].first, "pattern and align are mutually exclusive (an align "
+                                           "rule matches by alignment score, not by a literal)");
+        for (const char *k : kNotForAlign)
+            if (auto it = fields.find(k); it != fields.end())
+                p.error(it->second.first, fmt::format("{} does not apply to align rules", k));
+    }
 
     if (auto *n = get("msg")) {
         auto s = p.string_field(*n, "msg");
@@ -316,6 +302,11 @@ std::optional<Rule> parse_rule(const YAML::Node &node, LoadContext &ctx,
     }
     if (auto *n = get("source"))
         if (auto s = p.string_field(*n, "source")) r.source = *s;
+    if (auto *n = get("align")) {
+        AlignSpec a;
+        if (parse_align(*n, p.key_mark, ctx, p.rid, &a)) r.align = std::move(a);
+        else p.ok = false;
+    }
 
     if (!p.ok) return std::nullopt;
     return r;

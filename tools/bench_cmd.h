@@ -11,6 +11,7 @@ struct BenchArgs {
     size_t batch_mb = 64;
     int threads = 0;         // CPU threads for Hyperscan; 0 = all cores
     int repeats = 3;
+    bool positions = false;  // also time positions mode (match delivery)
 };
 
 int run_bench(const BenchArgs &a);

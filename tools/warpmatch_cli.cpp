@@ -1,10 +1,14 @@
 // warpmatch: command-line front end. Thin by design: it parses arguments and
 // prints; every piece of logic is in libwarpmatch behind warpmatch.h.
 #include "bench_cmd.h"
+#ifdef WM_HAVE_LIVE_CMD
+#include "live_cmd.h"
+#endif
 #include "warpmatch.h"
 
 #include <CLI/CLI.hpp>
 #include <fmt/format.h>
+#include <nlohmann/json.hpp>
 
 #include <cstdio>
 #include <string>
@@ -25,6 +29,7 @@ int report(int rc, wm_error_t *err, const char *what) {
 struct ReplayArgs {
     std::string capture, rules, output, backend = "auto", matches = "auto";
     bool verify = false, quiet = false;
+    bool streams = false; // TCP reassembly + matches across segments (docs/streams.md)
     unsigned verify_sample = 0;
     int device = 0;
 };
@@ -63,8 +68,10 @@ int run_replay(const ReplayArgs &a) {
     opts.backend = a.backend == "cpu" ? WM_BACKEND_CPU
                    : a.backend == "gpu" ? WM_BACKEND_GPU
                                         : WM_BACKEND_AUTO;
-    opts.output_mode = a.matches == "set"         ? WM_OUTPUT_SET
-                       : a.matches == "positions" ? WM_OUTPUT_POSITIONS
+    // Streams suppress matches in carried bytes by position: auto means
+    // positions there, on the GPU too.
+    opts.output_mode = a.matches == "set"                        ? WM_OUTPUT_SET
+                       : a.matches == "positions" || a.streams ? WM_OUTPUT_POSITIONS
                                                   : WM_OUTPUT_AUTO;
     opts.verify_every = a.verify_sample ? a.verify_sample : (a.verify ? 1 : 0);
     opts.gpu_device = a.device;
@@ -86,14 +93,25 @@ int run_replay(const ReplayArgs &a) {
     wm_replay_stats_t st;
     wm_replay_stats_init(&st);
     bool tty = isatty(STDERR_FILENO);
-    int rc = wm_replay_file(sc, a.capture.c_str(), on_alert, &sink, tty ? on_progress : nullptr,
-                            nullptr, &st, &err);
+    wm_replay_options_t ro;
+    wm_replay_options_init(&ro);
+    ro.streams = a.streams;
+    ro.verify_streams = a.streams && a.verify; // Hyperscan stream mode as the oracle
+    wm_stream_stats_t sst;
+    wm_stream_stats_init(&sst);
+    int rc = wm_replay_file_ex(sc, a.capture.c_str(), &ro, on_alert, &sink,
+                               tty ? on_progress : nullptr, nullptr, &st, &sst, &err);
     if (tty)
         fmt::print(stderr, "\n");
-    char *json = nullptr;
-    if (wm_replay_stats_to_json(&st, &json) == WM_SUCCESS)
-        fmt::print(out, "{}\n", json);
+    char *json = nullptr, *stream_json = nullptr;
+    if (wm_replay_stats_to_json(&st, &json) == WM_SUCCESS) {
+        auto j = nlohmann::ordered_json::parse(json);
+        if (a.streams && wm_stream_stats_to_json(&sst, &stream_json) == WM_SUCCESS)
+            j["stats"]["streams"] = nlohmann::ordered_json::parse(stream_json);
+        fmt::print(out, "{}\n", j.dump());
+    }
     wm_free(json);
+    wm_free(stream_json);
     if (out != stdout)
         std::fclose(out);
     fmt::print(stderr,
@@ -172,7 +190,12 @@ int main(int argc, char **argv) {
                        "positions: alerts carry payload offsets; set: rule ids only; "
                        "auto: positions on CPU, set on GPU")
         ->check(CLI::IsMember({"auto", "positions", "set"}));
-    replay->add_flag("--verify", ra.verify, "cross-check every GPU batch against Hyperscan");
+    replay->add_flag("--verify", ra.verify,
+                     "cross-check every GPU batch against Hyperscan; with --streams also "
+                     "every stream window against Hyperscan stream mode");
+    replay->add_flag("--streams,!--no-streams", ra.streams,
+                     "reassemble TCP (and IP fragments) and match across segments "
+                     "(default: off, every payload on its own)");
     replay->add_option("--verify-sample", ra.verify_sample, "cross-check one batch in N");
     replay->add_option("--device", ra.device, "CUDA device ordinal");
     replay->add_flag("-q,--quiet", ra.quiet, "print only the stats, not the alerts");
@@ -199,10 +222,20 @@ int main(int argc, char **argv) {
     bench->add_option("--threads", ba.threads, "Hyperscan threads (default: all cores)");
     bench->add_option("--repeats", ba.repeats, "timed repeats (median reported)");
     bench->add_option("--json", ba.json, "also write the results here");
+    bench->add_flag("--positions", ba.positions, "also time positions mode (every match delivered)");
+
+#ifdef WM_HAVE_LIVE_CMD
+    LiveArgs la;
+    auto *live = add_live_command(app, la);
+#endif
 
     CLI11_PARSE(app, argc, argv);
     if (*bench)
         return run_bench(ba);
+#ifdef WM_HAVE_LIVE_CMD
+    if (*live)
+        return run_live(la);
+#endif
     if (*replay)
         return run_replay(ra);
     if (*check)

@@ -51,7 +51,7 @@ extern "C" {
 #define WM_VERSION_MINOR 1
 #define WM_VERSION_PATCH 0
 /** ABI version: bumped whenever a public struct layout or signature changes. */
-#define WM_ABI_VERSION 1
+#define WM_ABI_VERSION 2
 
 /** Runtime version string, e.g. "0.1.0 (abi 1, cuda)". Never NULL. */
 WM_API const char *wm_version(void);
@@ -380,7 +380,15 @@ WM_API int wm_capture_stats(const wm_capture_t *cap, wm_capture_stats_t *st);
 /* Replay: capture -> batches -> scanner -> alerts                      */
 /* ------------------------------------------------------------------ */
 
-/** One alert: a rule matched a payload (once per rule and payload). */
+/**
+ * One alert: a rule matched a payload (once per rule and payload).
+ *
+ * Align rules (`align:` in the rule file, docs/rules.md) set has_score: score
+ * is the best Smith-Waterman local alignment score of the rule's reference
+ * against the payload (>= the rule's min_score), and start/end are the
+ * aligned region of the payload, [start, end); has_offset is then 1 in every
+ * output mode. For all other rules has_score and score are 0.
+ */
 typedef struct wm_alert {
     size_t struct_size;
     const wm_packet_t *packet;
@@ -388,6 +396,8 @@ typedef struct wm_alert {
     int has_offset;          /**< 1 when start/end are known (positions)  */
     uint32_t start;          /**< first match in the payload              */
     uint32_t end;
+    int has_score;           /**< 1 for an align rule's alert             */
+    int32_t score;           /**< its alignment score when has_score      */
 } wm_alert_t;
 
 typedef int (*wm_alert_fn)(const wm_alert_t *alert, void *ctx);

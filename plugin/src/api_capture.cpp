@@ -122,10 +122,16 @@ WM_API int wm_replay_file(wm_scanner_t *sc, const char *path, wm_alert_fn on_ale
 }
 
 WM_API int wm_alert_to_json(const wm_ruleset_t *rs, const wm_alert_t *alert, char **json) {
-    if (!rs || !size_ok(alert) || !alert->packet || !json)
+    // has_score/score were appended later: an alert from a caller built
+    // before them is the prefix up to has_score, read as "no score".
+    const size_t old_size = offsetof(wm_alert_t, has_score);
+    if (!rs || !alert || (alert->struct_size != old_size && !size_ok(alert)) || !alert->packet ||
+        !json)
         return WM_INVALID;
     try {
-        return to_malloced(alert_to_eve_json(rs->compiled, *alert), json);
+        wm_alert_t a{};
+        std::memcpy(&a, alert, alert->struct_size);
+        return to_malloced(alert_to_eve_json(rs->compiled, a), json);
     } catch (...) {
         return WM_NOMEM;
     }

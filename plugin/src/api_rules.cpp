@@ -13,11 +13,15 @@ using namespace wm;
 extern "C" {
 
 WM_API const char *wm_version(void) {
+#define WM_STR2(x) #x
+#define WM_STR(x) WM_STR2(x)
 #ifdef WM_HAVE_CUDA
-    return "0.1.0 (abi 1, cuda)";
+#define WM_BUILD_KIND "cuda"
 #else
-    return "0.1.0 (abi 1, cpu only)";
+#define WM_BUILD_KIND "cpu only"
 #endif
+    return WM_STR(WM_VERSION_MAJOR) "." WM_STR(WM_VERSION_MINOR) "." WM_STR(
+        WM_VERSION_PATCH) " (abi " WM_STR(WM_ABI_VERSION) ", " WM_BUILD_KIND ")";
 }
 
 WM_API int wm_abi_version(void) { return WM_ABI_VERSION; }

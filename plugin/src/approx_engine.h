@@ -50,7 +50,9 @@ class ApproxEngine final : public Engine {
     }
     void scan(const BatchView &batch, wm_output_mode mode, std::vector<Match> &out) override;
 
-    static bool is_approximate(const rules::Rule &r) { return r.max_edits || r.max_mismatches; }
+    static bool is_approximate(const rules::Rule &r) {
+        return CompiledRuleSet::is_approximate(r); // never an align rule
+    }
     size_t rule_count() const { return rule_index_.size(); }
     // The GPU matcher (null on the Cpu backend): route and timings for reports.
     const approx::ApproxMatcher *gpu_matcher() const { return gpu_.get(); }

@@ -33,8 +33,8 @@ hs_database_t *compile_literals(const std::vector<rules::Rule> &rules) {
     std::vector<unsigned> flags, ids;
     regexes.reserve(rules.size());
     for (size_t i = 0; i < rules.size(); ++i) {
-        if (CompiledRuleSet::is_approximate(rules[i]))
-            continue; // ApproxEngine's own database
+        if (!CompiledRuleSet::is_literal(rules[i]))
+            continue; // ApproxEngine's own database; AlignEngine has no database
         regexes.push_back(hs_escape_bytes(rules[i].pattern));
         flags.push_back(rules[i].nocase ? HS_FLAG_CASELESS : 0);
         ids.push_back(static_cast<unsigned>(i));
@@ -67,12 +67,17 @@ hs_database_t *compile_literals(const std::vector<rules::Rule> &rules) {
 CompiledRuleSet::CompiledRuleSet(rules::RuleSet rs) : rs_(std::move(rs)) {
     std::sort(rs_.rules.begin(), rs_.rules.end(),
               [](const rules::Rule &a, const rules::Rule &b) { return a.id < b.id; });
+    bool any_pattern = false;
     for (size_t i = 0; i < rs_.rules.size(); ++i) {
         index_.emplace(rs_.rules[i].id, i);
         approximate_ += is_approximate(rs_.rules[i]) ? 1 : 0;
+        alignment_ += is_alignment(rs_.rules[i]) ? 1 : 0;
+        if (is_alignment(rs_.rules[i]))
+            continue; // no pattern
         size_t n = rs_.rules[i].pattern.size();
-        min_len_ = i == 0 ? n : std::min(min_len_, n);
+        min_len_ = any_pattern ? std::min(min_len_, n) : n;
         max_len_ = std::max(max_len_, n);
+        any_pattern = true;
     }
     db_.reset(compile_literals(rs_.rules));
     hash_ = rules::content_hash(rs_);

@@ -33,10 +33,17 @@ class CompiledRuleSet {
     const std::vector<rules::Rule> &rules() const { return rs_.rules; }
     const hs_database_t *hs_database() const { return db_.get(); }
     uint64_t hash() const { return hash_; }
-    // Rules with max_edits / max_mismatches go to the approximate engines;
-    // all others are literals for Hyperscan and the GPU automaton.
-    static bool is_approximate(const rules::Rule &r) { return r.max_edits || r.max_mismatches; }
+    // Three kinds of rules, each run by its own engines: align rules (an
+    // `align:` reference, no pattern) by AlignEngine; rules with max_edits /
+    // max_mismatches by ApproxEngine; all others are literals for Hyperscan
+    // and the GPU automaton. The loader keeps the kinds disjoint.
+    static bool is_alignment(const rules::Rule &r) { return r.align.has_value(); }
+    static bool is_approximate(const rules::Rule &r) {
+        return !is_alignment(r) && (r.max_edits || r.max_mismatches);
+    }
+    static bool is_literal(const rules::Rule &r) { return !is_alignment(r) && !is_approximate(r); }
     size_t approximate_rules() const { return approximate_; }
+    size_t alignment_rules() const { return alignment_; }
     // Index of a rule id, or -1.
     long index_of(uint32_t id) const;
     // True when payload metadata satisfies the rule's protocol and ports.
@@ -45,6 +52,8 @@ class CompiledRuleSet {
     // The EVE `"alert":{...}` object of rule i, escaped once at load time.
     const std::string &eve_alert_json(size_t i) const { return eve_alert_[i]; }
 
+    // Over the rules that have a pattern (literal and approximate; align
+    // rules have none). 0 when there are none.
     size_t min_pattern_len() const { return min_len_; }
     size_t max_pattern_len() const { return max_len_; }
 
@@ -56,6 +65,7 @@ class CompiledRuleSet {
     uint64_t hash_ = 0;
     size_t min_len_ = 0, max_len_ = 0;
     size_t approximate_ = 0;
+    size_t alignment_ = 0;
 };
 
 } // namespace wm

@@ -22,14 +22,20 @@ struct BatchView {
 };
 
 // One match: rule index (into CompiledRuleSet::rules()), payload index and
-// [start, end) in the payload. In set mode start == end == 0.
+// [start, end) in the payload. In set mode start == end == 0, except for
+// align rules, whose [start, end) is always the aligned region (one match
+// per payload and rule in both modes). score is the alignment score of an
+// align rule's match, 0 for every other rule. Last so that the 4-value
+// aggregate initializers of the literal engines stay valid.
 struct Match {
     uint32_t rule;
     uint32_t payload;
     uint32_t start;
     uint32_t end;
+    int32_t score = 0;
     bool operator==(const Match &o) const {
-        return rule == o.rule && payload == o.payload && start == o.start && end == o.end;
+        return rule == o.rule && payload == o.payload && start == o.start && end == o.end &&
+               score == o.score;
     }
 };
 

@@ -58,7 +58,10 @@ std::string alert_to_eve_json(const CompiledRuleSet &rs, const wm_alert_t &a) {
                        "\"signature\":\"\",\"severity\":3}}",
                        a.rule_id);
     }
-    if (a.has_offset)
+    // Align rules: the score, and the aligned region (known in every output mode).
+    if (a.has_score)
+        fmt::format_to(std::back_inserter(b), ",\"align\":{{\"score\":{}}}", a.score);
+    if (a.has_offset || a.has_score)
         fmt::format_to(std::back_inserter(b), ",\"payload_offset\":{},\"payload_end\":{}", a.start,
                        a.end);
     fmt::format_to(std::back_inserter(b), ",\"payload_len\":{}}}", p.payload_len);

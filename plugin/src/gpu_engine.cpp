@@ -13,8 +13,8 @@ GpuEngine::GpuEngine(const CompiledRuleSet &rs, int device, size_t max_batch_byt
     lits.reserve(rs.rules().size());
     for (size_t i = 0; i < rs.rules().size(); ++i) {
         const auto &r = rs.rules()[i];
-        if (CompiledRuleSet::is_approximate(r))
-            continue;
+        if (!CompiledRuleSet::is_literal(r))
+            continue; // approximate and align rules have their own engines
         lits.push_back(gpu::Literal{r.pattern, r.nocase, r.offset, r.depth});
         len_.push_back(static_cast<uint32_t>(r.pattern.size()));
         rule_of_.push_back(static_cast<uint32_t>(i));

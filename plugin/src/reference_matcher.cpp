@@ -22,8 +22,8 @@ void ReferenceMatcher::scan(const BatchView &batch, wm_output_mode mode, std::ve
         uint32_t n = batch.payload_len(p);
         for (size_t r = 0; r < rules_.size(); ++r) {
             const auto &rule = rules_[r];
-            if (CompiledRuleSet::is_approximate(rule))
-                continue; // exact literals only; tests/approx has the DP reference
+            if (!CompiledRuleSet::is_literal(rule))
+                continue; // exact literals only; tests/approx and tests/align have DP references
             uint32_t len = static_cast<uint32_t>(rule.pattern.size());
             for (uint32_t s = rule.offset; s + len <= n; ++s) {
                 if (rule.depth != 0 && s + len > rule.offset + rule.depth)

@@ -1,6 +1,9 @@
 #include "replay.h"
 
 #include "capture/offline_capture.h"
+#include "stream/live_loop.h"
+
+#include <pcap/pcap.h>
 
 #include <fmt/format.h>
 
@@ -105,7 +108,9 @@ class Replayer {
                 a.struct_size = sizeof(a);
                 a.packet = &batch_.packets[p];
                 a.rule_id = sc_.ruleset().rules()[m.rule].id;
-                a.has_offset = positions ? 1 : 0;
+                a.has_score = CompiledRuleSet::is_alignment(sc_.ruleset().rules()[m.rule]) ? 1 : 0;
+                a.score = m.score;
+                a.has_offset = positions || a.has_score ? 1 : 0; // an align region is always known
                 a.start = m.start;
                 a.end = m.end;
                 st_.alerts++;
@@ -182,6 +187,139 @@ int replay_file(Scanner &sc, const std::string &path, const ReplayCallbacks &cb,
         }
     }
     return status;
+}
+
+} // namespace wm
+
+// ---- streams -------------------------------------------------------------
+
+namespace wm {
+
+int ScannerForStreams::scan(const BatchView &b, std::vector<Match> &out,
+                            std::vector<std::string> *why) {
+    const int rc = sc_.scan(b, out);
+    if (rc == WM_VERIFY_MISMATCH && why) {
+        auto note = [&](const std::vector<Match> &v, const char *who) {
+            for (const auto &m : v)
+                why->push_back(fmt::format("verify mismatch: payload {} rule {} [{}, {}): {} only",
+                                           m.payload, sc_.ruleset().rules()[m.rule].id, m.start,
+                                           m.end, who));
+        };
+        note(sc_.gpu_only(), "GPU");
+        note(sc_.cpu_only(), "Hyperscan");
+    }
+    return rc;
+}
+
+stream::PipelineOptions pipeline_options(int streams, int verify_streams,
+                                         const wm_stream_config_t &config) {
+    stream::PipelineOptions po;
+    po.streams = streams != 0;
+    po.verify_streams = streams != 0 && verify_streams != 0;
+    po.config = config;
+    return po;
+}
+
+namespace {
+int mismatch_status(const stream::StreamPipeline &pl, std::string *error) {
+    if (pl.verify_mismatches() == 0) return WM_SUCCESS;
+    if (error) {
+        *error = fmt::format("{} verify mismatches; first ones:", pl.verify_mismatches());
+        for (const auto &l : pl.mismatch_lines()) *error += "\n" + l;
+    }
+    return WM_VERIFY_MISMATCH;
+}
+
+void fill_stats(const stream::StreamPipeline &pl, double seconds, wm_replay_stats_t &st) {
+    st.capture = pl.capture_stats();
+    st.alerts = pl.alerts();
+    st.batches = pl.batches();
+    st.verify_mismatches = pl.verify_mismatches();
+    st.seconds = seconds;
+    st.gbit_per_s = seconds > 0 ? st.capture.payload_bytes * 8.0 / seconds / 1e9 : 0.0;
+}
+} // namespace
+
+int replay_file_ex(Scanner &sc, const std::string &path, const wm_replay_options_t &opts,
+                   const ReplayCallbacks &cb, wm_replay_stats_t &stats,
+                   wm_stream_stats_t *stream_stats, std::string *error) {
+    if (!opts.streams) return replay_file(sc, path, cb, stats, error);
+    const auto t0 = Clock::now();
+    auto last_progress = t0;
+    ScannerForStreams scanner(sc);
+    stream::StreamPipeline pl(scanner, pipeline_options(1, opts.verify_streams, opts.stream),
+                              cb.on_alert, cb.alert_ctx);
+    stream::OfflineFrames frames(path);
+    int status = WM_SUCCESS;
+    auto finish = [&]() {
+        fill_stats(pl, std::chrono::duration<double>(Clock::now() - t0).count(), stats);
+        if (stream_stats) *stream_stats = pl.stream_stats();
+    };
+    try {
+        try {
+            const pcap_pkthdr *h = nullptr;
+            const uint8_t *d = nullptr;
+            while (frames.next(&h, &d)) {
+                if (!pl.frame(frames.link_type(), d, h->caplen, h->len, h->ts.tv_sec,
+                              h->ts.tv_usec)) {
+                    status = WM_SCAN_TERMINATED;
+                    break;
+                }
+                if (cb.on_progress && (pl.capture_stats().packets & 1023) == 0) {
+                    auto now = Clock::now();
+                    if (now - last_progress >= std::chrono::seconds(1)) {
+                        last_progress = now;
+                        cb.on_progress(pl.capture_stats().packets, pl.capture_stats().bytes,
+                                       std::chrono::duration<double>(now - t0).count(),
+                                       cb.progress_ctx);
+                    }
+                }
+            }
+        } catch (const stream::PcapError &e) {
+            status = WM_CAPTURE_ERROR; // scan what came before the bad record
+            if (error) *error = e.what();
+        }
+        if (status != WM_SCAN_TERMINATED && !pl.finish()) status = WM_SCAN_TERMINATED;
+    } catch (...) {
+        finish();
+        throw;
+    }
+    finish();
+    return status == WM_SUCCESS ? mismatch_status(pl, error) : status;
+}
+
+int live_capture(Scanner &sc, stream::LiveCapture &cap, const wm_live_options_t &opts,
+                 const std::atomic<bool> &stop, wm_alert_fn on_alert, void *alert_ctx,
+                 wm_live_stats_t &stats, wm_stream_stats_t &stream_stats, std::string *error) {
+    const auto t0 = Clock::now();
+    ScannerForStreams scanner(sc);
+    auto po = pipeline_options(opts.streams, opts.verify_streams, opts.stream);
+    po.max_batch_bytes = opts.max_batch_bytes;
+    stream::StreamPipeline pl(scanner, po, on_alert, alert_ctx);
+    stream::LatencyRecorder latency;
+    pl.observe(&latency);
+    stream::LiveLoopStats ls;
+    auto finish = [&]() {
+        fill_stats(pl, std::chrono::duration<double>(Clock::now() - t0).count(), stats.replay);
+        stream_stats = pl.stream_stats();
+        cap.stats(&stats.pcap_received, &stats.pcap_dropped, &stats.pcap_if_dropped);
+        latency.summarize(ls);
+        stats.batches_by_size = pl.batches_full();
+        stats.batches_by_latency = ls.by_latency;
+        stats.batches_at_stop = ls.at_stop;
+        stats.latency_p50_ms = ls.p50_ms;
+        stats.latency_p99_ms = ls.p99_ms;
+        stats.latency_max_ms = ls.max_ms;
+    };
+    try {
+        stream::run_live(cap, pl, opts.max_latency_ms, stop, ls);
+    } catch (...) {
+        finish();
+        throw;
+    }
+    finish();
+    if (pl.stopped()) return WM_SCAN_TERMINATED;
+    return mismatch_status(pl, error);
 }
 
 } // namespace wm

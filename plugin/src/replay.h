@@ -1,10 +1,15 @@
 // Replay: offline capture -> batches (payloads back to back) -> scanner ->
 // alerts in packet order. The C API's wm_replay_file is a thin wrapper.
+// With streams (stream/stream_pipeline.h) the same scanner also serves
+// reassembled TCP streams, offline and on a live interface.
 #pragma once
 
 #include "scanner.h"
+#include "stream/pcap_source.h"
+#include "stream/stream_pipeline.h"
 #include "warpmatch.h"
 
+#include <atomic>
 #include <string>
 
 namespace wm {
@@ -22,5 +27,37 @@ struct ReplayCallbacks {
 // opening the file (CaptureError) and on engine failures.
 int replay_file(Scanner &sc, const std::string &path, const ReplayCallbacks &cb,
                 wm_replay_stats_t &stats, std::string *error);
+
+// The scanner as the stream pipeline sees it.
+class ScannerForStreams final : public stream::BatchScanner {
+  public:
+    explicit ScannerForStreams(Scanner &sc) : sc_(sc) {}
+    const std::vector<rules::Rule> &rules() const override { return sc_.ruleset().rules(); }
+    bool positions() const override { return sc_.output_mode() == WM_OUTPUT_POSITIONS; }
+    bool on_gpu() const override { return sc_.backend() == WM_BACKEND_GPU; }
+    int scan(const BatchView &b, std::vector<Match> &out, std::vector<std::string> *why) override;
+
+  private:
+    Scanner &sc_;
+};
+
+// Pipeline options from the C options (streams, verification, limits).
+stream::PipelineOptions pipeline_options(int streams, int verify_streams,
+                                         const wm_stream_config_t &config);
+
+// replay_file with options: streams off is replay_file itself; streams on
+// reads raw frames through the stream pipeline. Same statuses; stream_stats
+// may be null. Throws stream::PcapError when the file cannot be opened,
+// std::invalid_argument for streams with a set-mode scanner.
+int replay_file_ex(Scanner &sc, const std::string &path, const wm_replay_options_t &opts,
+                   const ReplayCallbacks &cb, wm_replay_stats_t &stats,
+                   wm_stream_stats_t *stream_stats, std::string *error);
+
+// Live capture until stop (see stream/live_loop.h). Fills stats (pcap_stats
+// included) in every case; returns WM_SUCCESS, WM_SCAN_TERMINATED or
+// WM_VERIFY_MISMATCH with the first differences in *error.
+int live_capture(Scanner &sc, stream::LiveCapture &cap, const wm_live_options_t &opts,
+                 const std::atomic<bool> &stop, wm_alert_fn on_alert, void *alert_ctx,
+                 wm_live_stats_t &stats, wm_stream_stats_t &stream_stats, std::string *error);
 
 } // namespace wm

@@ -1,6 +1,8 @@
 #include "scanner.h"
 
+#include "gpu/align/align_search.h"
 #include "gpu/gpu_matcher.h"
+#include "align_engine.h"
 #include "approx_engine.h"
 #include "gpu_engine.h"
 #include "hs_engine.h"
@@ -46,6 +48,7 @@ Scanner::Scanner(const CompiledRuleSet &rs, const wm_scanner_options_t &opts) : 
                       : std::string("cpu: Hyperscan requested");
     }
     setup_approx(opts.gpu_device);
+    setup_align(opts.gpu_device);
     if (mode_ == WM_OUTPUT_AUTO)
         mode_ = backend_ == WM_BACKEND_GPU ? WM_OUTPUT_SET : WM_OUTPUT_POSITIONS;
     if (backend_ == WM_BACKEND_GPU && verify_every_ > 0)
@@ -70,6 +73,32 @@ void Scanner::setup_approx(int device) {
     approx_ = std::make_unique<ApproxEngine>(rs_, ApproxBackend::Cpu);
 }
 
+// The alignment kernels need more than the literal ones (DPX: compute
+// capability 9.0), so a GPU scanner may still run align rules on the CPU.
+void Scanner::setup_align(int device) {
+    if (rs_.alignment_rules() == 0)
+        return;
+    if (backend_ == WM_BACKEND_GPU) {
+        std::string why;
+        if (align::align_gpu_usable(device, &why)) {
+            try {
+                align_ = std::make_unique<AlignEngine>(rs_, AlignBackend::Gpu, device);
+                if (verify_every_ > 0)
+                    align_checker_ = std::make_unique<AlignEngine>(rs_, AlignBackend::Cpu);
+                return;
+            } catch (const gpu::GpuError &e) {
+                if (!fallback_allowed_)
+                    throw StatusError(WM_GPU_ERROR, e.what());
+                why = e.what();
+            }
+        } else if (!fallback_allowed_) {
+            throw StatusError(WM_NO_GPU, fmt::format("GPU backend unavailable for align rules: {}", why));
+        }
+        reason_ += fmt::format("; align rules on the CPU because {}", why);
+    }
+    align_ = std::make_unique<AlignEngine>(rs_, AlignBackend::Cpu);
+}
+
 Scanner::~Scanner() = default;
 
 void Scanner::fall_back_to_cpu(const std::string &why) {
@@ -81,6 +110,9 @@ void Scanner::fall_back_to_cpu(const std::string &why) {
     backend_ = WM_BACKEND_CPU;
     if (approx_)
         approx_ = std::make_unique<ApproxEngine>(rs_, ApproxBackend::Cpu);
+    align_checker_.reset();
+    if (align_)
+        align_ = std::make_unique<AlignEngine>(rs_, AlignBackend::Cpu);
 }
 
 uint8_t *Scanner::batch_buffer(size_t bytes) {
@@ -117,6 +149,8 @@ int Scanner::scan(const BatchView &batch, std::vector<Match> &out) {
         primary_->scan(batch, mode, out);
         if (approx_)
             approx_->scan(batch, mode, out);
+        if (align_)
+            align_->scan(batch, mode, out);
     } catch (const gpu::GpuError &e) {
         if (!fallback_allowed_)
             throw StatusError(WM_GPU_ERROR, e.what());
@@ -127,6 +161,8 @@ int Scanner::scan(const BatchView &batch, std::vector<Match> &out) {
         primary_->scan(batch, mode, out);
         if (approx_)
             approx_->scan(batch, mode, out);
+        if (align_)
+            align_->scan(batch, mode, out);
     }
     filter_by_meta(batch, out);
     sort_matches(out);
@@ -141,11 +177,17 @@ int Scanner::scan(const BatchView &batch, std::vector<Match> &out) {
     checker_->scan(batch, mode, check_buf_);
     if (approx_checker_)
         approx_checker_->scan(batch, mode, check_buf_);
+    if (align_checker_)
+        align_checker_->scan(batch, mode, check_buf_);
     filter_by_meta(batch, check_buf_);
     sort_matches(check_buf_);
     stats_.verified_batches++;
+    // score last: an align match with the right region but another score is
+    // a difference too (one match per payload and align rule, so this keeps
+    // the sort_matches order).
     auto less = [](const Match &a, const Match &b) {
-        return std::tie(a.payload, a.end, a.rule, a.start) < std::tie(b.payload, b.end, b.rule, b.start);
+        return std::tie(a.payload, a.end, a.rule, a.start, a.score) <
+               std::tie(b.payload, b.end, b.rule, b.start, b.score);
     };
     std::set_difference(out.begin(), out.end(), check_buf_.begin(), check_buf_.end(),
                         std::back_inserter(gpu_only_), less);

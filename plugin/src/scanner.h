@@ -1,5 +1,10 @@
 // A scanner: one per worker thread. Owns the chosen engine (GPU or
 // Hyperscan), the Hyperscan engine used for cross-checking, and counters.
+// Approximate and align rules run on their own engines (ApproxEngine,
+// AlignEngine) on the same backend as the literals, each with a CPU twin for
+// verification. Verifying align rules compares, per payload and rule, that
+// both paths agree on whether min_score is reached and on the score and the
+// aligned region [start, end) (the CIGAR is not carried by matches).
 // Applies the rules' protocol/port constraints identically for every engine
 // and delivers matches in canonical order (payload, end, rule).
 #pragma once
@@ -47,6 +52,7 @@ class Scanner {
   private:
     void filter_by_meta(const BatchView &batch, std::vector<Match> &m) const;
     void setup_approx(int device);
+    void setup_align(int device);
     void fall_back_to_cpu(const std::string &why);
 
     const CompiledRuleSet &rs_;
@@ -60,6 +66,9 @@ class Scanner {
     // Approximate rules (max_edits / max_mismatches), on the same backend as
     // the literals; approx_checker_ is its Hyperscan twin for --verify.
     std::unique_ptr<Engine> approx_, approx_checker_;
+    // Align rules: GPU (PayloadAligner) or CPU (plain DP) path; align_checker_
+    // is the CPU path checking the GPU path for --verify.
+    std::unique_ptr<Engine> align_, align_checker_;
     std::vector<Match> gpu_only_, cpu_only_, check_buf_;
     std::vector<uint8_t> host_buffer_; // batch_buffer() on the CPU backend
     wm_scanner_stats_t stats_{};

@@ -24,9 +24,13 @@ ln -sfn "$D" build/data
 ln -sf "$PWD/$B/bin/warpmatch" build/tools/warpmatch
 cp "$B/data/demo.pcap" build/demo/demo.pcap
 
+sections=${SECTIONS:-tests verify bench kernels}
+want() { [[ " $sections " == *" $1 "* ]]; }
+
 # 1. Every test binary in the bundle (GPU cases run here instead of skipping).
-for t in "$B"/bin/test_*; do
+want tests && for t in "$B"/bin/test_*; do
   name=$(basename "$t")
+  [ -n "${TESTS:-}" ] && [[ " $TESTS " != *" $name "* ]] && continue
   timeout 240 "$t" --gtest_brief=1 >"$OUT/$name.log" 2>&1
   rc=$?
   res=$(grep -E "^\[  (PASSED|FAILED|SKIPPED) " "$OUT/$name.log" | tr '\n' ' ')
@@ -38,24 +42,22 @@ done
 warpmatch rules import "$D"/rules/et-open-suricata5-2024-04-21/*.rules -o /tmp/et.yaml >"$OUT/import.log" 2>&1
 note "import: $(head -1 "$OUT/import.log")"
 fails=0; n=0
-while IFS= read -r -d '' p; do
+want verify && while IFS= read -r -d '' p; do
   n=$((n + 1))
   if ! warpmatch replay "$p" --rules /tmp/et.yaml --backend gpu --matches positions --verify -q \
        >>"$OUT/verify.log" 2>&1; then
     fails=$((fails + 1)); echo "FAILED: $p" >>"$OUT/verify.log"
   fi
 done < <(find "$D/pcaps" "$D/pcaps-large" -name '*.pcap*' -print0)
-note "replay --backend gpu --verify (positions) on $n captures: $fails failed"
-warpmatch replay "$D/pcaps-large/merged-zeek-traces.pcap" --rules /tmp/et.yaml --backend gpu \
+want verify && note "replay --backend gpu --verify (positions) on $n captures: $fails failed"
+want verify && warpmatch replay "$D/pcaps-large/merged-zeek-traces.pcap" --rules /tmp/et.yaml --backend gpu \
   --matches set --verify -q 2>&1 | tail -3 | tee -a "$OUT/verify.log"
 
 # 3. Benchmarks: every engine through the C API on one corpus, same run.
-if [ -n "${QUICK:-}" ]; then printf "%s\n" "${summary[@]}"; exit 0; fi
-warpmatch bench "$D/pcaps-large/merged-zeek-traces.pcap" --rules /tmp/et.yaml --corpus-mb 4096 \
-  --batch-mb 256 --repeats 3 --json "$OUT/bench.json" 2>&1 | tee "$OUT/bench.txt"
-for s in tools/device/bench-*.sh; do
-  [ -f "$s" ] && bash "$s" "$B" "$D" "$OUT" 2>&1 | tee "$OUT/$(basename "$s" .sh).txt"
-done
+want bench && warpmatch bench "$D/pcaps-large/merged-zeek-traces.pcap" --rules /tmp/et.yaml --corpus-mb ${CORPUS_MB:-1024} \
+  --batch-mb 64 --repeats 3 --json "$OUT/bench.json" 2>&1 | tee "$OUT/bench.txt"
+# 4. Kernel benchmarks of gpu/ (each compares with its CPU peer in-run).
+want kernels && bash tools/device/bench-kernels.sh "$B" "$D" "$OUT" ${KERNELS:-}
 
 echo; echo "==== summary ===="; printf '%s\n' "${summary[@]}"
-tail -8 "$OUT/bench.txt"
+[ -f "$OUT/bench.txt" ] && tail -9 "$OUT/bench.txt"

@@ -1,0 +1,177 @@
+#include "stream/flow_table.h"
+
+#include <algorithm>
+#include <cstring>
+
+namespace wm::stream {
+namespace {
+
+// Bookkeeping per flow and per buffered segment, so that many tiny flows
+// or segments are bounded by memcap_bytes as surely as large ones.
+constexpr size_t kFlowOverhead = sizeof(Flow) + 64;
+constexpr size_t kSegmentOverhead = 64;
+
+std::array<uint8_t, 38> flow_key(const wm_packet_t &p) {
+    std::array<uint8_t, 38> k{};
+    const int c = std::memcmp(p.src_ip, p.dst_ip, 16);
+    const bool swap = c > 0 || (c == 0 && p.src_port > p.dst_port);
+    const uint8_t *lo = swap ? p.dst_ip : p.src_ip, *hi = swap ? p.src_ip : p.dst_ip;
+    const uint16_t lo_port = swap ? p.dst_port : p.src_port;
+    const uint16_t hi_port = swap ? p.src_port : p.dst_port;
+    k[0] = p.ip_version;
+    k[1] = p.proto;
+    std::memcpy(&k[2], lo, 16);
+    std::memcpy(&k[18], hi, 16);
+    k[34] = uint8_t(lo_port >> 8), k[35] = uint8_t(lo_port);
+    k[36] = uint8_t(hi_port >> 8), k[37] = uint8_t(hi_port);
+    return k;
+}
+
+// Forwards one direction's reassembled bytes to the sink with the packet
+// that caused the delivery.
+struct Forward final : StreamReceiver {
+    FlowSink &sink;
+    Flow &flow;
+    int dir;
+    const wm_packet_t &trigger;
+    Forward(FlowSink &s, Flow &f, int d, const wm_packet_t &t)
+        : sink(s), flow(f), dir(d), trigger(t) {}
+    void data(uint64_t off, const uint8_t *b, size_t n) override {
+        sink.data(flow, dir, off, b, n, trigger);
+    }
+    void gap(uint64_t from, uint64_t to) override { sink.gap(flow, dir, from, to); }
+};
+
+} // namespace
+
+size_t FlowTable::KeyHash::operator()(const std::array<uint8_t, 38> &k) const {
+    uint64_t h = 1469598103934665603ull;
+    for (uint8_t b : k) h = (h ^ b) * 1099511628211ull;
+    return static_cast<size_t>(h ^ (h >> 31));
+}
+
+FlowTable::FlowTable(const wm_stream_config_t &cfg, wm_stream_stats_t &stats, FlowSink &sink)
+    : cfg_(cfg), st_(stats), sink_(sink) {}
+
+FlowTable::~FlowTable() = default;
+
+void FlowTable::account(Flow &f) {
+    size_t m = kFlowOverhead;
+    for (int d = 0; d < 2; ++d)
+        m += f.tcp[d].buffered_bytes() + f.tcp[d].buffered_segments() * kSegmentOverhead +
+             f.side[d].carry.size();
+    memory_ = memory_ - f.memory + m;
+    f.memory = m;
+    st_.memory_peak_bytes = std::max<uint64_t>(st_.memory_peak_bytes, memory_);
+}
+
+FlowTable::Lru::iterator FlowTable::create(const wm_packet_t &pkt,
+                                           const std::array<uint8_t, 38> &key) {
+    while (!lru_.empty() && table_.size() >= cfg_.max_flows)
+        end_flow(std::prev(lru_.end()), End::Evicted);
+    lru_.emplace_front(cfg_.max_ooo_bytes, st_);
+    Flow &f = lru_.front();
+    f.key = key;
+    f.serial = next_serial_++;
+    std::memcpy(f.client_ip, pkt.src_ip, 16);
+    f.client_port = pkt.src_port;
+    table_.emplace(key, lru_.begin());
+    ++st_.flows_created;
+    st_.flows_peak = std::max<uint64_t>(st_.flows_peak, table_.size());
+    account(f);
+    return lru_.begin();
+}
+
+void FlowTable::end_flow(Lru::iterator it, End why) {
+    Flow &f = *it;
+    for (int d = 0; d < 2; ++d) {
+        Forward fw(sink_, f, d, f.side[d].last);
+        f.tcp[d].flush(fw);
+    }
+    sink_.end(f);
+    switch (why) {
+    case End::Closed: ++st_.flows_closed; break;
+    case End::TimedOut: ++st_.flows_timed_out; break;
+    case End::Evicted: ++st_.flows_evicted; break;
+    case End::Reused: ++st_.flows_reused; break;
+    case End::AtEnd: ++st_.flows_at_end; break;
+    }
+    memory_ -= f.memory;
+    table_.erase(f.key);
+    lru_.erase(it);
+}
+
+void FlowTable::enforce_caps(const Flow *keep) {
+    while (memory_ > cfg_.memcap_bytes && !lru_.empty() && &lru_.back() != keep)
+        end_flow(std::prev(lru_.end()), End::Evicted);
+}
+
+void FlowTable::on_tcp(const wm_packet_t &pkt, const TcpHeader &tcp, size_t seg_len,
+                       int64_t now_sec) {
+    ++st_.segments;
+    const auto key = flow_key(pkt);
+    auto found = table_.find(key);
+    const bool syn = tcp.flags & kTcpSyn, ack = tcp.flags & kTcpAck;
+    const bool rst = tcp.flags & kTcpRst, fin = tcp.flags & kTcpFin;
+    if (found != table_.end() && syn && !ack) {
+        Flow &old = *found->second;
+        const int d = std::memcmp(old.client_ip, pkt.src_ip, 16) == 0 &&
+                              old.client_port == pkt.src_port ? 0 : 1;
+        // A new connection on the same 5-tuple, not a retransmitted SYN.
+        if (old.tcp[d].started() && (!old.tcp[d].had_syn() || old.tcp[d].isn() != tcp.seq)) {
+            end_flow(found->second, End::Reused);
+            found = table_.end();
+        }
+    }
+    if (found == table_.end()) {
+        if ((!syn && seg_len == 0) || rst) {
+            ++st_.segments_no_flow;
+            return;
+        }
+        create(pkt, key);
+        found = table_.find(key);
+    }
+    auto it = found->second;
+    lru_.splice(lru_.begin(), lru_, it); // most recently used first
+    Flow &f = *it;
+    f.last_sec = now_sec;
+    const int dir = std::memcmp(f.client_ip, pkt.src_ip, 16) == 0 &&
+                            f.client_port == pkt.src_port ? 0 : 1;
+    f.side[dir].last = pkt;
+    f.side[dir].last.payload = nullptr;
+    f.side[dir].last.payload_len = 0;
+
+    if (rst) {
+        if (!f.tcp[dir].rst_in_window(tcp.seq)) {
+            ++st_.rst_ignored;
+            return;
+        }
+        ++st_.rst_accepted;
+        end_flow(it, End::Closed);
+        return;
+    }
+    Forward fw(sink_, f, dir, pkt);
+    uint32_t seq = tcp.seq;
+    if (syn) {
+        f.tcp[dir].syn(seq);
+        ++seq; // data in a SYN (TCP Fast Open) starts after it
+    }
+    f.tcp[dir].segment(seq, pkt.payload, pkt.payload ? pkt.payload_len : 0, seg_len, fin, fw);
+    account(f);
+    if (f.tcp[0].finished() && f.tcp[1].finished()) {
+        end_flow(it, End::Closed);
+        return;
+    }
+    enforce_caps(&f);
+}
+
+void FlowTable::expire(int64_t now_sec) {
+    while (!lru_.empty() && lru_.back().last_sec + int64_t(cfg_.idle_timeout_s) < now_sec)
+        end_flow(std::prev(lru_.end()), End::TimedOut);
+}
+
+void FlowTable::end_all() {
+    while (!lru_.empty()) end_flow(std::prev(lru_.end()), End::AtEnd);
+}
+
+} // namespace wm::stream

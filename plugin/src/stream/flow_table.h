@@ -1,0 +1,98 @@
+// plugin/src/stream/flow_table.h - TCP flows keyed by the bidirectional
+// 5-tuple, each with two reassembled directions, in least-recently-used
+// order so that timeouts and evictions take the oldest first.
+//
+// Lifecycle: a flow starts with a SYN or with a segment carrying data (a
+// capture that starts mid-connection); a bare ACK/FIN/RST for an unknown
+// flow is counted and ignored. It ends when both directions finished (FIN),
+// on an in-window RST, on a new SYN for the same 5-tuple (port reuse), when
+// idle longer than idle_timeout_s (capture time), or when max_flows or
+// memcap_bytes push it out. Ending a flow delivers what it still buffers
+// (holes become gaps) before FlowSink::end(): nothing captured is dropped
+// silently.
+#pragma once
+
+#include "stream/frame_layers.h"
+#include "stream/tcp_reassembly.h"
+#include "warpmatch.h"
+
+#include <array>
+#include <list>
+#include <string>
+#include <unordered_map>
+
+namespace wm::stream {
+
+struct Flow {
+    std::array<uint8_t, 38> key{}; // version, proto, lower endpoint, higher endpoint
+    uint64_t serial = 0;           // unique per flow for the lifetime of the table
+    uint8_t client_ip[16]{};       // source of the first packet = direction 0
+    uint16_t client_port = 0;
+    int64_t last_sec = 0;
+    size_t memory = 0;             // as counted against memcap_bytes
+    TcpDirection tcp[2];
+    // Per direction, owned by the matcher but held (and counted) here: the
+    // bytes carried into the next window, and the metadata of the latest
+    // packet, which alerts on data delivered without a packet refer to.
+    struct Side {
+        std::string carry;
+        uint32_t pad = 0;
+        wm_packet_t last{};
+    } side[2];
+
+    Flow(uint64_t max_ooo, wm_stream_stats_t &st) : tcp{{max_ooo, st}, {max_ooo, st}} {}
+};
+
+class FlowSink {
+  public:
+    virtual ~FlowSink() = default;
+    // In-order bytes of direction dir at stream offset off; trigger is the
+    // packet that delivered them (payload fields not meaningful).
+    virtual void data(Flow &f, int dir, uint64_t off, const uint8_t *bytes, size_t len,
+                      const wm_packet_t &trigger) = 0;
+    virtual void gap(Flow &f, int dir, uint64_t from, uint64_t to) = 0;
+    virtual void end(Flow &f) = 0;
+};
+
+class FlowTable {
+  public:
+    FlowTable(const wm_stream_config_t &cfg, wm_stream_stats_t &stats, FlowSink &sink);
+    ~FlowTable();
+
+    // A decoded TCP packet (addresses, ports and payload from decode_frame;
+    // payload may be null), its TCP header and the sequence space its data
+    // occupies (> payload_len when the snap length cut it). now_sec is the
+    // capture clock: the latest timestamp seen, so that captures whose time
+    // jumps backwards (merged files) do not expire flows early.
+    void on_tcp(const wm_packet_t &pkt, const TcpHeader &tcp, size_t seg_len, int64_t now_sec);
+    // Ends flows idle since before now_sec - idle_timeout_s.
+    void expire(int64_t now_sec);
+    // Ends every flow (end of capture), oldest first.
+    void end_all();
+    // The carry of a flow changed size: recount its memory.
+    void account(Flow &f);
+
+    size_t flows() const { return table_.size(); }
+    size_t memory_bytes() const { return memory_; }
+
+  private:
+    using Lru = std::list<Flow>; // most recent first
+    enum class End { Closed, TimedOut, Evicted, Reused, AtEnd };
+
+    Lru::iterator create(const wm_packet_t &pkt, const std::array<uint8_t, 38> &key);
+    void end_flow(Lru::iterator it, End why);
+    void enforce_caps(const Flow *keep);
+
+    const wm_stream_config_t &cfg_;
+    wm_stream_stats_t &st_;
+    FlowSink &sink_;
+    Lru lru_;
+    struct KeyHash {
+        size_t operator()(const std::array<uint8_t, 38> &k) const;
+    };
+    std::unordered_map<std::array<uint8_t, 38>, Lru::iterator, KeyHash> table_;
+    size_t memory_ = 0;
+    uint64_t next_serial_ = 1;
+};
+
+} // namespace wm::stream

@@ -1,0 +1,195 @@
+#include "stream/ip_defrag.h"
+
+#include <algorithm>
+#include <cstring>
+
+namespace wm::stream {
+namespace {
+
+// Each held datagram costs its bytes plus bookkeeping; counting a fixed
+// overhead per datagram and part keeps a flood of tiny fragments bounded.
+constexpr size_t kDatagramOverhead = 256;
+constexpr size_t kPartOverhead = 64;
+constexpr uint32_t kMaxIpPacket = 65535;
+
+uint16_t checksum16(const uint8_t *p, size_t n) {
+    uint32_t sum = 0;
+    for (size_t i = 0; i + 1 < n; i += 2) sum += (uint32_t(p[i]) << 8) | p[i + 1];
+    if (n & 1) sum += uint32_t(p[n - 1]) << 8;
+    while (sum >> 16) sum = (sum & 0xffff) + (sum >> 16);
+    return static_cast<uint16_t>(~sum);
+}
+
+} // namespace
+
+size_t IpDefrag::KeyHash::operator()(const Key &k) const {
+    uint64_t h = 1469598103934665603ull;
+    for (uint8_t b : k.bytes) h = (h ^ b) * 1099511628211ull;
+    return static_cast<size_t>(h ^ (h >> 29));
+}
+
+IpDefrag::IpDefrag(const wm_stream_config_t &cfg, wm_stream_stats_t &stats)
+    : cfg_(cfg), st_(stats) {}
+
+void IpDefrag::drop(Lru::iterator it, uint64_t &counter) {
+    ++counter;
+    bytes_ -= it->bytes;
+    table_.erase(it->key);
+    lru_.erase(it);
+}
+
+// First-wins: only the parts of [off, off+len) not already held are kept.
+// IPv6 refuses any overlap (returns false: the datagram must be dropped).
+bool IpDefrag::insert_part(Datagram &d, uint32_t off, const uint8_t *data, uint32_t len,
+                           bool v6) {
+    uint32_t end = off + len, cur = off;
+    auto it = d.parts.upper_bound(off);
+    if (it != d.parts.begin()) --it;
+    std::vector<std::pair<uint32_t, std::string>> fresh;
+    for (; cur < end; ++it) {
+        const bool have = it != d.parts.end();
+        const uint32_t s = have ? it->first : end;
+        const uint32_t e = have ? s + uint32_t(it->second.size()) : end;
+        if (have && e <= cur) continue;
+        if (cur < std::min(s, end))
+            fresh.emplace_back(cur, std::string(reinterpret_cast<const char *>(data + (cur - off)),
+                                                std::min(s, end) - cur));
+        if (!have || s >= end) break;
+        // [max(s,cur), min(e,end)) overlaps held bytes.
+        const uint32_t os = std::max(s, cur), oe = std::min(e, end);
+        if (v6) return false;
+        st_.frag_overlap_bytes += oe - os;
+        cur = oe;
+    }
+    for (auto &f : fresh) {
+        d.bytes += f.second.size() + kPartOverhead;
+        bytes_ += f.second.size() + kPartOverhead;
+        d.parts.emplace(f.first, std::move(f.second));
+    }
+    return true;
+}
+
+bool IpDefrag::complete(const Datagram &d) const {
+    if (!d.total_known || d.header.empty()) return false;
+    uint32_t cur = 0;
+    for (const auto &p : d.parts) {
+        if (p.first > cur) return false;
+        cur = std::max<uint32_t>(cur, p.first + uint32_t(p.second.size()));
+    }
+    return cur >= d.total;
+}
+
+void IpDefrag::rebuild(const Datagram &d, int version, std::vector<uint8_t> *out) const {
+    out->assign(d.header.begin(), d.header.end());
+    out->reserve(d.header.size() + d.total);
+    for (const auto &p : d.parts) {
+        if (p.first >= d.total) break;
+        const uint32_t end = std::min<uint32_t>(d.total, p.first + uint32_t(p.second.size()));
+        out->insert(out->end(), p.second.begin(), p.second.begin() + (end - p.first));
+    }
+    uint8_t *h = out->data();
+    if (version == 4) {
+        const uint32_t len = static_cast<uint32_t>(out->size());
+        h[2] = uint8_t(len >> 8), h[3] = uint8_t(len);
+        h[6] = h[7] = 0; // no flags, offset 0
+        h[10] = h[11] = 0;
+        const size_t ihl = size_t(h[0] & 0x0f) * 4;
+        const uint16_t c = checksum16(h, ihl);
+        h[10] = uint8_t(c >> 8), h[11] = uint8_t(c);
+    } else {
+        const uint32_t plen = static_cast<uint32_t>(out->size() - 40);
+        h[4] = uint8_t(plen >> 8), h[5] = uint8_t(plen);
+        h[d.frag_nh_offset] = d.proto; // unlink the fragment header
+    }
+}
+
+bool IpDefrag::add(const uint8_t *ip, size_t caplen, const IpInfo &info, int64_t now_sec,
+                   std::vector<uint8_t> *datagram) {
+    ++st_.frag_fragments;
+    const bool v6 = info.version == 6;
+    // The fragment's data runs to the end of the declared packet; it must
+    // have been captured whole, and only the last fragment may be unaligned.
+    const uint64_t end = info.declared_len;
+    if (end == 0 || end > caplen || end < info.frag_data_offset) {
+        ++st_.frag_invalid;
+        return false;
+    }
+    const uint32_t len = static_cast<uint32_t>(end - info.frag_data_offset);
+    // IPv4: header + data within 65535; IPv6: payload length (all but the
+    // fixed 40-byte header) within 65535.
+    const uint64_t limit = kMaxIpPacket + (v6 ? 40 : 0);
+    if ((info.more_fragments && len % 8 != 0) || len == 0 ||
+        uint64_t(info.frag_offset) + len + info.unfrag_len > limit) {
+        ++st_.frag_invalid;
+        return false;
+    }
+
+    Key k;
+    k.bytes[0] = uint8_t(info.version);
+    if (v6) {
+        std::memcpy(&k.bytes[1], ip + 8, 32);
+    } else {
+        std::memcpy(&k.bytes[1], ip + 12, 4);
+        std::memcpy(&k.bytes[17], ip + 16, 4);
+        k.bytes[36] = info.proto;
+    }
+    std::memcpy(&k.bytes[33], &info.frag_id, 4);
+
+    auto found = table_.find(k);
+    if (found == table_.end()) {
+        while (!lru_.empty() && table_.size() >= cfg_.frag_max_datagrams)
+            drop(lru_.begin(), st_.frag_evicted);
+        lru_.push_back(Datagram{});
+        auto it = std::prev(lru_.end());
+        it->key = k;
+        it->first_sec = now_sec;
+        it->bytes = kDatagramOverhead;
+        bytes_ += kDatagramOverhead;
+        found = table_.emplace(k, it).first;
+    }
+    auto it = found->second;
+    Datagram &d = *it;
+    if (info.frag_offset == 0 && d.header.empty()) {
+        d.header.assign(reinterpret_cast<const char *>(ip), info.unfrag_len);
+        d.frag_nh_offset = info.frag_nh_offset;
+        d.proto = info.proto;
+        d.bytes += d.header.size();
+        bytes_ += d.header.size();
+    }
+    if (!info.more_fragments) {
+        const uint32_t total = info.frag_offset + len;
+        if (d.total_known && d.total != total) { // two different "last" fragments
+            drop(it, st_.frag_invalid);
+            return false;
+        }
+        d.total_known = true;
+        d.total = total;
+    }
+    if (!insert_part(d, info.frag_offset, ip + info.frag_data_offset, len, v6)) {
+        drop(it, st_.frag_overlap_drops);
+        return false;
+    }
+    st_.frag_memory_peak_bytes = std::max<uint64_t>(st_.frag_memory_peak_bytes, bytes_);
+    if (complete(d)) {
+        rebuild(d, info.version, datagram);
+        ++st_.frag_reassembled;
+        bytes_ -= d.bytes;
+        table_.erase(d.key);
+        lru_.erase(it);
+        return true;
+    }
+    // Over the byte cap: drop the oldest datagrams, this one last.
+    while (bytes_ > cfg_.frag_memcap_bytes && !lru_.empty()) {
+        const bool last = lru_.begin() == it;
+        drop(lru_.begin(), st_.frag_evicted);
+        if (last) break;
+    }
+    return false;
+}
+
+void IpDefrag::expire(int64_t now_sec) {
+    while (!lru_.empty() && lru_.front().first_sec + int64_t(cfg_.frag_timeout_s) < now_sec)
+        drop(lru_.begin(), st_.frag_timeouts);
+}
+
+} // namespace wm::stream

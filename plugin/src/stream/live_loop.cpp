@@ -1,0 +1,80 @@
+#include "stream/live_loop.h"
+
+#include <pcap/pcap.h>
+
+#include <algorithm>
+#include <chrono>
+
+namespace wm::stream {
+namespace {
+
+int64_t wall_usec() {
+    return std::chrono::duration_cast<std::chrono::microseconds>(
+               std::chrono::system_clock::now().time_since_epoch())
+        .count();
+}
+
+struct FrameCtx {
+    StreamPipeline *pl;
+    int dlt;
+};
+
+void on_frame(void *ctx, const pcap_pkthdr *h, const uint8_t *frame) {
+    auto *c = static_cast<FrameCtx *>(ctx);
+    c->pl->frame(c->dlt, frame, h->caplen, h->len, h->ts.tv_sec, h->ts.tv_usec);
+}
+
+} // namespace
+
+void LatencyRecorder::batch_done(int64_t first_packet_usec) {
+    const double ms = std::max<int64_t>(0, wall_usec() - first_packet_usec) / 1000.0;
+    max_ = std::max(max_, ms);
+    ++seen_;
+    if (ms_.size() < kMaxSamples) {
+        ms_.push_back(ms);
+        return;
+    }
+    rng_ ^= rng_ << 13, rng_ ^= rng_ >> 7, rng_ ^= rng_ << 17; // xorshift: reservoir sampling
+    const uint64_t slot = rng_ % seen_;
+    if (slot < kMaxSamples) ms_[slot] = ms;
+}
+
+void LatencyRecorder::summarize(LiveLoopStats &st) {
+    st.latency_samples = seen_;
+    st.max_ms = max_;
+    if (ms_.empty()) return;
+    auto pct = [&](double q) {
+        const size_t k = std::min(ms_.size() - 1, static_cast<size_t>(q * (ms_.size() - 1) + 0.5));
+        std::nth_element(ms_.begin(), ms_.begin() + k, ms_.end());
+        return ms_[k];
+    };
+    st.p50_ms = pct(0.50);
+    st.p99_ms = pct(0.99);
+}
+
+void run_live(LiveCapture &cap, StreamPipeline &pl, unsigned max_latency_ms,
+              const std::atomic<bool> &stop, LiveLoopStats &st) {
+    FrameCtx ctx{&pl, cap.link_type()};
+    const int64_t bound_us = int64_t(max_latency_ms) * 1000;
+    while (!stop.load(std::memory_order_relaxed) && !pl.stopped()) {
+        int wait_ms = 100; // also how soon a stop is noticed without a signal
+        if (pl.pending())
+            wait_ms = static_cast<int>(std::clamp<int64_t>(
+                (pl.pending_since_usec() + bound_us - wall_usec()) / 1000, 0, 100));
+        cap.poll(wait_ms, -1, on_frame, &ctx);
+        if (pl.pending() && wall_usec() - pl.pending_since_usec() >= bound_us) {
+            ++st.by_latency;
+            pl.flush();
+        }
+    }
+    // Drain: everything the kernel captured before the stop is scanned. Two
+    // empty reads in a row: the buffer is empty (one may be a breakloop).
+    for (int empty = 0; empty < 2 && !pl.stopped();)
+        empty = cap.poll(0, -1, on_frame, &ctx) > 0 ? 0 : empty + 1;
+    const uint64_t before = pl.batches();
+    pl.observe(nullptr);
+    pl.finish();
+    if (pl.batches() > before) ++st.at_stop;
+}
+
+} // namespace wm::stream

@@ -1,0 +1,110 @@
+#include "stream/pcap_source.h"
+
+#include <pcap/pcap.h>
+#include <poll.h>
+
+#include <string>
+
+namespace wm::stream {
+
+OfflineFrames::OfflineFrames(const std::string &path) : path_(path) {
+    char errbuf[PCAP_ERRBUF_SIZE] = {0};
+    p_ = pcap_open_offline(path.c_str(), errbuf);
+    if (!p_) throw PcapError("cannot open " + path + ": " + errbuf);
+    dlt_ = pcap_datalink(p_);
+}
+
+OfflineFrames::~OfflineFrames() {
+    if (p_) pcap_close(p_);
+}
+
+int OfflineFrames::next(const pcap_pkthdr **hdr, const uint8_t **data) {
+    pcap_pkthdr *h = nullptr;
+    const u_char *d = nullptr;
+    const int rc = pcap_next_ex(p_, &h, &d);
+    if (rc == PCAP_ERROR_BREAK) return 0;
+    if (rc != 1)
+        throw PcapError(path_ + ": packet " + std::to_string(read_ + 1) + ": " + pcap_geterr(p_));
+    ++read_;
+    *hdr = h;
+    *data = d;
+    return 1;
+}
+
+namespace {
+[[noreturn]] void fail(pcap_t *p, const std::string &what) {
+    std::string msg = what + ": " + pcap_geterr(p);
+    pcap_close(p);
+    throw PcapError(msg);
+}
+} // namespace
+
+LiveCapture::LiveCapture(const LiveSettings &s) {
+    char errbuf[PCAP_ERRBUF_SIZE] = {0};
+    pcap_t *p = pcap_create(s.interface.c_str(), errbuf);
+    if (!p) throw PcapError("cannot open " + s.interface + ": " + errbuf);
+    pcap_set_snaplen(p, s.snaplen);
+    pcap_set_promisc(p, 1);
+    pcap_set_buffer_size(p, s.buffer_mb * (1 << 20));
+    pcap_set_immediate_mode(p, s.immediate ? 1 : 0);
+    pcap_set_timeout(p, s.timeout_ms);
+    const int rc = pcap_activate(p);
+    if (rc < 0) {
+        // Name the usual fix: capabilities instead of root.
+        std::string hint = rc == PCAP_ERROR_PERM_DENIED
+                               ? " (needs CAP_NET_RAW: setcap cap_net_raw,cap_net_admin+eip "
+                                 "on the binary, see docs/streams.md)"
+                               : "";
+        std::string msg = "cannot capture on " + s.interface + ": " + pcap_statustostr(rc) +
+                          " " + pcap_geterr(p) + hint;
+        pcap_close(p);
+        throw PcapError(msg);
+    }
+    if (!s.bpf.empty()) {
+        bpf_program prog{};
+        if (pcap_compile(p, &prog, s.bpf.c_str(), 1, PCAP_NETMASK_UNKNOWN) != 0)
+            fail(p, "bad capture filter '" + s.bpf + "'");
+        const int set = pcap_setfilter(p, &prog);
+        pcap_freecode(&prog);
+        if (set != 0) fail(p, "cannot set capture filter");
+    }
+    if (pcap_setnonblock(p, 1, errbuf) != 0) {
+        pcap_close(p);
+        throw PcapError(std::string("pcap_setnonblock: ") + errbuf);
+    }
+    fd_ = pcap_get_selectable_fd(p);
+    dlt_ = pcap_datalink(p);
+    p_ = p;
+}
+
+LiveCapture::~LiveCapture() {
+    if (p_) pcap_close(p_);
+}
+
+int LiveCapture::poll(int wait_ms, int max, FrameFn fn, void *ctx) {
+    // Packets already in the ring first; wait only when there are none.
+    int n = pcap_dispatch(p_, max, reinterpret_cast<pcap_handler>(fn),
+                          reinterpret_cast<u_char *>(ctx));
+    if (n == 0 && wait_ms > 0 && fd_ >= 0) {
+        pollfd pfd{fd_, POLLIN, 0};
+        ::poll(&pfd, 1, wait_ms); // EINTR (a signal) just ends the wait
+        n = pcap_dispatch(p_, max, reinterpret_cast<pcap_handler>(fn),
+                          reinterpret_cast<u_char *>(ctx));
+    }
+    if (n == PCAP_ERROR_BREAK) return 0;
+    if (n < 0) throw PcapError(std::string("pcap_dispatch: ") + pcap_geterr(p_));
+    return n;
+}
+
+void LiveCapture::break_loop() { pcap_breakloop(p_); }
+
+void LiveCapture::stats(uint64_t *recv, uint64_t *drop, uint64_t *ifdrop) const {
+    pcap_stat st{};
+    if (pcap_stats(p_, &st) == 0) {
+        *recv = st.ps_recv;
+        *drop = st.ps_drop;
+        *ifdrop = st.ps_ifdrop;
+    }
+}
+
+} // namespace wm::stream

@@ -1,0 +1,76 @@
+// plugin/src/stream/pcap_source.h - raw frames from libpcap, offline or
+// live. The stream layer needs whole frames (TCP flags, sequence numbers,
+// fragments), which capture::OfflineCapture does not hand out.
+#pragma once
+
+#include "warpmatch.h"
+
+#include <cstdint>
+#include <stdexcept>
+#include <string>
+
+struct pcap;
+struct pcap_pkthdr;
+
+namespace wm::stream {
+
+// libpcap failed; the message carries libpcap's reason.
+class PcapError : public std::runtime_error {
+  public:
+    using std::runtime_error::runtime_error;
+};
+
+using FrameFn = void (*)(void *ctx, const pcap_pkthdr *hdr, const uint8_t *frame);
+
+// A pcap/pcapng file read frame by frame.
+class OfflineFrames {
+  public:
+    explicit OfflineFrames(const std::string &path); // throws PcapError
+    ~OfflineFrames();
+    OfflineFrames(const OfflineFrames &) = delete;
+    OfflineFrames &operator=(const OfflineFrames &) = delete;
+    // 1: a frame in *hdr/*data; 0: end of file; throws PcapError naming
+    // the record for a truncated or corrupt file.
+    int next(const pcap_pkthdr **hdr, const uint8_t **data);
+    int link_type() const { return dlt_; }
+
+  private:
+    std::string path_;
+    struct pcap *p_ = nullptr;
+    int dlt_ = 0;
+    uint64_t read_ = 0;
+};
+
+struct LiveSettings {
+    std::string interface, bpf;
+    int snaplen = 262144;
+    int buffer_mb = 64;
+    bool immediate = false;
+    int timeout_ms = 50; // kernel hands over packets at least this often
+};
+
+// An activated live capture (pcap_create + options + pcap_activate).
+class LiveCapture {
+  public:
+    explicit LiveCapture(const LiveSettings &s); // throws PcapError
+    ~LiveCapture();
+    LiveCapture(const LiveCapture &) = delete;
+    LiveCapture &operator=(const LiveCapture &) = delete;
+
+    // Waits up to wait_ms for packets, then hands every available one to fn
+    // (at most max); returns how many, 0 on timeout, -1 on error (PcapError
+    // thrown), never blocks past wait_ms.
+    int poll(int wait_ms, int max, FrameFn fn, void *ctx);
+    // Makes a blocking call return early (async-signal-safe).
+    void break_loop();
+    int link_type() const { return dlt_; }
+    // pcap_stats: received, dropped by the kernel, dropped by the interface.
+    void stats(uint64_t *recv, uint64_t *drop, uint64_t *ifdrop) const;
+
+  private:
+    struct pcap *p_ = nullptr;
+    int dlt_ = 0;
+    int fd_ = -1;
+};
+
+} // namespace wm::stream

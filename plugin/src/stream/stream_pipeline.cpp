@@ -1,0 +1,256 @@
+#include "stream/stream_pipeline.h"
+
+#include "capture/decoder.h"
+#include "compiled_ruleset.h"
+#include "stream/frame_layers.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <stdexcept>
+
+namespace wm::stream {
+
+StreamPipeline::StreamPipeline(BatchScanner &sc, const PipelineOptions &opts,
+                               wm_alert_fn on_alert, void *alert_ctx)
+    : sc_(sc), opts_(opts), on_alert_(on_alert), alert_ctx_(alert_ctx), geometry_(sc.rules()),
+      carry_(geometry_) {
+    cap_.struct_size = sizeof(cap_);
+    sst_.struct_size = sizeof(sst_);
+    if (opts_.max_batch_bytes == 0) opts_.max_batch_bytes = sc.on_gpu() ? (32u << 20) : (1u << 20);
+    if (opts_.max_batch_payloads == 0) opts_.max_batch_payloads = sc.on_gpu() ? 262144 : 4096;
+    if (!opts_.streams) return;
+    // Suppressing matches in carried bytes needs their positions.
+    if (!sc.positions())
+        throw std::invalid_argument("streams need match positions: create the scanner with "
+                                    "WM_OUTPUT_POSITIONS (CLI: --matches positions)");
+    // The carry and the oracle assume literals (a match is `length` bytes
+    // long); approximate and alignment matches have no fixed length.
+    for (const auto &r : sc.rules())
+        if (!CompiledRuleSet::is_literal(r))
+            throw std::invalid_argument(fmt::format(
+                "streams support literal rules only; rule {} is {}: run it without --streams",
+                r.id, CompiledRuleSet::is_alignment(r) ? "an align rule" : "approximate (max_edits/max_mismatches)"));
+    if (opts_.verify_streams) oracle_ = std::make_unique<HsStreamOracle>(sc.rules());
+    flows_ = std::make_unique<FlowTable>(opts_.config, sst_, static_cast<FlowSink &>(*this));
+    defrag_ = std::make_unique<IpDefrag>(opts_.config, sst_);
+}
+
+StreamPipeline::~StreamPipeline() = default;
+
+bool StreamPipeline::frame(int dlt, const uint8_t *data, uint32_t caplen, uint32_t wirelen,
+                           int64_t ts_sec, int64_t ts_usec) {
+    if (stopped_) return false;
+    ++cap_.packets;
+    cap_.bytes += caplen;
+    if (caplen < wirelen) ++cap_.snaplen_truncated;
+    // The capture clock only moves forward: merged captures jump back.
+    if (ts_sec > now_sec_) now_sec_ = ts_sec;
+    now_usec_ = std::max(now_usec_, ts_sec * 1000000 + ts_usec);
+    if (opts_.streams && now_sec_ > last_expire_sec_) {
+        last_expire_sec_ = now_sec_;
+        flows_->expire(now_sec_);
+        defrag_->expire(now_sec_);
+    }
+    wm_packet_t pkt{};
+    pkt.struct_size = sizeof(pkt);
+    pkt.number = cap_.packets;
+    pkt.ts_sec = ts_sec;
+    pkt.ts_usec = ts_usec;
+    pkt.caplen = caplen;
+    pkt.wirelen = wirelen;
+    const int rc = capture::decode_frame(dlt, data, caplen, &pkt);
+    if (!opts_.streams) {
+        if (rc == capture::kDecodedPayload) {
+            ++cap_.payloads;
+            cap_.payload_bytes += pkt.payload_len;
+            add_datagram(pkt);
+        } else {
+            ++cap_.skipped[rc];
+        }
+        return !stopped_;
+    }
+    if (rc != WM_SKIP_FRAGMENT) {
+        decoded(dlt, data, caplen, rc, pkt);
+        return !stopped_;
+    }
+    // A fragment counts as skipped; the datagram it may complete is then
+    // delivered like a packet of its own (same number and time).
+    ++cap_.skipped[WM_SKIP_FRAGMENT];
+    const long ipo = ip_header_offset(dlt, data, caplen);
+    IpInfo info;
+    if (ipo < 0 || !parse_ip(data + ipo, caplen - ipo, &info) || !info.fragment) return !stopped_;
+    if (!defrag_->add(data + ipo, caplen - ipo, info, now_sec_, &datagram_)) return !stopped_;
+    wm_packet_t whole = pkt;
+    const uint32_t n = static_cast<uint32_t>(datagram_.size());
+    const int r2 = capture::decode_frame(capture::kDltRaw, datagram_.data(), n, &whole);
+    if (r2 == capture::kDecodedPayload || r2 == WM_SKIP_NO_PAYLOAD || r2 == WM_SKIP_TRUNCATED) {
+        if (r2 == capture::kDecodedPayload) {
+            ++cap_.payloads;
+            cap_.payload_bytes += whole.payload_len;
+        }
+        if (whole.proto == WM_PROTO_TCP)
+            tcp(capture::kDltRaw, datagram_.data(), n, whole);
+        else if (r2 == capture::kDecodedPayload)
+            add_datagram(whole);
+    }
+    return !stopped_;
+}
+
+void StreamPipeline::decoded(int dlt, const uint8_t *frame, uint32_t caplen, int rc,
+                             wm_packet_t &pkt) {
+    if (rc == capture::kDecodedPayload) {
+        ++cap_.payloads;
+        cap_.payload_bytes += pkt.payload_len;
+    } else {
+        ++cap_.skipped[rc];
+    }
+    // TRUNCATED with the protocol known: the TCP header is whole and the
+    // snap length cut all of the payload; the flow still needs its sequence
+    // space (it becomes a gap) and its flags.
+    const bool tcp_ok = rc == capture::kDecodedPayload || rc == WM_SKIP_NO_PAYLOAD ||
+                        rc == WM_SKIP_TRUNCATED;
+    if (tcp_ok && pkt.proto == WM_PROTO_TCP)
+        tcp(dlt, frame, caplen, pkt);
+    else if (rc == capture::kDecodedPayload)
+        add_datagram(pkt);
+}
+
+void StreamPipeline::tcp(int dlt, const uint8_t *frame, uint32_t caplen, wm_packet_t &pkt) {
+    const long ipo = ip_header_offset(dlt, frame, caplen);
+    IpInfo info;
+    if (ipo < 0 || !parse_ip(frame + ipo, caplen - ipo, &info) || info.fragment) return;
+    const size_t l4 = size_t(ipo) + info.l4_offset;
+    TcpHeader th;
+    if (l4 > caplen || !parse_tcp(frame + l4, caplen - l4, &th)) return;
+    size_t seg_len = pkt.payload ? pkt.payload_len : 0;
+    if (info.declared_len > uint64_t(info.l4_offset) + th.header_len)
+        seg_len = info.declared_len - info.l4_offset - th.header_len;
+    flows_->on_tcp(pkt, th, seg_len, now_sec_);
+}
+
+void StreamPipeline::note_added(const wm_packet_t &trigger) {
+    // The batch's age runs from the capture clock when its first entry came
+    // in: bytes released later than their packet (a filled hole, a flow's
+    // end) count from their release, not from the packet they refer to.
+    (void)trigger;
+    if (batch_.count() == 1) pending_since_ = now_usec_;
+    if (oracle_ && expected_.size() < batch_.count()) expected_.resize(batch_.count());
+    if (!flushing_ && (batch_.bytes() >= opts_.max_batch_bytes ||
+                       batch_.count() >= opts_.max_batch_payloads)) {
+        ++batches_full_;
+        flush();
+    }
+}
+
+void StreamPipeline::add_datagram(const wm_packet_t &pkt) {
+    if (stopped_) return;
+    CarryMatcher::add_datagram(pkt, batch_);
+    note_added(pkt);
+}
+
+void StreamPipeline::data(Flow &f, int dir, uint64_t off, const uint8_t *bytes, size_t len,
+                          const wm_packet_t &trigger) {
+    if (stopped_) return;
+    carry_.add_stream(f.side[dir], f.serial, dir, off, bytes, len, trigger, batch_, sst_);
+    if (oracle_) {
+        expected_.resize(batch_.count());
+        ++sst_.oracle_windows;
+        oracle_->data(f.serial, dir, off, bytes, len, batch_.meta.back(), expected_.back());
+    }
+    note_added(trigger);
+}
+
+void StreamPipeline::gap(Flow &f, int dir, uint64_t, uint64_t to) {
+    carry_.gap(f.side[dir], to);
+    if (oracle_) oracle_->gap(f.serial, dir);
+}
+
+void StreamPipeline::end(Flow &f) {
+    if (oracle_) oracle_->end(f.serial);
+}
+
+// Window by window, the scanner's stream matches must be exactly what
+// Hyperscan stream mode reported for the same bytes.
+void StreamPipeline::check_oracle() {
+    size_t i = 0;
+    std::vector<StreamMatch> got;
+    for (size_t w = 0; w < batch_.count(); ++w) {
+        got.clear();
+        for (; i < matches_.size() && matches_[i].payload == w; ++i)
+            got.emplace_back(matches_[i].rule, batch_.info[w].base + matches_[i].end);
+        if (!batch_.info[w].stream || got == expected_[w]) continue;
+        ++sst_.oracle_mismatches;
+        ++mismatches_;
+        if (why_.size() < 50) {
+            auto list = [&](const std::vector<StreamMatch> &v) {
+                std::string s;
+                for (const auto &m : v)
+                    s += fmt::format(" {}@{}", sc_.rules()[m.first].id, m.second);
+                return s.empty() ? std::string(" none") : s;
+            };
+            why_.push_back(fmt::format("stream verify mismatch: packet {} flow {} dir {}: "
+                                       "scanner{} / Hyperscan stream mode{}",
+                                       batch_.packets[w].number, batch_.info[w].flow,
+                                       batch_.info[w].dir, list(got), list(expected_[w])));
+        }
+    }
+}
+
+bool StreamPipeline::flush() {
+    if (stopped_) return false;
+    if (batch_.count() == 0) return true;
+    flushing_ = true;
+    batch_.bind_payloads();
+    std::vector<std::string> why;
+    const int rc = sc_.scan(batch_.view(), matches_, &why);
+    ++batches_;
+    if (rc == WM_VERIFY_MISMATCH) {
+        mismatches_ += why.size();
+        for (auto &w : why)
+            if (why_.size() < 50) why_.push_back(std::move(w));
+    }
+    if (opts_.streams) carry_.filter(batch_, matches_, sst_);
+    if (oracle_) check_oracle();
+    const bool go_on = deliver();
+    if (observer_) observer_->batch_done(pending_since_);
+    batch_.clear();
+    expected_.clear();
+    flushing_ = false;
+    if (!go_on) stopped_ = true;
+    return go_on;
+}
+
+// One alert per (window, rule): the first occurrence.
+bool StreamPipeline::deliver() {
+    const auto &rules = sc_.rules();
+    const bool positions = sc_.positions();
+    for (size_t i = 0; i < matches_.size();) {
+        const uint32_t p = matches_[i].payload;
+        seen_.clear();
+        for (; i < matches_.size() && matches_[i].payload == p; ++i) {
+            const Match &m = matches_[i];
+            bool dup = false;
+            for (uint32_t r : seen_) dup |= r == m.rule;
+            if (dup) continue;
+            seen_.push_back(m.rule);
+            wm_alert_t a{};
+            a.struct_size = sizeof(a);
+            a.packet = &batch_.packets[p];
+            a.rule_id = rules[m.rule].id;
+            a.has_offset = positions ? 1 : 0;
+            a.start = m.start;
+            a.end = m.end;
+            ++alerts_;
+            if (on_alert_ && on_alert_(&a, alert_ctx_) != 0) return false;
+        }
+    }
+    return true;
+}
+
+bool StreamPipeline::finish() {
+    if (flows_ && !stopped_) flows_->end_all();
+    return flush();
+}
+
+} // namespace wm::stream

@@ -1,0 +1,131 @@
+// plugin/src/stream/stream_pipeline.h - captured frames -> (IP reassembly,
+// flows, TCP reassembly, windows with carry) -> batches -> scanner ->
+// alerts. Offline replay and live capture both drive it, frame by frame.
+//
+// With streams off it does what replay always did: every TCP/UDP payload is
+// one batch entry, fragments are skipped. With streams on, TCP payloads go
+// through the flow table and are scanned as windows of their stream,
+// fragments are reassembled first, UDP datagrams are scanned on their own.
+//
+// The stream layer does not link the scanner: it sees it through
+// BatchScanner (implemented over wm::Scanner in replay.cpp), which keeps the
+// dependency between the two libraries one-way.
+#pragma once
+
+#include "engine.h"
+#include "rules/rule.h"
+#include "stream/carry_matcher.h"
+#include "stream/flow_table.h"
+#include "stream/hs_stream_oracle.h"
+#include "stream/ip_defrag.h"
+#include "warpmatch.h"
+
+#include <memory>
+#include <string>
+#include <vector>
+
+namespace wm::stream {
+
+class BatchScanner {
+  public:
+    virtual ~BatchScanner() = default;
+    virtual const std::vector<rules::Rule> &rules() const = 0;
+    virtual bool positions() const = 0; // matches carry start/end
+    virtual bool on_gpu() const = 0;
+    // Matches in canonical order (payload, end, rule). Returns WM_SUCCESS or
+    // WM_VERIFY_MISMATCH, then appends a line per difference to *why.
+    virtual int scan(const BatchView &b, std::vector<Match> &out,
+                     std::vector<std::string> *why) = 0;
+};
+
+// Told when a batch has been scanned and its alerts delivered, with the
+// capture time (microseconds) of its first packet: live capture measures
+// per-batch latency with it.
+class BatchObserver {
+  public:
+    virtual ~BatchObserver() = default;
+    virtual void batch_done(int64_t first_packet_usec) = 0;
+};
+
+struct PipelineOptions {
+    bool streams = false;
+    bool verify_streams = false; // compare with Hyperscan stream mode
+    wm_stream_config_t config{};
+    size_t max_batch_bytes = 0;    // 0: by backend (1 MiB CPU, 32 MiB GPU)
+    size_t max_batch_payloads = 0; // 0: by backend
+};
+
+class StreamPipeline final : private FlowSink {
+  public:
+    // Throws std::invalid_argument for streams with a set-mode scanner or
+    // approximate rules, and
+    // std::runtime_error when the stream-mode oracle cannot be built.
+    StreamPipeline(BatchScanner &sc, const PipelineOptions &opts, wm_alert_fn on_alert,
+                   void *alert_ctx);
+    ~StreamPipeline() override;
+
+    // One captured frame of link type dlt. False once the alert callback
+    // asked to stop (nothing more is scanned).
+    bool frame(int dlt, const uint8_t *data, uint32_t caplen, uint32_t wirelen, int64_t ts_sec,
+               int64_t ts_usec);
+    // Scans the pending batch and delivers its alerts.
+    bool flush();
+    // End of input: ends every flow (delivering what they buffer) and
+    // flushes. Call once.
+    bool finish();
+
+    bool pending() const { return batch_.count() > 0; }
+    // Capture clock (latest packet timestamp, microseconds) when the pending
+    // batch got its first entry: live capture closes a batch when this gets
+    // too old.
+    int64_t pending_since_usec() const { return pending_since_; }
+    bool stopped() const { return stopped_; }
+    void observe(BatchObserver *o) { observer_ = o; }
+
+    const wm_capture_stats_t &capture_stats() const { return cap_; }
+    const wm_stream_stats_t &stream_stats() const { return sst_; }
+    uint64_t alerts() const { return alerts_; }
+    uint64_t batches() const { return batches_; }
+    uint64_t batches_full() const { return batches_full_; }
+    uint64_t verify_mismatches() const { return mismatches_; }
+    const std::vector<std::string> &mismatch_lines() const { return why_; }
+    size_t flows() const { return flows_ ? flows_->flows() : 0; }
+
+  private:
+    void data(Flow &f, int dir, uint64_t off, const uint8_t *bytes, size_t len,
+              const wm_packet_t &trigger) override;
+    void gap(Flow &f, int dir, uint64_t from, uint64_t to) override;
+    void end(Flow &f) override;
+
+    void decoded(int dlt, const uint8_t *frame, uint32_t caplen, int rc, wm_packet_t &pkt);
+    void tcp(int dlt, const uint8_t *frame, uint32_t caplen, wm_packet_t &pkt);
+    void add_datagram(const wm_packet_t &pkt);
+    void note_added(const wm_packet_t &trigger);
+    void check_oracle();
+    bool deliver();
+
+    BatchScanner &sc_;
+    PipelineOptions opts_;
+    wm_alert_fn on_alert_;
+    void *alert_ctx_;
+    RuleGeometry geometry_;
+    CarryMatcher carry_;
+    std::unique_ptr<HsStreamOracle> oracle_;
+    std::unique_ptr<FlowTable> flows_;
+    std::unique_ptr<IpDefrag> defrag_;
+    WindowBatch batch_;
+    std::vector<Match> matches_;
+    std::vector<std::vector<StreamMatch>> expected_; // oracle, per window
+    std::vector<uint8_t> datagram_;
+    wm_capture_stats_t cap_{};
+    wm_stream_stats_t sst_{};
+    int64_t now_sec_ = INT64_MIN, last_expire_sec_ = INT64_MIN;
+    int64_t pending_since_ = 0, now_usec_ = 0;
+    bool stopped_ = false, flushing_ = false;
+    uint64_t alerts_ = 0, batches_ = 0, batches_full_ = 0, mismatches_ = 0;
+    std::vector<std::string> why_;
+    std::vector<uint32_t> seen_; // rules alerted for the current window
+    BatchObserver *observer_ = nullptr;
+};
+
+} // namespace wm::stream

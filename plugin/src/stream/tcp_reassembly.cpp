@@ -1,0 +1,159 @@
+#include "stream/tcp_reassembly.h"
+
+#include <algorithm>
+#include <cstring>
+#include <vector>
+
+namespace wm::stream {
+
+void TcpDirection::syn(uint32_t seq) {
+    if (started_ && (next_off_ > 0 || !ooo_.empty())) return;
+    started_ = had_syn_ = true;
+    base_seq_ = seq + 1;
+    next_off_ = 0;
+}
+
+bool TcpDirection::rst_in_window(uint32_t seq) const {
+    if (!started_) return true;
+    const int32_t d = static_cast<int32_t>(seq - next_seq());
+    return d >= 0 && uint32_t(d) <= kRstWindow;
+}
+
+// First-wins insert into the out-of-order map: only bytes not held yet.
+void TcpDirection::insert(uint64_t off, const uint8_t *bytes, size_t len) {
+    const uint64_t end = off + len;
+    uint64_t cur = off;
+    auto it = ooo_.upper_bound(off);
+    if (it != ooo_.begin()) --it;
+    std::vector<std::pair<uint64_t, std::string>> fresh;
+    for (; cur < end; ++it) {
+        const bool have = it != ooo_.end();
+        const uint64_t s = have ? it->first : end, e = have ? s + it->second.size() : end;
+        if (have && e <= cur) continue;
+        if (cur < std::min(s, end))
+            fresh.emplace_back(cur, std::string(reinterpret_cast<const char *>(bytes + (cur - off)),
+                                                std::min(s, end) - cur));
+        if (!have || s >= end) break;
+        const uint64_t os = std::max(s, cur), oe = std::min(e, end);
+        st_->overlap_bytes += oe - os;
+        if (std::memcmp(it->second.data() + (os - s), bytes + (os - off), oe - os) != 0)
+            ++st_->overlap_conflicts;
+        cur = oe;
+    }
+    for (auto &f : fresh) {
+        ooo_bytes_ += f.second.size();
+        ooo_.emplace(f.first, std::move(f.second));
+    }
+}
+
+// Delivers the contiguous run starting at next_off_ as one piece.
+void TcpDirection::drain(StreamReceiver &out) {
+    run_.clear();
+    const uint64_t start = next_off_;
+    for (auto it = ooo_.begin(); it != ooo_.end() && it->first == next_off_;) {
+        uint64_t len = it->second.size();
+        if (fin_seen_ && next_off_ + len > fin_off_) { // data past the FIN
+            st_->bytes_after_fin += next_off_ + len - fin_off_;
+            len = fin_off_ > next_off_ ? fin_off_ - next_off_ : 0;
+        }
+        run_.append(it->second, 0, len);
+        next_off_ += len;
+        ooo_bytes_ -= it->second.size();
+        it = ooo_.erase(it);
+    }
+    if (!run_.empty()) {
+        st_->stream_bytes += run_.size();
+        out.data(start, reinterpret_cast<const uint8_t *>(run_.data()), run_.size());
+    }
+}
+
+// Gives up on [next_off_, off): a gap, then whatever follows contiguously.
+void TcpDirection::skip_to(uint64_t off, StreamReceiver &out) {
+    if (off <= next_off_) return;
+    ++st_->gaps;
+    st_->gap_bytes += off - next_off_;
+    out.gap(next_off_, off);
+    next_off_ = off;
+    // Buffered bytes before the new position were part of the skipped range
+    // only if they started inside it; keep their tail.
+    while (!ooo_.empty() && ooo_.begin()->first < next_off_) {
+        auto it = ooo_.begin();
+        const uint64_t e = it->first + it->second.size();
+        std::string tail = e > next_off_ ? it->second.substr(next_off_ - it->first) : "";
+        ooo_bytes_ -= it->second.size();
+        ooo_.erase(it);
+        if (!tail.empty()) {
+            ooo_bytes_ += tail.size();
+            ooo_.emplace(next_off_, std::move(tail));
+        }
+    }
+    drain(out);
+}
+
+void TcpDirection::segment(uint32_t seq, const uint8_t *bytes, size_t captured_len,
+                           size_t seg_len, bool fin, StreamReceiver &out) {
+    captured_len = std::min(captured_len, seg_len);
+    if (!started_) {
+        if (seg_len == 0 && !fin) return;
+        started_ = true; // picked up mid-connection: this byte is offset 0
+        base_seq_ = seq;
+    }
+    const int64_t delta = static_cast<int32_t>(seq - next_seq());
+    int64_t off = static_cast<int64_t>(next_off_) + delta;
+    const int64_t seg_end = off + static_cast<int64_t>(seg_len);
+    if (fin && !fin_seen_ && seg_end >= 0) {
+        fin_seen_ = true;
+        fin_off_ = std::max<uint64_t>(static_cast<uint64_t>(seg_end), next_off_);
+    }
+    if (seg_len == 0) {
+        if (finished()) drain(out);
+        return;
+    }
+    // Bytes before next_off_ were delivered already: a retransmission.
+    int64_t skip = std::max<int64_t>(0, static_cast<int64_t>(next_off_) - off);
+    if (skip >= static_cast<int64_t>(seg_len)) {
+        st_->retransmitted_bytes += seg_len;
+        return;
+    }
+    st_->retransmitted_bytes += skip;
+    if (delta == 0)
+        ++st_->segments_in_order;
+    else if (delta > 0)
+        ++st_->segments_out_of_order;
+    off += skip;
+    if (fin_seen_ && static_cast<uint64_t>(off) >= fin_off_) {
+        st_->bytes_after_fin += seg_len - skip;
+        return;
+    }
+    if (static_cast<size_t>(skip) < captured_len)
+        insert(static_cast<uint64_t>(off), bytes + skip, captured_len - skip);
+    drain(out);
+    // The snap length cut this segment and everything before its missing
+    // tail is delivered: only a retransmission could fill it; do not wait.
+    const uint64_t captured_end =
+        static_cast<uint64_t>(off) + (captured_len > size_t(skip) ? captured_len - skip : 0);
+    if (captured_len < seg_len && next_off_ >= captured_end)
+        skip_to(std::min<uint64_t>(static_cast<uint64_t>(seg_end),
+                                   fin_seen_ ? fin_off_ : UINT64_MAX), out);
+    // Over the out-of-order cap: give up on holes, earliest first.
+    while (ooo_bytes_ > max_ooo_ && !ooo_.empty()) skip_to_first(out);
+}
+
+// Skips the hole before the first buffered segment; buffered data at or
+// past the FIN is dropped instead (the sender ended the stream before it).
+void TcpDirection::skip_to_first(StreamReceiver &out) {
+    const uint64_t k = ooo_.begin()->first;
+    if (fin_seen_ && k >= fin_off_) {
+        st_->bytes_after_fin += ooo_bytes_;
+        ooo_.clear();
+        ooo_bytes_ = 0;
+        return;
+    }
+    skip_to(k, out);
+}
+
+void TcpDirection::flush(StreamReceiver &out) {
+    while (!ooo_.empty()) skip_to_first(out);
+}
+
+} // namespace wm::stream

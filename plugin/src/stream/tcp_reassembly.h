@@ -1,0 +1,87 @@
+// plugin/src/stream/tcp_reassembly.h - one direction of a TCP connection
+// turned back into the byte stream the sender wrote.
+//
+// Positions are 64-bit stream offsets (byte 0 = first byte after the SYN,
+// or the first byte seen when the capture starts mid-connection). Sequence
+// numbers are mapped onto them by the signed 32-bit distance to the next
+// expected byte, so wraparound past 2^32 needs no special case.
+//
+// Policies (docs/streams.md):
+//   overlap        first wins: bytes already delivered or buffered are never
+//                  replaced by a retransmission with different content
+//                  (counted in overlap_conflicts when they differ and are
+//                  still buffered);
+//   out of order   buffered until max_ooo_bytes per direction; beyond that
+//                  the earliest hole is skipped: a gap;
+//   FIN            the stream ends at the FIN's sequence number once every
+//                  byte before it arrived; later data is ignored;
+//   RST            accepted (ends the flow) only when its sequence number
+//                  is in [next expected, next expected + kRstWindow].
+#pragma once
+
+#include "warpmatch.h"
+
+#include <cstddef>
+#include <cstdint>
+#include <map>
+#include <string>
+
+namespace wm::stream {
+
+// Receives the reassembled stream: data in order, and gaps (holes given up
+// on; nothing spans a gap).
+class StreamReceiver {
+  public:
+    virtual ~StreamReceiver() = default;
+    virtual void data(uint64_t offset, const uint8_t *bytes, size_t len) = 0;
+    virtual void gap(uint64_t from, uint64_t to) = 0;
+};
+
+class TcpDirection {
+  public:
+    static constexpr uint32_t kRstWindow = 1u << 20;
+
+    TcpDirection(uint64_t max_ooo_bytes, wm_stream_stats_t &stats)
+        : max_ooo_(max_ooo_bytes), st_(&stats) {}
+
+    // A SYN (or SYN/ACK) with sequence number seq: the stream starts at
+    // seq + 1. Ignored once data was delivered (a retransmitted SYN).
+    void syn(uint32_t seq);
+    // A segment with seg_len bytes of sequence space of which the first
+    // captured_len are in bytes (fewer when the snap length cut it; the rest
+    // becomes a gap). fin: the segment carries FIN.
+    void segment(uint32_t seq, const uint8_t *bytes, size_t captured_len, size_t seg_len,
+                 bool fin, StreamReceiver &out);
+    // Delivers everything buffered, skipping holes (end of flow).
+    void flush(StreamReceiver &out);
+
+    bool started() const { return started_; }
+    bool rst_in_window(uint32_t seq) const;
+    // Every byte up to the FIN was delivered.
+    bool finished() const { return fin_seen_ && next_off_ >= fin_off_; }
+    uint32_t isn() const { return base_seq_ - 1; }
+    bool had_syn() const { return had_syn_; }
+    uint64_t next_offset() const { return next_off_; }
+    size_t buffered_bytes() const { return ooo_bytes_; }
+    size_t buffered_segments() const { return ooo_.size(); }
+
+  private:
+    uint32_t next_seq() const { return base_seq_ + static_cast<uint32_t>(next_off_); }
+    void insert(uint64_t off, const uint8_t *bytes, size_t len);
+    void drain(StreamReceiver &out);
+    void skip_to(uint64_t off, StreamReceiver &out);
+    void skip_to_first(StreamReceiver &out);
+
+    uint64_t max_ooo_;
+    wm_stream_stats_t *st_;
+    bool started_ = false, had_syn_ = false;
+    uint32_t base_seq_ = 0; // sequence number of stream offset 0
+    uint64_t next_off_ = 0; // next offset to deliver
+    bool fin_seen_ = false;
+    uint64_t fin_off_ = 0;
+    std::map<uint64_t, std::string> ooo_; // offset -> bytes, disjoint, all >= next_off_
+    size_t ooo_bytes_ = 0;
+    std::string run_;                     // contiguous bytes collected by drain()
+};
+
+} // namespace wm::stream

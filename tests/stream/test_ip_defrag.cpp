@@ -1,0 +1,186 @@
+// IPv4 and IPv6 fragment reassembly: order, overlaps (IPv4 first wins,
+// IPv6 drops the datagram), caps, timeouts, bad fragments; and a pattern
+// split across fragments found by the pipeline.
+#include "stream_test_util.h"
+#include "stream/ip_defrag.h"
+
+#include <gtest/gtest.h>
+
+namespace wm::stream::test {
+namespace {
+
+const build::Ip4 kSrc = build::ip4(192, 0, 2, 1), kDst = build::ip4(192, 0, 2, 2);
+
+// A UDP datagram's L4 bytes (header + payload, checksum filled).
+build::Bytes udp_l4(const std::string &payload) {
+    build::Ipv4Spec s{kSrc, kDst};
+    auto whole = build::ipv4(s, build::kProtoUdp, build::udp(5000, 53, build::bytes(payload)));
+    return build::Bytes(whole.begin() + 20, whole.end());
+}
+
+// IPv4 fragment carrying l4[off, off+len).
+build::Bytes frag4(const build::Bytes &l4, size_t off, size_t len, bool more, uint16_t id = 7,
+                   uint8_t proto = build::kProtoUdp, build::Ip4 src = kSrc, build::Ip4 dst = kDst) {
+    build::Ipv4Spec s{src, dst};
+    s.id = id;
+    s.frag = uint16_t((more ? 0x2000 : 0) | (off / 8));
+    return build::ipv4(s, proto, build::Bytes(l4.begin() + off, l4.begin() + off + len));
+}
+
+// IPv6 fragment built by hand (the builder would checksum each piece).
+build::Bytes frag6(const build::Bytes &l4, size_t off, size_t len, bool more, uint32_t id = 9) {
+    build::Ipv6Spec s;
+    s.src = build::ip6({0x2001, 0xdb8, 0, 0, 0, 0, 0, 1});
+    s.dst = build::ip6({0x2001, 0xdb8, 0, 0, 0, 0, 0, 2});
+    s.ext = {build::fragment_header(uint16_t(off / 8), more, id)};
+    auto pkt = build::ipv6(s, build::kProtoUdp, build::Bytes(len, 0));
+    std::copy(l4.begin() + off, l4.begin() + off + len, pkt.end() - len);
+    return pkt;
+}
+
+struct Defrag {
+    wm_stream_config_t cfg = default_config();
+    wm_stream_stats_t st = zero_stats();
+    std::unique_ptr<IpDefrag> d;
+    std::vector<uint8_t> out;
+    explicit Defrag(wm_stream_config_t c = default_config()) : cfg(c) {
+        d = std::make_unique<IpDefrag>(cfg, st);
+    }
+    bool add(const build::Bytes &ip, int64_t t = 1) {
+        IpInfo info;
+        EXPECT_TRUE(parse_ip(ip.data(), ip.size(), &info));
+        EXPECT_TRUE(info.fragment);
+        return d->add(ip.data(), ip.size(), info, t, &out);
+    }
+    // The reassembled datagram's UDP payload, via the real decoder.
+    std::string payload() {
+        wm_packet_t p{};
+        EXPECT_EQ(capture::decode_frame(capture::kDltRaw, out.data(), uint32_t(out.size()), &p),
+                  capture::kDecodedPayload);
+        return p.payload ? std::string(reinterpret_cast<const char *>(p.payload), p.payload_len)
+                         : std::string();
+    }
+};
+
+TEST(IpDefrag, Ipv4FragmentsInAnyOrderMakeTheDatagram) {
+    const std::string msg = "fragmented datagram carrying a signature over the boundary";
+    auto l4 = udp_l4(msg);
+    Defrag d;
+    EXPECT_FALSE(d.add(frag4(l4, 48, l4.size() - 48, false)));
+    EXPECT_FALSE(d.add(frag4(l4, 0, 24, true)));
+    EXPECT_TRUE(d.add(frag4(l4, 24, 24, true)));
+    EXPECT_EQ(d.payload(), msg);
+    EXPECT_EQ(d.st.frag_reassembled, 1u);
+    EXPECT_EQ(d.st.frag_fragments, 3u);
+    EXPECT_EQ(d.d->datagrams(), 0u);
+    EXPECT_EQ(d.d->memory_bytes(), 0u);
+}
+
+TEST(IpDefrag, Ipv4OverlapKeepsTheBytesThatCameFirst) {
+    const std::string msg(40, 'a');
+    auto l4 = udp_l4(msg);
+    auto evil = l4;
+    for (size_t i = 16; i < 32; ++i) evil[i] = 'E';
+    Defrag d;
+    EXPECT_FALSE(d.add(frag4(l4, 0, 24, true)));
+    EXPECT_FALSE(d.add(frag4(evil, 16, 16, true))); // rewrites 16..24, adds 24..32
+    EXPECT_TRUE(d.add(frag4(l4, 32, l4.size() - 32, false)));
+    std::string want = msg;
+    for (size_t i = 16; i < 24; ++i) want[i] = 'E'; // l4 offset 24..32 = payload 16..24
+    EXPECT_EQ(d.payload(), want);
+    EXPECT_EQ(d.st.frag_overlap_bytes, 8u);
+}
+
+TEST(IpDefrag, Ipv6FragmentsReassembleAndOverlapsDropTheDatagram) {
+    auto l4 = udp_l4(std::string(100, 'q'));
+    Defrag d;
+    EXPECT_FALSE(d.add(frag6(l4, 56, l4.size() - 56, false)));
+    EXPECT_TRUE(d.add(frag6(l4, 0, 56, true)));
+    EXPECT_EQ(d.payload(), std::string(100, 'q'));
+
+    EXPECT_FALSE(d.add(frag6(l4, 0, 56, true, 10)));
+    EXPECT_FALSE(d.add(frag6(l4, 48, l4.size() - 48, false, 10))); // overlaps 48..56
+    EXPECT_EQ(d.st.frag_overlap_drops, 1u);
+    EXPECT_EQ(d.d->datagrams(), 0u);
+}
+
+TEST(IpDefrag, DatagramCapEvictsTheOldest) {
+    auto cfg = default_config();
+    cfg.frag_max_datagrams = 2;
+    Defrag d(cfg);
+    auto l4 = udp_l4(std::string(40, 'x'));
+    for (uint16_t id = 1; id <= 3; ++id) d.add(frag4(l4, 0, 24, true, id));
+    EXPECT_EQ(d.st.frag_evicted, 1u);
+    EXPECT_EQ(d.d->datagrams(), 2u);
+    EXPECT_FALSE(d.add(frag4(l4, 24, l4.size() - 24, false, 1))); // id 1 is gone
+    EXPECT_TRUE(d.add(frag4(l4, 24, l4.size() - 24, false, 3)));
+}
+
+TEST(IpDefrag, ByteCapBoundsAFloodOfFragments) {
+    auto cfg = default_config();
+    cfg.frag_memcap_bytes = 16 * 1024;
+    Defrag d(cfg);
+    auto l4 = udp_l4(std::string(1400, 'f'));
+    for (uint16_t id = 0; id < 1000; ++id) d.add(frag4(l4, 0, 1000, true, id));
+    EXPECT_LE(d.d->memory_bytes(), cfg.frag_memcap_bytes);
+    EXPECT_LE(d.st.frag_memory_peak_bytes, cfg.frag_memcap_bytes + 2048);
+    EXPECT_GT(d.st.frag_evicted, 900u);
+}
+
+TEST(IpDefrag, IncompleteDatagramsTimeOut) {
+    auto cfg = default_config();
+    cfg.frag_timeout_s = 30;
+    Defrag d(cfg);
+    auto l4 = udp_l4(std::string(40, 'x'));
+    d.add(frag4(l4, 0, 24, true), 100);
+    d.d->expire(120);
+    EXPECT_EQ(d.d->datagrams(), 1u);
+    d.d->expire(131);
+    EXPECT_EQ(d.d->datagrams(), 0u);
+    EXPECT_EQ(d.st.frag_timeouts, 1u);
+}
+
+TEST(IpDefrag, BadFragmentsAreCountedAndIgnored) {
+    Defrag d;
+    auto l4 = udp_l4(std::string(60, 'x'));
+    d.add(frag4(l4, 0, 20, true));                 // not a multiple of 8 with MF set
+    auto big = frag4(l4, 0, 24, true);
+    big[6] = 0x3f, big[7] = 0xff;                  // offset 65528 + 24 > 65535
+    IpInfo info;
+    ASSERT_TRUE(parse_ip(big.data(), big.size(), &info));
+    EXPECT_FALSE(d.d->add(big.data(), big.size(), info, 1, &d.out));
+    EXPECT_EQ(d.st.frag_invalid, 2u);
+    EXPECT_EQ(d.d->datagrams(), 0u);
+}
+
+TEST(IpDefrag, PipelineFindsAPatternSplitAcrossFragments) {
+    const std::string msg = "....evil-c2 split right here....";
+    auto l4 = udp_l4(msg);
+    for (bool streams : {false, true}) {
+        Harness h(rules_yaml(rule_yaml(3, "evil-c2 split")), streams);
+        h.feed(build::ethernet_ip(frag4(l4, 0, 16, true)));
+        h.feed(build::ethernet_ip(frag4(l4, 16, l4.size() - 16, false)));
+        h.finish();
+        EXPECT_EQ(h.alerts_of(3).size(), streams ? 1u : 0u) << "streams " << streams;
+        EXPECT_EQ(h.pipeline().capture_stats().skipped[WM_SKIP_FRAGMENT], 2u);
+    }
+}
+
+TEST(IpDefrag, TcpOverFragmentedIpv4JoinsItsFlow) {
+    Conversation c;
+    Harness h(rules_yaml(rule_yaml(4, "segment-and-fragment")));
+    h.feed(c.frame(true, 1, build::kAck | build::kPsh, "xx segment-"));
+    auto whole = c.frame(true, 12, build::kAck | build::kPsh, "and-fragment xx");
+    build::Bytes ip(whole.begin() + 14, whole.end());
+    build::Bytes l4(ip.begin() + 20, ip.end());
+    const auto a = build::ip4(10, 0, 0, 1), b = build::ip4(10, 0, 0, 2);
+    h.feed(build::ethernet_ip(frag4(l4, 16, l4.size() - 16, false, 77, build::kProtoTcp, a, b)));
+    h.feed(build::ethernet_ip(frag4(l4, 0, 16, true, 77, build::kProtoTcp, a, b)));
+    h.finish();
+    ASSERT_EQ(h.alerts_of(4).size(), 1u);
+    EXPECT_EQ(h.stats().frag_reassembled, 1u);
+    EXPECT_EQ(h.pipeline().verify_mismatches(), 0u);
+}
+
+} // namespace
+} // namespace wm::stream::test

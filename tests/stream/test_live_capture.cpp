@@ -1,0 +1,201 @@
+// `warpmatch live` end to end: a veth pair whose far end lives in a network
+// namespace made by the test; tcpreplay sends the demo capture into it and
+// `warpmatch live` captures on the near end until SIGTERM. The alerts must
+// equal those of `warpmatch replay` on the same capture (same flags), the
+// stats must say nothing was dropped, and `--streams` must hold too. Skips
+// with a message where namespaces, veth or tcpreplay are not available.
+#include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
+
+#include <chrono>
+#include <csignal>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <map>
+#include <sstream>
+#include <string>
+#include <sys/wait.h>
+#include <thread>
+#include <tuple>
+#include <unistd.h>
+
+namespace {
+
+namespace fs = std::filesystem;
+using json = nlohmann::json;
+
+const std::string kDemoPcap = std::string(WM_BINARY_DIR) + "/demo/demo.pcap";
+const std::string kDemoRules = std::string(WM_SOURCE_DIR) + "/rules/examples/demo.yaml";
+
+int sh(const std::string &cmd) {
+    const int rc = std::system((cmd + " >/dev/null 2>&1").c_str());
+    return WIFEXITED(rc) ? WEXITSTATUS(rc) : -1;
+}
+
+std::string slurp(const std::string &path) {
+    std::ifstream f(path);
+    std::stringstream ss;
+    ss << f.rdbuf();
+    return ss.str();
+}
+
+// Everything but the packet number and time, which differ between a file
+// and a live interface (the kernel adds its own packets and timestamps).
+using AlertKey = std::tuple<uint32_t, std::string, int, std::string, int, int, int, int>;
+
+std::multiset<AlertKey> alerts_in(const std::string &out, json *stats) {
+    std::multiset<AlertKey> keys;
+    std::istringstream lines(out);
+    std::string line;
+    while (std::getline(lines, line)) {
+        const json j = json::parse(line);
+        if (j["event_type"] == "stats") {
+            *stats = j["stats"];
+            continue;
+        }
+        keys.emplace(j["alert"]["signature_id"].get<uint32_t>(), j["src_ip"], j["src_port"],
+                     j["dest_ip"], j["dest_port"], j.value("payload_offset", -1),
+                     j.value("payload_end", -1), j["payload_len"]);
+    }
+    return keys;
+}
+
+// A veth pair: near end in this namespace, far end in a fresh namespace.
+class VethPair {
+  public:
+    VethPair() {
+        const std::string id = std::to_string(getpid() % 100000);
+        ns_ = "wmtest" + id, near_ = "wmn" + id, far_ = "wmf" + id;
+        if (geteuid() != 0) {
+            why_ = "not root (needs CAP_NET_ADMIN to create a namespace and veth pair)";
+            return;
+        }
+        if (sh("command -v ip") != 0 || sh("command -v tcpreplay") != 0) {
+            why_ = "iproute2 or tcpreplay missing (apt-get install iproute2 tcpreplay)";
+            return;
+        }
+        if (sh("ip netns add " + ns_) != 0) {
+            why_ = "cannot create a network namespace here (ip netns add failed)";
+            return;
+        }
+        made_ = true;
+        if (sh("ip link add " + near_ + " type veth peer name " + far_) != 0 ||
+            sh("ip link set " + far_ + " netns " + ns_) != 0) {
+            why_ = "cannot create a veth pair here (ip link add type veth failed)";
+            return;
+        }
+        // No IPv6 on the pair: no router solicitations mixed into the capture.
+        sh("sysctl -w net.ipv6.conf." + near_ + ".disable_ipv6=1");
+        sh("ip netns exec " + ns_ + " sysctl -w net.ipv6.conf." + far_ + ".disable_ipv6=1");
+        if (sh("ip link set " + near_ + " up") != 0 ||
+            sh("ip netns exec " + ns_ + " ip link set " + far_ + " up") != 0) {
+            why_ = "cannot bring the veth pair up";
+            return;
+        }
+        ok_ = true;
+    }
+    ~VethPair() {
+        if (made_) {
+            sh("ip link del " + near_);
+            sh("ip netns del " + ns_);
+        }
+    }
+    bool ok() const { return ok_; }
+    const std::string &why() const { return why_; }
+    const std::string &near_end() const { return near_; }
+    std::string send(const std::string &pcap, const std::string &mbps) const {
+        return "ip netns exec " + ns_ + " tcpreplay -q -i " + far_ + " --mbps=" + mbps + " " + pcap;
+    }
+
+  private:
+    std::string ns_, near_, far_, why_;
+    bool made_ = false, ok_ = false;
+};
+
+struct LiveRun {
+    std::string out, err;
+    int status = -1;
+};
+
+// Starts `warpmatch live`, waits until it captures, sends the capture,
+// stops it with SIGTERM and collects its output.
+LiveRun live_replay(const VethPair &v, const std::string &flags) {
+    char tmpl[] = "/tmp/wm-live-XXXXXX";
+    const std::string dir = mkdtemp(tmpl);
+    LiveRun r;
+    const pid_t pid = fork();
+    if (pid == 0) {
+        const std::string cmd = std::string(WM_CLI) + " live -i " + v.near_end() + " -r " +
+                                kDemoRules + " -b cpu " + flags + " >" + dir + "/out 2>" + dir +
+                                "/err";
+        execl("/bin/sh", "sh", "-c", ("exec " + cmd).c_str(), (char *)nullptr);
+        _exit(127);
+    }
+    for (int i = 0; i < 100 && slurp(dir + "/err").find("capturing on") == std::string::npos; ++i)
+        std::this_thread::sleep_for(std::chrono::milliseconds(50));
+    sh(v.send(kDemoPcap, "5"));
+    std::this_thread::sleep_for(std::chrono::milliseconds(300));
+    kill(pid, SIGTERM);
+    int st = 0;
+    waitpid(pid, &st, 0);
+    r.status = WIFEXITED(st) ? WEXITSTATUS(st) : -1;
+    r.out = slurp(dir + "/out");
+    r.err = slurp(dir + "/err");
+    fs::remove_all(dir);
+    return r;
+}
+
+std::string replay_out(const std::string &flags) {
+    const std::string out = "/tmp/wm-live-offline-" + std::to_string(getpid());
+    sh(std::string(WM_CLI) + " replay " + kDemoPcap + " -r " + kDemoRules + " -b cpu " + flags +
+       " -o " + out);
+    std::string s = slurp(out);
+    fs::remove(out);
+    return s;
+}
+
+class LiveCapture : public ::testing::TestWithParam<const char *> {};
+
+TEST_P(LiveCapture, AlertsEqualOfflineReplayOfTheSameCapture) {
+    ASSERT_TRUE(fs::exists(kDemoPcap)) << "demo capture not built: " << kDemoPcap;
+    VethPair veth;
+    if (!veth.ok()) GTEST_SKIP() << "live capture test skipped: " << veth.why();
+    const std::string flags = GetParam();
+    const LiveRun live = live_replay(veth, flags + " --max-latency-ms 20");
+    ASSERT_EQ(live.status, 0) << live.err;
+    json live_stats, offline_stats;
+    const auto got = alerts_in(live.out, &live_stats);
+    const auto want = alerts_in(replay_out(flags), &offline_stats);
+    ASSERT_FALSE(want.empty());
+    EXPECT_EQ(got, want) << live.err;
+    ASSERT_TRUE(live_stats.contains("live")) << live.out;
+    EXPECT_EQ(live_stats["live"]["pcap_dropped"], 0);
+    EXPECT_GE(live_stats["packets"].get<uint64_t>(), offline_stats["packets"].get<uint64_t>());
+    EXPECT_EQ(live_stats["payloads"], offline_stats["payloads"]);
+    EXPECT_EQ(live_stats["alerts"], offline_stats["alerts"]);
+    EXPECT_GT(live_stats["batches"].get<uint64_t>(), 0u);
+}
+
+INSTANTIATE_TEST_SUITE_P(Flags, LiveCapture, ::testing::Values("--no-streams", "--streams"),
+                         [](const auto &info) {
+                             return std::string(info.param).find("no") != std::string::npos
+                                        ? "PerPacket"
+                                        : "Streams";
+                         });
+
+TEST(LiveCaptureCli, UnknownInterfaceFailsWithAReason) {
+    const std::string cmd = std::string(WM_CLI) + " live -i wm-no-such-if0 -r " + kDemoRules +
+                            " --duration 1 2>&1";
+    FILE *p = popen(cmd.c_str(), "r");
+    ASSERT_NE(p, nullptr);
+    std::string out;
+    char buf[512];
+    while (fgets(buf, sizeof buf, p)) out += buf;
+    const int rc = pclose(p);
+    EXPECT_NE(WEXITSTATUS(rc), 0);
+    EXPECT_NE(out.find("wm-no-such-if0"), std::string::npos) << out;
+    EXPECT_NE(out.find("WM_IO_ERROR"), std::string::npos) << out;
+}
+
+} // namespace

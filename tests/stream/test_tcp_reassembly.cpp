@@ -1,0 +1,183 @@
+// One TCP direction reassembled from crafted segments: order, overlaps
+// (first wins), holes and the out-of-order cap, wraparound, FIN, snap
+// length cuts, mid-stream pickup, RST window.
+#include "stream_test_util.h"
+
+#include <gtest/gtest.h>
+
+namespace wm::stream::test {
+namespace {
+
+struct Dir {
+    wm_stream_stats_t st = zero_stats();
+    TcpDirection d;
+    Recorder rec;
+    explicit Dir(uint64_t max_ooo = 1 << 20) : d(max_ooo, st) {}
+    void seg(uint32_t seq, const std::string &s, bool fin = false) {
+        d.segment(seq, u8(s), s.size(), s.size(), fin, rec);
+    }
+};
+
+TEST(TcpReassembly, InOrderSegmentsAreDeliveredAtOnce) {
+    Dir t;
+    t.d.syn(1000);
+    t.seg(1001, "GET /");
+    t.seg(1006, "index");
+    EXPECT_EQ(t.rec.bytes, "GET /index");
+    EXPECT_EQ(t.rec.offsets, (std::vector<uint64_t>{0, 5}));
+    EXPECT_EQ(t.st.segments_in_order, 2u);
+    EXPECT_TRUE(t.rec.contiguous);
+}
+
+TEST(TcpReassembly, OutOfOrderSegmentsWaitForTheHoleThenGoOutInOnePiece) {
+    Dir t;
+    t.d.syn(1000);
+    t.seg(1007, "ghi");
+    t.seg(1004, "def");
+    EXPECT_EQ(t.rec.bytes, "");
+    EXPECT_EQ(t.d.buffered_bytes(), 6u);
+    t.seg(1001, "abc");
+    EXPECT_EQ(t.rec.bytes, "abcdefghi");
+    EXPECT_EQ(t.rec.offsets, (std::vector<uint64_t>{0})); // one delivery, one window
+    EXPECT_EQ(t.st.segments_out_of_order, 2u);
+    EXPECT_EQ(t.d.buffered_bytes(), 0u);
+}
+
+TEST(TcpReassembly, RetransmissionOfDeliveredBytesIsIgnoredEvenWithOtherContent) {
+    Dir t;
+    t.d.syn(1000);
+    t.seg(1001, "abcdef");
+    t.seg(1001, "XXXXXXghi"); // first six bytes differ: the first copy stays
+    EXPECT_EQ(t.rec.bytes, "abcdefghi");
+    EXPECT_EQ(t.st.retransmitted_bytes, 6u);
+    t.seg(1001, "abc"); // wholly old
+    EXPECT_EQ(t.st.retransmitted_bytes, 9u);
+}
+
+TEST(TcpReassembly, OverlapsAmongBufferedSegmentsKeepTheFirstBytes) {
+    Dir t;
+    t.d.syn(1000);
+    t.seg(1005, "efgh");        // buffered at offset 4
+    t.seg(1003, "CDEFGHij");    // offsets 2..10: "EFGH" overlaps "efgh" and differs
+    t.seg(1001, "ab");
+    EXPECT_EQ(t.rec.bytes, "abCDefghij");
+    EXPECT_EQ(t.st.overlap_bytes, 4u);
+    EXPECT_EQ(t.st.overlap_conflicts, 1u);
+    t.seg(1011, "k");
+    EXPECT_EQ(t.rec.bytes, "abCDefghijk");
+}
+
+TEST(TcpReassembly, SameBytesOverlappingAreNotAConflict) {
+    Dir t;
+    t.d.syn(0);
+    t.seg(5, "efgh");
+    t.seg(3, "cdef");
+    t.seg(1, "ab");
+    EXPECT_EQ(t.rec.bytes, "abcdefgh");
+    EXPECT_EQ(t.st.overlap_bytes, 2u);
+    EXPECT_EQ(t.st.overlap_conflicts, 0u);
+}
+
+TEST(TcpReassembly, OutOfOrderCapSkipsTheHoleAsAGap) {
+    Dir t(8);
+    t.d.syn(1000);
+    t.seg(1001, "ab");
+    t.seg(1011, "0123");  // hole [2, 10), 4 bytes buffered: under the cap
+    EXPECT_EQ(t.rec.bytes, "ab");
+    t.seg(1015, "45678"); // 9 buffered > 8: give up on the hole
+    EXPECT_EQ(t.rec.bytes, "ab012345678");
+    ASSERT_EQ(t.rec.gaps.size(), 1u);
+    EXPECT_EQ(t.rec.gaps[0], (std::pair<uint64_t, uint64_t>{2, 10}));
+    EXPECT_EQ(t.st.gaps, 1u);
+    EXPECT_EQ(t.st.gap_bytes, 8u);
+    EXPECT_TRUE(t.rec.contiguous);
+    t.seg(1003, "late"); // fills the old hole: too late, counted as old
+    EXPECT_EQ(t.rec.bytes, "ab012345678");
+    EXPECT_EQ(t.st.retransmitted_bytes, 4u);
+}
+
+TEST(TcpReassembly, SequenceNumbersWrapAroundTwoToThe32) {
+    Dir t;
+    t.d.syn(0xfffffff0u);
+    const std::string a(10, 'A'), b(10, 'B'), c(10, 'C');
+    t.seg(0xfffffffbu, b);        // offsets 10..20, crosses 2^32: buffered
+    t.seg(0x00000005u, c);        // offsets 20..30, after the wrap
+    t.seg(0xfffffff1u, a);        // offsets 0..10 fill the hole
+    EXPECT_EQ(t.rec.bytes, a + b + c);
+    EXPECT_EQ(t.d.next_offset(), 30u);
+    t.seg(0xfffffff1u, a);        // an old retransmission from before the wrap
+    EXPECT_EQ(t.st.retransmitted_bytes, 10u);
+    EXPECT_EQ(t.rec.bytes.size(), 30u);
+}
+
+TEST(TcpReassembly, FinEndsTheStreamAndLaterDataIsIgnored) {
+    Dir t;
+    t.d.syn(0);
+    t.seg(6, "world", /*fin=*/true); // out of order FIN: not finished yet
+    EXPECT_FALSE(t.d.finished());
+    t.seg(1, "hello");
+    EXPECT_TRUE(t.d.finished());
+    EXPECT_EQ(t.rec.bytes, "helloworld");
+    t.seg(11, "more");
+    EXPECT_EQ(t.rec.bytes, "helloworld");
+    EXPECT_EQ(t.st.bytes_after_fin, 4u);
+}
+
+TEST(TcpReassembly, BufferedDataPastTheFinIsDroppedNotDelivered) {
+    Dir t;
+    t.d.syn(0);
+    t.seg(20, "beyond");
+    t.seg(1, "short", /*fin=*/true);
+    t.d.flush(t.rec);
+    EXPECT_EQ(t.rec.bytes, "short");
+    EXPECT_EQ(t.st.bytes_after_fin, 6u);
+}
+
+TEST(TcpReassembly, SegmentCutBySnapLengthLeavesAGapNotAStall) {
+    Dir t;
+    t.d.syn(0);
+    const std::string s = "0123456789";
+    t.d.segment(1, u8(s), 4, 10, false, t.rec); // only 4 of 10 bytes captured
+    t.seg(11, "next");
+    EXPECT_EQ(t.rec.bytes, "0123next");
+    ASSERT_EQ(t.rec.gaps.size(), 1u);
+    EXPECT_EQ(t.rec.gaps[0], (std::pair<uint64_t, uint64_t>{4, 10}));
+    EXPECT_EQ(t.rec.offsets.back(), 10u);
+}
+
+TEST(TcpReassembly, MidStreamPickupStartsAtTheFirstByteSeen) {
+    Dir t;
+    t.seg(5000, "middle");
+    EXPECT_EQ(t.rec.bytes, "middle");
+    EXPECT_EQ(t.rec.offsets, (std::vector<uint64_t>{0}));
+    t.seg(4990, "0123456789"); // before the pickup point: treated as old
+    EXPECT_EQ(t.st.retransmitted_bytes, 10u);
+    t.d.syn(4000);             // a late SYN cannot move the stream any more
+    t.seg(5006, "end");
+    EXPECT_EQ(t.rec.bytes, "middleend");
+}
+
+TEST(TcpReassembly, FlushDeliversEverythingBufferedWithGaps) {
+    Dir t;
+    t.d.syn(0);
+    t.seg(11, "x");
+    t.seg(21, "y");
+    t.d.flush(t.rec);
+    EXPECT_EQ(t.rec.bytes, "xy");
+    EXPECT_EQ(t.rec.gaps.size(), 2u);
+    EXPECT_EQ(t.st.gap_bytes, 19u);
+    EXPECT_EQ(t.d.buffered_bytes(), 0u);
+}
+
+TEST(TcpReassembly, RstIsAcceptedOnlyInsideTheWindow) {
+    Dir t;
+    t.d.syn(1000);
+    t.seg(1001, "abc");
+    EXPECT_TRUE(t.d.rst_in_window(1004));
+    EXPECT_TRUE(t.d.rst_in_window(1004 + TcpDirection::kRstWindow));
+    EXPECT_FALSE(t.d.rst_in_window(1003));  // behind the data already seen
+    EXPECT_FALSE(t.d.rst_in_window(1005 + TcpDirection::kRstWindow));
+}
+
+} // namespace
+} // namespace wm::stream::test

@@ -1,0 +1,40 @@
+#!/usr/bin/env bash
+# Kernel benchmarks of gpu/, each beside its CPU peer measured in the same run.
+#   bench-kernels.sh BUNDLE DATA OUT [ac exact seedac approx align]
+# Inputs (literal lists, payload corpora) are derived here from the capture
+# and the ET Open rules, so only the raw data travels.
+set -u
+B=$1 D=$2 O=$3; shift 3
+which=${*:-ac exact seedac approx align}
+pcap=$D/pcaps-large/merged-zeek-traces.pcap
+et=$D/rules/et-open-suricata5-2024-04-21
+run() { echo "== $*"; "$@"; echo "rc=$?"; }
+for k in $which; do
+  case $k in
+  ac)
+    bench_ac_kernel --import-rules /tmp/ac_literals.txt "$et"/*.rules >/dev/null
+    bench_ac_kernel --extract "$pcap" /tmp/zeek.corpus >/dev/null
+    run timeout 200 bench_ac_kernel --literals /tmp/ac_literals.txt --corpus /tmp/zeek.corpus --gb 4 \
+      --json "$O/bench_ac.json" ;;
+  exact)
+    bench_exact_export --rules-dir "$et" --pcap "$pcap" --literals /tmp/exact_literals.txt \
+      --corpus /tmp/exact_corpus.bin >/dev/null
+    run timeout 130 bench_exact tables --sizes 20,22,24,26,28,30 --reps 10 --cpu-reps 3 \
+      --json "$O/bench_exact_tables.json"
+    run timeout 90 bench_exact engine --literals /tmp/exact_literals.txt --corpus /tmp/exact_corpus.bin \
+      --batch-mb 32 --reps 5 --json "$O/bench_exact_engine.json" ;;
+  seedac)
+    run timeout 120 bench_seed_ac --json "$O/bench_seed_ac.json" ;;
+  approx)
+    run timeout 120 bench_approx --pcap "$pcap" --json "$O/bench_approx.json" --threads 16 --repeats 5 ;;
+  align)
+    bench_align --make-corpus "$pcap" /tmp/align_corpus_full.bin >/dev/null
+    head -c 3145728 /tmp/align_corpus_full.bin > /tmp/align_corpus.bin
+    run env CUDA_VISIBLE_DEVICES=0 timeout 110 bench_align --corpus /tmp/align_corpus.bin --peer-threads 16 \
+      --json "$O/bench_align_1gpu.json"
+    if [ "$(nvidia-smi -L | wc -l)" -gt 1 ]; then
+      run timeout 70 bench_align --devices all --corpus /tmp/align_corpus.bin --peer-threads 16 \
+        --sizes-mb 16,64,128,256 --json "$O/bench_align_allgpu.json"
+    fi ;;
+  esac
+done
