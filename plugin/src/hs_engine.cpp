@@ -9,25 +9,6 @@
 
 namespace wm {
 
-void sort_matches(std::vector<Match> &m) {
-    std::sort(m.begin(), m.end(), [](const Match &a, const Match &b) {
-        if (a.payload != b.payload)
-            return a.payload < b.payload;
-        if (a.end != b.end)
-            return a.end < b.end;
-        if (a.rule != b.rule)
-            return a.rule < b.rule;
-        return a.start < b.start;
-    });
-}
-
-void to_set(std::vector<Match> &m) {
-    for (auto &x : m)
-        x.start = x.end = 0;
-    sort_matches(m);
-    m.erase(std::unique(m.begin(), m.end()), m.end());
-}
-
 HyperscanEngine::HyperscanEngine(const CompiledRuleSet &rs) : rs_(rs) {
     for (const auto &r : rs.rules()) {
         len_.push_back(static_cast<uint32_t>(r.pattern.size()));
