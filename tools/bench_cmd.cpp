@@ -93,6 +93,7 @@ struct Result {
     std::string name;
     double seconds = 0;
     uint64_t matches = 0;
+    double engine = 0, ordering = 0, delivery = 0; // summed over scanners and repeats
     double gb_per_s(size_t bytes) const { return bytes / seconds / 1e9; }
 };
 
@@ -152,8 +153,15 @@ Result run_scanners(const wm_ruleset_t *rs, const Corpus &c, const Batches &b, i
     }
     std::sort(times.begin(), times.end());
     r.seconds = times[times.size() / 2];
-    for (auto *x : sc)
+    for (auto *x : sc) {
+        wm_scanner_stats_t st;
+        wm_scanner_stats_init(&st);
+        wm_scanner_stats(x, &st);
+        r.engine += st.engine_seconds / repeats;
+        r.ordering += st.ordering_seconds / repeats;
+        r.delivery += st.delivery_seconds / repeats;
         wm_scanner_free(x);
+    }
     return r;
 }
 
@@ -242,10 +250,17 @@ int run_bench(const BenchArgs &a) {
             return;
         }
         double gbs = r.gb_per_s(nbytes);
-        fmt::print("{:<36} {:>10.4f} {:>10.3f} {:>14} {:>10.2f}\n", r.name, r.seconds, gbs,
+        fmt::print("{:<36} {:>10.4f} {:>10.3f} {:>14} {:>10.2f}", r.name, r.seconds, gbs,
                    r.matches, hs > 0 ? gbs / hs : 0.0);
+        if (r.engine > 0)
+            fmt::print("   (thread-s: engine {:.3f}, ordering {:.3f}, callbacks {:.3f})", r.engine,
+                       r.ordering, r.delivery);
+        fmt::print("\n");
         j["results"].push_back({{"name", r.name}, {"seconds", r.seconds}, {"gb_per_s", gbs},
-                                {"matches", r.matches}, {"ratio_to_hyperscan", hs > 0 ? gbs / hs : 0.0}});
+                                {"matches", r.matches}, {"ratio_to_hyperscan", hs > 0 ? gbs / hs : 0.0},
+                                {"engine_thread_seconds", r.engine},
+                                {"ordering_thread_seconds", r.ordering},
+                                {"callback_thread_seconds", r.delivery}});
     };
     for (const auto &r : res) {
         row(r, bytes);

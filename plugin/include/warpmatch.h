@@ -303,6 +303,12 @@ typedef struct wm_scanner_stats {
     uint64_t matches;
     uint64_t verified_batches;
     uint64_t verify_mismatches;
+    /** Where the time went (seconds, summed over batches): the engines
+     *  (GPU or Hyperscan, including transfers), ordering and filtering the
+     *  matches on the host, and the match callbacks. */
+    double engine_seconds;
+    double ordering_seconds;
+    double delivery_seconds;
 } wm_scanner_stats_t;
 
 WM_API void wm_scanner_stats_init(wm_scanner_stats_t *st);

@@ -5,6 +5,7 @@
 
 #include <fmt/format.h>
 
+#include <chrono>
 #include <cstring>
 
 using namespace wm;
@@ -90,9 +91,12 @@ WM_API int wm_scan_batch(wm_scanner_t *sc, const wm_batch_t *batch, wm_match_fn 
         BatchView view{batch->data, batch->offsets, batch->count, batch->meta};
         int rc = sc->scanner.scan(view, sc->matches);
         const auto &rules = sc->scanner.ruleset().rules();
+        auto t0 = std::chrono::steady_clock::now();
         for (const auto &m : sc->matches)
             if (cb(rules[m.rule].id, m.payload, m.start, m.end, ctx) != 0)
                 return WM_SCAN_TERMINATED;
+        sc->scanner.add_delivery_time(
+            std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count());
         if (rc == WM_VERIFY_MISMATCH) {
             std::string msg = fmt::format("{} GPU-only and {} Hyperscan-only matches",
                                           sc->scanner.gpu_only().size(),

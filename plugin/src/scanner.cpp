@@ -11,6 +11,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <chrono>
 #include <cstdio>
 #include <iterator>
 
@@ -115,6 +116,8 @@ void Scanner::fall_back_to_cpu(const std::string &why) {
         align_ = std::make_unique<AlignEngine>(rs_, AlignBackend::Cpu);
 }
 
+void Scanner::add_delivery_time(double seconds) { stats_.delivery_seconds += seconds; }
+
 uint8_t *Scanner::batch_buffer(size_t bytes) {
     if (backend_ == WM_BACKEND_GPU)
         return static_cast<GpuEngine *>(primary_.get())->pinned_buffer(bytes);
@@ -145,6 +148,7 @@ int Scanner::scan(const BatchView &batch, std::vector<Match> &out) {
     gpu_only_.clear();
     cpu_only_.clear();
     auto mode = static_cast<wm_output_mode>(mode_);
+    auto t0 = std::chrono::steady_clock::now();
     try {
         primary_->scan(batch, mode, out);
         if (approx_)
@@ -164,8 +168,12 @@ int Scanner::scan(const BatchView &batch, std::vector<Match> &out) {
         if (align_)
             align_->scan(batch, mode, out);
     }
+    auto t1 = std::chrono::steady_clock::now();
     filter_by_meta(batch, out);
     sort_matches(out);
+    auto t2 = std::chrono::steady_clock::now();
+    stats_.engine_seconds += std::chrono::duration<double>(t1 - t0).count();
+    stats_.ordering_seconds += std::chrono::duration<double>(t2 - t1).count();
     stats_.batches++;
     stats_.payloads += batch.count;
     stats_.bytes += batch.count ? batch.offsets[batch.count] - batch.offsets[0] : 0;

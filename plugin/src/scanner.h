@@ -45,6 +45,7 @@ class Scanner {
     uint8_t *batch_buffer(size_t bytes);
 
     const wm_scanner_stats_t &stats() const { return stats_; }
+    void add_delivery_time(double seconds);
     // Guards against concurrent use from several threads.
     bool try_acquire() { return !busy_.exchange(true); }
     void release() { busy_.store(false); }
