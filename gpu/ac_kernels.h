@@ -2,7 +2,8 @@
 // Aho-Corasick kernels (internal; needs the CUDA runtime headers).
 //
 // Layering (as in CUB): gpu_matcher_cuda.cpp (public entry, buffers, streams)
-// -> ac_dispatch.cu (grid sizing, tuning, CUB dedupe, launch-error checks)
+// -> ac_dispatch.cu (grid sizing, tuning, launch-error checks)
+//    + ac_sort_keys.cu (Set keys sorted with cub::DeviceRadixSort)
 // -> ac_kernels.cu (thin __global__ kernels) -> ac_agent.cuh (block algorithm)
 // -> ac_walk.cuh (per-thread walk, shared with the CPU walk).
 #pragma once
@@ -53,6 +54,19 @@ void ac_dispatch_scan(EmitKind kind, const ScanParams &p, const DeviceInfo &dev,
 
 // Slots of the Set-mode global dedupe table for `capacity` output records.
 size_t ac_set_hash_slots(size_t capacity);
+
+// Set mode, sorting the distinct keys before the copy back (ac_sort_keys.cu):
+// bytes of CUB temporary storage that cover every ac_sort_keys() call with
+// n <= capacity (queried with a null buffer; no device work).
+size_t ac_sort_keys_temp_bytes(uint32_t capacity);
+// Enqueues on `stream` an ascending radix sort of d_keys[0, n) over bits
+// [0, end_bit) (every key must be < 2^end_bit; see set_sort_end_bit()), using
+// d_alt (n keys at least) as the other half of a double buffer and d_temp
+// (temp_bytes from ac_sort_keys_temp_bytes(>= n)) as scratch. Allocates
+// nothing. Returns the buffer that holds the sorted keys (d_keys or d_alt;
+// d_keys when n < 2). Throws GpuError on a CUDA error.
+unsigned long long *ac_sort_keys(unsigned long long *d_keys, unsigned long long *d_alt, uint32_t n, int end_bit,
+                                 void *d_temp, size_t temp_bytes, cudaStream_t stream);
 
 } // namespace wm::gpu
 

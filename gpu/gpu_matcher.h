@@ -52,7 +52,10 @@ struct Match {
 
 enum class OutputMode {
     Positions, // every (pattern, payload, end), order unspecified
-    Set,       // distinct (pattern, payload) pairs, end = 0, order unspecified
+    // Distinct (pattern, payload) pairs, end = 0, sorted by (payload, pattern)
+    // ascending (strictly: no repeats), also when a payload spans chunks.
+    // The sort runs on the device, so callers need not order them again.
+    Set,
 };
 
 struct GpuOptions {

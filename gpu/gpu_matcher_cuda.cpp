@@ -4,9 +4,12 @@
 // keeps them in flight round-robin so one chunk's H2D copy, kernel and D2H copy
 // overlap the others'. Input already in page-locked memory (pinned_buffer(), or
 // any cudaHostAlloc/cudaHostRegister memory) is copied to the device straight
-// from the caller's bytes: no host memcpy into the staging buffers.
+// from the caller's bytes: no host memcpy into the staging buffers. Set mode
+// sorts each chunk's distinct keys on the device before the copy back
+// (ac_sort_keys.cu), so the output comes back ordered (ac_set_order.h).
 #include "gpu/ac_compile.h"
 #include "gpu/ac_kernels.h"
+#include "gpu/ac_set_order.h"
 #include "gpu/ac_tuning.h"
 #include "gpu/cuda_check.h"
 #include "gpu/gpu_testing.h"
@@ -47,8 +50,10 @@ struct Slot {
     uint8_t *h_text = nullptr, *d_text = nullptr;
     Segment *h_segs = nullptr, *d_segs = nullptr;
     Match *d_matches = nullptr;             // also the Set keys (8 <= 12 bytes per record)
-    unsigned long long *d_hash = nullptr;   // Set: chunk-wide dedupe table
-    size_t hash_slots = 0;
+    unsigned long long *d_hash = nullptr;   // Set: chunk-wide dedupe table; after the kernel, the
+    size_t hash_slots = 0;                  //      sort's second key buffer (>= 2 x capacity keys)
+    void *d_sort_tmp = nullptr;             // Set: CUB radix-sort scratch for up to capacity keys
+    size_t sort_tmp_bytes = 0;
     Match *h_out = nullptr;                 // pinned results (Match or keys)
     uint32_t *d_count = nullptr, *h_count = nullptr; // [0] records, [1] Set table failures
     unsigned long long *d_counters = nullptr;
@@ -175,15 +180,20 @@ void CudaMatcher::alloc_outputs(Slot &s, size_t capacity) {
     s.d_matches = dev_alloc<Match>(capacity, "d_matches");
     s.hash_slots = ac_set_hash_slots(capacity);
     s.d_hash = dev_alloc<unsigned long long>(s.hash_slots, "d_set_hash");
+    s.sort_tmp_bytes = ac_sort_keys_temp_bytes(static_cast<uint32_t>(capacity));
+    s.d_sort_tmp = dev_alloc<uint8_t>(s.sort_tmp_bytes, "d_sort_tmp");
     s.h_out = host_alloc<Match>(capacity, "h_out");
 }
 
 void CudaMatcher::free_outputs(Slot &s) {
     cudaFree(s.d_matches);
     cudaFree(s.d_hash);
+    cudaFree(s.d_sort_tmp);
     cudaFreeHost(s.h_out);
     s.d_matches = nullptr;
     s.d_hash = nullptr;
+    s.d_sort_tmp = nullptr;
+    s.sort_tmp_bytes = 0;
     s.h_out = nullptr;
 }
 
@@ -243,17 +253,22 @@ void CudaMatcher::finish(Slot &s, OutputMode mode, std::vector<Match> &out) {
         n = s.h_count[0];
     }
     if (n > 0) {
-        const size_t rec = mode == OutputMode::Positions ? sizeof(Match) : sizeof(unsigned long long);
-        WM_CUDA_CHECK(cudaMemcpyAsync(s.h_out, s.d_matches, size_t{n} * rec, cudaMemcpyDeviceToHost, s.stream));
+        const void *src = s.d_matches;
+        size_t rec = sizeof(Match);
+        if (mode == OutputMode::Set) { // distinct keys (ac_set_hash.cuh): sort them, the table is spent
+            rec = sizeof(unsigned long long);
+            uint32_t max_payload = 0; // segments run in payload order; max() to be safe
+            for (const Segment &g : s.chunk.segs) max_payload = std::max(max_payload, g.payload);
+            src = ac_sort_keys(reinterpret_cast<unsigned long long *>(s.d_matches), s.d_hash, n,
+                               set_sort_end_bit(max_payload), s.d_sort_tmp, s.sort_tmp_bytes, s.stream);
+        }
+        WM_CUDA_CHECK(cudaMemcpyAsync(s.h_out, src, size_t{n} * rec, cudaMemcpyDeviceToHost, s.stream));
         WM_CUDA_CHECK(cudaStreamSynchronize(s.stream));
     }
-    if (mode == OutputMode::Positions) {
+    if (mode == OutputMode::Positions)
         out.insert(out.end(), s.h_out, s.h_out + n);
-    } else { // distinct keys already (ac_set_hash.cuh)
-        const auto *h_keys = reinterpret_cast<const unsigned long long *>(s.h_out);
-        for (uint32_t i = 0; i < n; ++i)
-            out.push_back(Match{static_cast<uint32_t>(h_keys[i]), static_cast<uint32_t>(h_keys[i] >> 32), 0});
-    }
+    else // distinct, sorted by (payload, pattern)
+        append_set_keys(reinterpret_cast<const unsigned long long *>(s.h_out), n, out);
     s.busy = false;
 }
 
@@ -285,16 +300,9 @@ void CudaMatcher::scan(const BatchView &batch, OutputMode mode, std::vector<Matc
         }
         throw;
     }
-    if (mode == OutputMode::Set && split) { // a payload spanning chunks may repeat a pair
-        std::sort(out.begin(), out.end(), [](const Match &a, const Match &b) {
-            return a.payload != b.payload ? a.payload < b.payload : a.pattern < b.pattern;
-        });
-        out.erase(std::unique(out.begin(), out.end(),
-                              [](const Match &a, const Match &b) {
-                                  return a.payload == b.payload && a.pattern == b.pattern;
-                              }),
-                  out.end());
-    }
+    // Chunks come back sorted, in payload order; a payload spanning chunks
+    // may repeat a pair and break the order at the boundary.
+    if (mode == OutputMode::Set) join_set_chunks(out, split);
 }
 
 void CudaMatcher::count(const BatchView &batch, std::vector<uint64_t> &per_pattern) {
@@ -327,7 +335,7 @@ std::string CudaMatcher::describe() const {
     o << blob_.describe() << "; device " << opts_.device << " (" << dev_name_ << ", " << dev_.sm_count
       << " SMs); tile " << tuning::kTileBytes << " B x " << tuning::kBlockThreads << " threads; "
       << tuning::kStreams << " streams; Set dedupe in shared (" << tuning::kSetHashSlots
-      << " slots) + global hash; chunk " << chunk_bytes_ << " B; count counters in "
+      << " slots) + global hash, keys radix-sorted on the device; chunk " << chunk_bytes_ << " B; count counters in "
       << (shared_counters_ ? "shared" : "global") << " memory";
     return o.str();
 }

@@ -148,22 +148,8 @@ bool parse_align(const YAML::Node &node, const YAML::Mark &key_mark, LoadContext
                                   kind_name(node)));
         return false;
     }
-    std::map<std::string, std::pair<YAML::Node, YAML::Node>> fields;
-    for (const auto &kv : node) {
-        const YAML::Node &k = kv.first;
-        const std::string name = k.IsScalar() ? k.Scalar() : std::string();
-        if (std::find(kAlignKeys.begin(), kAlignKeys.end(), name) == kAlignKeys.end()) {
-            std::string hint = closest_key(name, kAlignKeys);
-            p.error(k, fmt::format("unknown align key {}{}", quote(name),
-                                   hint.empty() ? std::string()
-                                                : fmt::format(" (did you mean \"{}\"?)", hint)));
-        } else if (auto it = fields.find(name); it != fields.end()) {
-            p.error(k, fmt::format("duplicate align key {} (first at line {})", quote(name),
-                                   it->second.first.Mark().line + 1));
-        } else {
-            fields.emplace(name, std::make_pair(k, kv.second));
-        }
-    }
+    FieldMap fields = collect_fields(node, kAlignKeys, "align key",
+                                     [&](const YAML::Node &k, std::string m) { p.error(k, m); });
     auto get = [&](const char *name) -> const YAML::Node * {
         auto it = fields.find(name);
         if (it == fields.end()) return nullptr;

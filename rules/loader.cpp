@@ -90,6 +90,32 @@ std::string quote(const std::string &s) {
     return out + "\"";
 }
 
+FieldMap collect_fields(const YAML::Node &mapping, const std::vector<std::string> &allowed,
+                        const char *what,
+                        const std::function<void(const YAML::Node &, std::string)> &problem) {
+    FieldMap fields;
+    for (const auto &kv : mapping) {
+        const YAML::Node &k = kv.first;
+        if (!k.IsScalar()) {
+            problem(k, fmt::format("{}s must be plain names", what));
+            continue;
+        }
+        const std::string &name = k.Scalar();
+        if (std::find(allowed.begin(), allowed.end(), name) == allowed.end()) {
+            std::string hint = closest_key(name, allowed);
+            problem(k, fmt::format("unknown {} {}{}", what, quote(name),
+                                   hint.empty() ? std::string()
+                                                : fmt::format(" (did you mean \"{}\"?)", hint)));
+        } else if (auto it = fields.find(name); it != fields.end()) {
+            problem(k, fmt::format("duplicate {} {} (first at line {})", what, quote(name),
+                                   it->second.first.Mark().line + 1));
+        } else {
+            fields.emplace(name, std::make_pair(k, kv.second));
+        }
+    }
+    return fields;
+}
+
 } // namespace detail
 
 namespace {

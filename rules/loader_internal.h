@@ -6,6 +6,8 @@
 
 #include <yaml-cpp/yaml.h>
 
+#include <functional>
+#include <map>
 #include <optional>
 #include <string>
 #include <vector>
@@ -51,5 +53,15 @@ std::string closest_key(const std::string &key, const std::vector<std::string> &
 
 // Text of a scalar for messages, shortened to keep diagnostics one line.
 std::string quote(const std::string &s);
+
+// A mapping's entries by key name: (key node, value node).
+using FieldMap = std::map<std::string, std::pair<YAML::Node, YAML::Node>>;
+
+// Splits a mapping into its allowed keys. Unknown keys (with a "did you
+// mean" hint), duplicate keys and non-scalar keys go to problem(key, message);
+// `what` names the key kind in messages ("key", "align key").
+FieldMap collect_fields(const YAML::Node &mapping, const std::vector<std::string> &allowed,
+                        const char *what,
+                        const std::function<void(const YAML::Node &, std::string)> &problem);
 
 } // namespace wm::rules::detail

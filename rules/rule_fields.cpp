@@ -202,27 +202,10 @@ std::optional<Rule> parse_rule(const YAML::Node &node, LoadContext &ctx,
     r.where = ctx.at(node.Mark());
 
     // Index keys first so the id is known for every later message.
-    std::map<std::string, std::pair<YAML::Node, YAML::Node>> fields;
     std::vector<std::pair<YAML::Node, std::string>> problems; // reported once rid is known
-    for (const auto &kv : node) {
-        const YAML::Node &k = kv.first;
-        if (!k.IsScalar()) {
-            problems.emplace_back(k, "rule keys must be plain names");
-            continue;
-        }
-        const std::string &name = k.Scalar();
-        if (std::find(kRuleKeys.begin(), kRuleKeys.end(), name) == kRuleKeys.end()) {
-            std::string hint = closest_key(name, kRuleKeys);
-            problems.emplace_back(k, fmt::format("unknown key {}{}", quote(name),
-                                                 hint.empty() ? std::string()
-                                                              : fmt::format(" (did you mean \"{}\"?)", hint)));
-        } else if (auto it = fields.find(name); it != fields.end()) {
-            problems.emplace_back(k, fmt::format("duplicate key {} (first at line {})", quote(name),
-                                                 it->second.first.Mark().line + 1));
-        } else {
-            fields.emplace(name, std::make_pair(k, kv.second));
-        }
-    }
+    FieldMap fields = collect_fields(node, kRuleKeys, "key", [&](const YAML::Node &k, std::string m) {
+        problems.emplace_back(k, std::move(m));
+    });
     auto get = [&](const char *name) -> const YAML::Node * {
         auto it = fields.find(name);
         if (it == fields.end()) return nullptr;

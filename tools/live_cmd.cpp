@@ -3,6 +3,8 @@
 // and print the stats. Alerts go out line-buffered as batches complete.
 #include "live_cmd.h"
 
+#include "cli_output.h"
+
 #include "warpmatch.h"
 
 #include <fmt/format.h>
@@ -17,31 +19,6 @@ namespace {
 wm_live_t *g_live = nullptr; // for the signal handler only
 
 extern "C" void on_stop_signal(int) { wm_live_stop(g_live); } // async-signal-safe
-
-int fail(int rc, wm_error_t *err, const std::string &what) {
-    fmt::print(stderr, "warpmatch: {} failed ({}):\n{}\n", what, wm_status_name(rc),
-               err && err->message ? err->message : "");
-    wm_error_free(err);
-    return 1;
-}
-
-struct Sink {
-    const wm_ruleset_t *rs;
-    FILE *out;
-    bool quiet;
-};
-
-int print_alert(const wm_alert_t *a, void *ctx) {
-    auto *s = static_cast<Sink *>(ctx);
-    if (s->quiet) return 0;
-    char *json = nullptr;
-    if (wm_alert_to_json(s->rs, a, &json) == WM_SUCCESS) {
-        std::fputs(json, s->out);
-        std::fputc('\n', s->out);
-    }
-    wm_free(json);
-    return 0;
-}
 
 void install_handlers(double duration_s) {
     struct sigaction sa {};
@@ -118,7 +95,7 @@ int run_live(const LiveArgs &a) {
     wm_error_t *err = nullptr;
     wm_ruleset_t *rs = nullptr;
     if (int rc = wm_ruleset_load_file(a.rules.c_str(), &rs, &err))
-        return fail(rc, err, "loading rules");
+        return report_failure(rc, err, "loading rules");
     wm_scanner_options_t so;
     wm_scanner_options_init(&so);
     so.backend = a.backend == "cpu" ? WM_BACKEND_CPU : a.backend == "gpu" ? WM_BACKEND_GPU
@@ -131,7 +108,7 @@ int run_live(const LiveArgs &a) {
     wm_scanner_t *sc = nullptr;
     if (int rc = wm_scanner_create(rs, &so, &sc, &err)) {
         wm_ruleset_free(rs);
-        return fail(rc, err, "creating the scanner");
+        return report_failure(rc, err, "creating the scanner");
     }
     wm_live_options_t lo;
     wm_live_options_init(&lo);
@@ -149,17 +126,17 @@ int run_live(const LiveArgs &a) {
     if (!out) {
         fmt::print(stderr, "warpmatch: cannot write {}\n", a.output);
     } else if (int rc = wm_live_open(&lo, &g_live, &err)) {
-        status = fail(rc, err, fmt::format("opening {}", a.interface));
+        status = report_failure(rc, err, fmt::format("opening {}", a.interface));
     } else {
         setvbuf(out, nullptr, _IOLBF, 0); // alerts leave as their batch completes
         install_handlers(a.duration_s);
         fmt::print(stderr, "warpmatch: backend {}\nwarpmatch: capturing on {}\n",
                    wm_scanner_backend_reason(sc), a.interface);
-        Sink sink{rs, out, a.quiet};
+        AlertPrinter sink{rs, out, a.quiet};
         const int run_rc = wm_live_run(g_live, sc, print_alert, &sink, &err);
         fmt::print(out, "{}\n", stats_line(g_live, a.streams));
         status = run_rc == WM_SUCCESS ? 0
-                                      : fail(run_rc, err, fmt::format("capturing on {}", a.interface));
+                                      : report_failure(run_rc, err, fmt::format("capturing on {}", a.interface));
         wm_live_t *live = g_live;
         g_live = nullptr;
         wm_live_close(live);

@@ -1,6 +1,7 @@
 // warpmatch: command-line front end. Thin by design: it parses arguments and
 // prints; every piece of logic is in libwarpmatch behind warpmatch.h.
 #include "bench_cmd.h"
+#include "cli_output.h"
 #ifdef WM_HAVE_LIVE_CMD
 #include "live_cmd.h"
 #endif
@@ -17,15 +18,6 @@
 
 namespace {
 
-int report(int rc, wm_error_t *err, const char *what) {
-    if (rc == WM_SUCCESS)
-        return 0;
-    fmt::print(stderr, "warpmatch: {} failed ({}):\n{}\n", what, wm_status_name(rc),
-               err && err->message ? err->message : "");
-    wm_error_free(err);
-    return 1;
-}
-
 struct ReplayArgs {
     std::string capture, rules, output, backend = "auto", matches = "auto";
     bool verify = false, quiet = false;
@@ -33,25 +25,6 @@ struct ReplayArgs {
     unsigned verify_sample = 0;
     int device = 0;
 };
-
-struct AlertSink {
-    const wm_ruleset_t *rs;
-    FILE *out;
-    bool quiet;
-};
-
-int on_alert(const wm_alert_t *a, void *ctx) {
-    auto *s = static_cast<AlertSink *>(ctx);
-    if (s->quiet)
-        return 0;
-    char *json = nullptr;
-    if (wm_alert_to_json(s->rs, a, &json) == WM_SUCCESS) {
-        std::fputs(json, s->out);
-        std::fputc('\n', s->out);
-    }
-    wm_free(json);
-    return 0;
-}
 
 void on_progress(uint64_t packets, uint64_t bytes, double seconds, void *) {
     fmt::print(stderr, "\r{} packets, {:.1f} MB, {:.2f} Gbit/s   ", packets, bytes / 1e6,
@@ -62,7 +35,7 @@ int run_replay(const ReplayArgs &a) {
     wm_error_t *err = nullptr;
     wm_ruleset_t *rs = nullptr;
     if (int rc = wm_ruleset_load_file(a.rules.c_str(), &rs, &err))
-        return report(rc, err, "loading rules");
+        return report_failure(rc, err, "loading rules");
     wm_scanner_options_t opts;
     wm_scanner_options_init(&opts);
     opts.backend = a.backend == "cpu" ? WM_BACKEND_CPU
@@ -78,7 +51,7 @@ int run_replay(const ReplayArgs &a) {
     wm_scanner_t *sc = nullptr;
     if (int rc = wm_scanner_create(rs, &opts, &sc, &err)) {
         wm_ruleset_free(rs);
-        return report(rc, err, "creating the scanner");
+        return report_failure(rc, err, "creating the scanner");
     }
     fmt::print(stderr, "warpmatch: backend {}\n", wm_scanner_backend_reason(sc));
 
@@ -89,7 +62,7 @@ int run_replay(const ReplayArgs &a) {
         wm_ruleset_free(rs);
         return 1;
     }
-    AlertSink sink{rs, out, a.quiet};
+    AlertPrinter sink{rs, out, a.quiet};
     wm_replay_stats_t st;
     wm_replay_stats_init(&st);
     bool tty = isatty(STDERR_FILENO);
@@ -99,7 +72,7 @@ int run_replay(const ReplayArgs &a) {
     ro.verify_streams = a.streams && a.verify; // Hyperscan stream mode as the oracle
     wm_stream_stats_t sst;
     wm_stream_stats_init(&sst);
-    int rc = wm_replay_file_ex(sc, a.capture.c_str(), &ro, on_alert, &sink,
+    int rc = wm_replay_file_ex(sc, a.capture.c_str(), &ro, print_alert, &sink,
                                tty ? on_progress : nullptr, nullptr, &st, &sst, &err);
     if (tty)
         fmt::print(stderr, "\n");
@@ -119,7 +92,7 @@ int run_replay(const ReplayArgs &a) {
                "({:.2f} Gbit/s of payload)\n",
                st.capture.packets, st.capture.payloads, st.capture.payload_bytes / 1e6, st.alerts,
                st.seconds, st.gbit_per_s);
-    int status = report(rc, err, fmt::format("replaying {}", a.capture).c_str());
+    int status = report_failure(rc, err, fmt::format("replaying {}", a.capture).c_str());
     wm_scanner_free(sc);
     wm_ruleset_free(rs);
     return status;
@@ -129,7 +102,7 @@ int run_check(const std::string &path) {
     wm_error_t *err = nullptr;
     wm_ruleset_t *rs = nullptr;
     if (int rc = wm_ruleset_load_file(path.c_str(), &rs, &err))
-        return report(rc, err, fmt::format("checking {}", path).c_str());
+        return report_failure(rc, err, fmt::format("checking {}", path).c_str());
     wm_ruleset_info_t info;
     wm_ruleset_info_init(&info);
     wm_ruleset_info(rs, &info);
@@ -151,7 +124,7 @@ int run_import(const std::vector<std::string> &files, const std::string &out, bo
     wm_import_report_init(&r);
     wm_error_t *err = nullptr;
     if (int rc = wm_rules_import(paths.data(), paths.size(), out.c_str(), &r, &err))
-        return report(rc, err, "importing rules");
+        return report_failure(rc, err, "importing rules");
     fmt::print("imported {} rules ({} distinct patterns) into {}\n"
                "  rule lines read: {} ({} disabled)\n  skipped: no content {}, negated only {}, "
                "parse error {}, duplicate sid {}\n",

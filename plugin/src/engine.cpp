@@ -18,6 +18,13 @@ bool canonical_less(const Match &a, const Match &b) {
 // the payload key is bucketed in O(n) and only each payload's few matches
 // are compared: a full comparison sort was the plugin path's bottleneck.
 void sort_matches(std::vector<Match> &m) {
+    // Already in order: the GPU engine's set mode (the device sorts by
+    // (payload, pattern); pattern -> rule is increasing, end = start = 0)
+    // when no approx/align rules add matches. One O(n) pass, no copy.
+    if (std::is_sorted(m.begin(), m.end(), [](const Match &a, const Match &b) {
+            return a.payload != b.payload ? a.payload < b.payload : canonical_less(a, b);
+        }))
+        return;
     if (m.size() < 4096) {
         std::sort(m.begin(), m.end(), [](const Match &a, const Match &b) {
             return a.payload != b.payload ? a.payload < b.payload : canonical_less(a, b);

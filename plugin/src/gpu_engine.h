@@ -26,7 +26,8 @@ class GpuEngine final : public Engine {
   private:
     std::unique_ptr<gpu::GpuMatcher> matcher_;
     std::vector<uint32_t> len_;     // per GPU pattern
-    std::vector<uint32_t> rule_of_; // GPU pattern -> rule index (exact rules only)
+    std::vector<uint32_t> rule_of_; // GPU pattern -> rule index (exact rules only), strictly increasing:
+                                    // keeps the matcher's sorted Set output sorted (sort_matches fast path)
 };
 
 // False with a reason when no GPU can be used (or the build has no CUDA).

@@ -95,6 +95,15 @@ inline void sort_matches(std::vector<Match> &m) {
         return std::tie(a.payload, a.end, a.pattern) < std::tie(b.payload, b.end, b.pattern);
     });
 }
+// Set output contract: strictly increasing (payload, pattern), end == 0.
+inline bool set_sorted_distinct(const std::vector<Match> &m) {
+    for (size_t i = 0; i < m.size(); ++i) {
+        if (m[i].end != 0) return false;
+        if (i > 0 && std::tie(m[i - 1].payload, m[i - 1].pattern) >= std::tie(m[i].payload, m[i].pattern))
+            return false;
+    }
+    return true;
+}
 inline std::vector<Match> dedup_set(std::vector<Match> m) {
     for (auto &x : m) x.end = 0;
     sort_matches(m);

@@ -33,7 +33,7 @@ void check_all_modes(const Case &c, const GpuOptions &o, const std::string &labe
     ASSERT_TRUE(got == ref) << label;
     std::vector<Match> set;
     m->scan(c.view(), OutputMode::Set, set);
-    sort_matches(set);
+    ASSERT_TRUE(set_sorted_distinct(set)) << label << ": Set output not sorted by (payload, pattern)";
     ASSERT_TRUE(set == dedup_set(ref)) << label << ": Set";
     std::vector<uint64_t> counts;
     m->count(c.view(), counts);
@@ -136,4 +136,36 @@ TEST(GpuMatcher, ManyPatternsGlobalCounters) {
     s.offset_depth = false;
     Case c = random_case(123, s);
     check_all_modes(c, GpuOptions{}, "70k patterns", false);
+}
+
+// Set output comes back sorted by (payload, pattern) without any sort by the
+// caller: one chunk, many chunks with payloads split across them, few payloads
+// per chunk, and the grow + rescan path.
+TEST(GpuMatcher, SetOutputSortedAcrossChunks) {
+    REQUIRE_GPU();
+    for (int seed = 0; seed < 12; ++seed) {
+        CaseSpec s;
+        s.patterns = 50 + 40 * (seed % 5);
+        s.max_len = seed % 2 ? 8 : 40;
+        s.payloads = 300;
+        s.max_payload = seed % 3 == 0 ? 12000 : 3000;
+        s.alphabet = seed % 4 == 0 ? "ab" : "abAB";
+        Case c = random_case(4000 + seed, s);
+        auto want = naive_matches(c.pats, c.view());
+        want = dedup_set(want);
+        GpuOptions o;
+        if (seed % 3 != 2) o.max_batch_bytes = seed % 3 == 0 ? 4096 : 16384; // split payloads
+        if (seed % 4 == 3) o.max_batch_payloads = 3;
+        wm::gpu::testing::set_initial_output_capacity(seed % 5 == 4 ? 16 : 0);
+        auto m = GpuMatcher::create(c.pats, o);
+        wm::gpu::testing::set_initial_output_capacity(0);
+        std::vector<Match> set;
+        for (int rep = 0; rep < 2; ++rep) { // the second scan reuses the (maybe regrown) buffers
+            m->scan(c.view(), OutputMode::Set, set);
+            const std::string label = "seed " + std::to_string(seed) + " rep " + std::to_string(rep);
+            ASSERT_TRUE(set_sorted_distinct(set)) << label << ": not sorted by (payload, pattern)";
+            ASSERT_EQ(set.size(), want.size()) << label;
+            ASSERT_TRUE(set == want) << label;
+        }
+    }
 }

@@ -31,7 +31,7 @@ void expect_modes_equal_reference(GpuMatcher &m, const Case &c, const BatchView 
     ASSERT_EQ(got.size(), ref.size()) << label;
     EXPECT_TRUE(got == ref) << label << ": Positions";
     m.scan(view, OutputMode::Set, got);
-    sort_matches(got);
+    EXPECT_TRUE(set_sorted_distinct(got)) << label << ": Set output not sorted by (payload, pattern)";
     EXPECT_TRUE(got == dedup_set(ref)) << label << ": Set";
     std::vector<uint64_t> counts, hist(c.pats.size());
     m.count(view, counts);

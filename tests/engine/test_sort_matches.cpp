@@ -1,0 +1,77 @@
+// sort_matches(): canonical order (payload, end, rule, start) on random input
+// of both sizes (comparison sort below 4096 matches, payload buckets above),
+// and the already-sorted fast path (the GPU engine's set-mode output) leaves
+// its input as is.
+#include "engine.h"
+
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <random>
+#include <tuple>
+
+using namespace wm;
+
+namespace {
+
+bool canonical(const Match &a, const Match &b) {
+    return std::tie(a.payload, a.end, a.rule, a.start) < std::tie(b.payload, b.end, b.rule, b.start);
+}
+
+std::vector<Match> random_matches(std::mt19937 &rng, size_t n, bool set_mode) {
+    std::vector<Match> m;
+    for (size_t i = 0; i < n; ++i) {
+        Match x{static_cast<uint32_t>(rng() % 50), static_cast<uint32_t>(rng() % 300), 0, 0};
+        if (!set_mode) {
+            x.end = rng() % 100;
+            x.start = x.end - std::min<uint32_t>(x.end, rng() % 10);
+        }
+        m.push_back(x);
+    }
+    return m;
+}
+
+} // namespace
+
+TEST(SortMatches, RandomInputGetsCanonicalOrder) {
+    std::mt19937 rng(11);
+    for (size_t n : {0u, 1u, 2u, 100u, 4095u, 4096u, 20000u}) {
+        for (bool set_mode : {false, true}) {
+            auto m = random_matches(rng, n, set_mode);
+            auto want = m;
+            std::stable_sort(want.begin(), want.end(), canonical);
+            sort_matches(m);
+            ASSERT_TRUE(std::is_sorted(m.begin(), m.end(), canonical)) << n;
+            // same multiset: equal after a full (stable) sort of both
+            std::stable_sort(m.begin(), m.end(), canonical);
+            ASSERT_TRUE(m == want) << n;
+        }
+    }
+}
+
+TEST(SortMatches, SortedInputIsLeftAsIs) {
+    std::mt19937 rng(12);
+    for (size_t n : {3u, 5000u, 100000u}) {
+        for (bool set_mode : {true, false}) {
+            auto m = random_matches(rng, n, set_mode);
+            std::sort(m.begin(), m.end(), canonical);
+            if (set_mode) m.erase(std::unique(m.begin(), m.end()), m.end()); // the GPU set output
+            // distinct scores among equal keys: the fast path must not reorder them either
+            for (size_t i = 0; i < m.size(); ++i) m[i].score = static_cast<int32_t>(i);
+            const auto before = m;
+            sort_matches(m);
+            ASSERT_TRUE(m == before) << n;
+        }
+    }
+}
+
+TEST(SortMatches, NearlySortedInputIsSorted) {
+    // sorted except one pair at the end: the fast path must not fire
+    std::mt19937 rng(13);
+    auto m = random_matches(rng, 10000, true);
+    std::sort(m.begin(), m.end(), canonical);
+    m.push_back(Match{0, 0, 0, 0});
+    sort_matches(m);
+    ASSERT_TRUE(std::is_sorted(m.begin(), m.end(), canonical));
+    EXPECT_EQ(m.front().payload, 0u);
+}

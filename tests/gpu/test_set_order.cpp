@@ -1,0 +1,124 @@
+// tests/gpu/test_set_order.cpp - CPU property tests of the Set-mode output
+// order (gpu/ac_set_order.h): the device sorts each chunk's distinct keys over
+// bits [0, set_sort_end_bit(max payload)); the host decodes the chunks in
+// order and repairs payloads that span chunks. Here the device part is
+// modelled (hash order = shuffle, radix sort = std::sort after checking the
+// bits above end_bit are zero) over real ChunkPlanner chunks, and the result
+// must be strictly sorted by (payload, pattern) and equal the dedup of all hits.
+#include "gpu/ac_plan.h"
+#include "gpu/ac_set_order.h"
+#include "reference.h"
+
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <random>
+#include <set>
+#include <tuple>
+
+using namespace wm::gpu;
+using namespace wm::gpu::test;
+
+namespace {
+
+bool strictly_sorted(const std::vector<Match> &m) {
+    for (size_t i = 1; i < m.size(); ++i)
+        if (!set_order_less(m[i - 1], m[i])) return false;
+    return true;
+}
+
+} // namespace
+
+TEST(SetOrder, KeyOrderIsPayloadThenPattern) {
+    std::mt19937 rng(5);
+    std::vector<uint32_t> edge = {0, 1, 2, 0x7fffffff, 0x80000000u, 0xfffffffeu, 0xffffffffu};
+    auto pick = [&] { return rng() % 3 == 0 ? edge[rng() % edge.size()] : static_cast<uint32_t>(rng()); };
+    for (int i = 0; i < 100000; ++i) {
+        const uint32_t p1 = pick(), q1 = pick(), p2 = pick(), q2 = pick();
+        ASSERT_EQ(set_key(p1, q1) < set_key(p2, q2), std::tie(p1, q1) < std::tie(p2, q2));
+        const unsigned long long k = set_key(p1, q1);
+        std::vector<Match> m;
+        append_set_keys(&k, 1, m);
+        ASSERT_EQ(m.size(), 1u);
+        EXPECT_EQ(m[0].payload, p1);
+        EXPECT_EQ(m[0].pattern, q1);
+        EXPECT_EQ(m[0].end, 0u);
+    }
+}
+
+TEST(SetOrder, EndBitCoversEveryKeyAndNoMore) {
+    EXPECT_EQ(set_sort_end_bit(0), 32);
+    EXPECT_EQ(set_sort_end_bit(1), 33);
+    EXPECT_EQ(set_sort_end_bit(0xffffffffu), 64);
+    for (uint32_t b = 0; b < 32; ++b) {
+        const uint32_t p = 1u << b;
+        const int e = set_sort_end_bit(p);
+        EXPECT_EQ(e, 33 + static_cast<int>(b));
+        // the largest key with payload <= p fits below end_bit; payload p sets bit end_bit - 1
+        if (e < 64) EXPECT_EQ(set_key(p, 0xffffffffu) >> e, 0u);
+        EXPECT_NE((set_key(p, 0) >> (e - 1)) & 1u, 0u);
+        if (p > 1) EXPECT_EQ(set_sort_end_bit(p - 1), e - 1);
+    }
+}
+
+TEST(SetOrder, JoinLeavesUnsplitOutputAlone) {
+    std::vector<Match> m = {{3, 0, 0}, {1, 1, 0}, {1, 1, 0}};
+    auto copy = m;
+    join_set_chunks(m, false);
+    EXPECT_TRUE(m == copy);
+    join_set_chunks(m, true);
+    ASSERT_EQ(m.size(), 2u);
+    EXPECT_TRUE(strictly_sorted(m));
+}
+
+// Random batches cut by the real planner (tiny chunks split payloads, few
+// segments per chunk); every segment reports random hits of its payload,
+// pieces of one payload overlapping in patterns.
+TEST(SetOrder, SortedChunksJoinToSortedDedup) {
+    int split_cases = 0;
+    for (uint32_t seed = 0; seed < 300; ++seed) {
+        std::mt19937 rng(seed);
+        const uint32_t payloads = 1 + rng() % 60;
+        const uint32_t npats = 1 + rng() % (seed % 3 == 0 ? 5 : 3000);
+        std::vector<uint32_t> offs{0};
+        for (uint32_t i = 0; i < payloads; ++i)
+            offs.push_back(offs.back() + (rng() % 5 == 0 ? 0 : rng() % (seed % 2 ? 3000 : 400)));
+        std::vector<uint8_t> data(offs.back() + 1, 'x');
+        const BatchView batch{data.data(), offs.data(), payloads};
+        const size_t max_bytes = 256 + rng() % 2048, max_segs = 1 + rng() % 8;
+        ChunkPlanner plan(batch, max_bytes, max_segs, 124, 1 + rng() % 40);
+
+        std::set<std::pair<uint32_t, uint32_t>> all; // (payload, pattern)
+        std::vector<Match> out;
+        bool split = false;
+        Chunk c;
+        while (plan.next(c)) {
+            split |= c.splits_payload;
+            std::set<unsigned long long> distinct; // the chunk's hash table
+            uint32_t max_payload = 0;
+            for (const Segment &g : c.segs) {
+                max_payload = std::max(max_payload, g.payload);
+                const uint32_t hits = rng() % 12;
+                for (uint32_t h = 0; h < hits; ++h) {
+                    const uint32_t pat = rng() % npats;
+                    distinct.insert(set_key(g.payload, pat));
+                    all.insert({g.payload, pat});
+                }
+            }
+            std::vector<unsigned long long> keys(distinct.begin(), distinct.end());
+            std::shuffle(keys.begin(), keys.end(), rng); // hash-table order
+            const int end_bit = set_sort_end_bit(max_payload);
+            for (unsigned long long k : keys)
+                if (end_bit < 64) ASSERT_EQ(k >> end_bit, 0u) << "bits above end_bit would be ignored";
+            std::sort(keys.begin(), keys.end()); // the device radix sort
+            append_set_keys(keys.data(), keys.size(), out);
+        }
+        split_cases += split;
+        join_set_chunks(out, split);
+        ASSERT_TRUE(strictly_sorted(out)) << "seed " << seed;
+        std::vector<Match> want;
+        for (const auto &pq : all) want.push_back(Match{pq.second, pq.first, 0});
+        ASSERT_TRUE(out == want) << "seed " << seed << " split " << split;
+    }
+    EXPECT_GT(split_cases, 50); // the planner really split payloads across chunks
+}

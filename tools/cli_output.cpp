@@ -1,0 +1,25 @@
+#include "cli_output.h"
+
+#include <fmt/format.h>
+
+int report_failure(int rc, wm_error_t *err, const std::string &what) {
+    if (rc == WM_SUCCESS)
+        return 0;
+    fmt::print(stderr, "warpmatch: {} failed ({}):\n{}\n", what, wm_status_name(rc),
+               err && err->message ? err->message : "");
+    wm_error_free(err);
+    return 1;
+}
+
+int print_alert(const wm_alert_t *a, void *printer) {
+    auto *p = static_cast<AlertPrinter *>(printer);
+    if (p->quiet)
+        return 0;
+    char *json = nullptr;
+    if (wm_alert_to_json(p->rs, a, &json) == WM_SUCCESS) {
+        std::fputs(json, p->out);
+        std::fputc('\n', p->out);
+    }
+    wm_free(json);
+    return 0;
+}

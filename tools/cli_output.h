@@ -1,0 +1,22 @@
+// Output helpers shared by the CLI's subcommands: failure reports and the
+// EVE alert printer (public C API only).
+#pragma once
+
+#include "warpmatch.h"
+
+#include <cstdio>
+#include <string>
+
+// Prints "warpmatch: WHAT failed (WM_...):\n<diagnostics>", frees err,
+// returns 1 (or 0 when rc is WM_SUCCESS).
+int report_failure(int rc, wm_error_t *err, const std::string &what);
+
+// Alert callback context: one EVE JSON line per alert on `out`.
+struct AlertPrinter {
+    const wm_ruleset_t *rs;
+    FILE *out;
+    bool quiet;
+};
+
+// wm_alert_fn that prints through an AlertPrinter.
+int print_alert(const wm_alert_t *a, void *printer);
