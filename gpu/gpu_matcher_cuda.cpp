@@ -281,7 +281,8 @@ void CudaMatcher::scan(const BatchView &batch, OutputMode mode, std::vector<Matc
     const bool pinned = is_pinned(batch.data, batch.offsets[batch.count]);
     bool split = false;
     try {
-        for (uint32_t k = 0;; ++k) {
+        uint32_t k = 0;
+        for (;; ++k) {
             Slot &s = slots_[k % tuning::kStreams];
             if (s.busy) finish(s, mode, out);
             if (!plan.next(s.chunk)) break;
@@ -291,8 +292,12 @@ void CudaMatcher::scan(const BatchView &batch, OutputMode mode, std::vector<Matc
             run_kernel(s, kind);
             s.busy = true;
         }
-        for (uint32_t k = 0; k < tuning::kStreams; ++k)
-            if (slots_[k].busy) finish(slots_[k], mode, out);
+        // Drain oldest first, so chunks (and their sorted Set keys) come out
+        // in payload order: slot k % kStreams is free, (k + 1) holds the oldest.
+        for (uint32_t j = 1; j <= tuning::kStreams; ++j) {
+            Slot &s = slots_[(k + j) % tuning::kStreams];
+            if (s.busy) finish(s, mode, out);
+        }
     } catch (...) {
         for (Slot &s : slots_) {
             cudaStreamSynchronize(s.stream);
