@@ -5,6 +5,8 @@
 #include "gpu/gpu_matcher.h"
 
 #include <cuda_runtime_api.h>
+
+#include <algorithm>
 #include <string>
 
 namespace wm::gpu {
@@ -12,6 +14,18 @@ namespace wm::gpu {
 [[noreturn]] inline void throw_cuda(cudaError_t e, const char *what, const char *file, int line) {
     throw GpuError(std::string(what) + " failed: " + cudaGetErrorString(e) + " (" + cudaGetErrorName(e) +
                    ", " + file + ":" + std::to_string(line) + ")");
+}
+
+// cudaMalloc of count T (at least 16 bytes); an out-of-memory error names
+// the buffer and its size, so "GPU out of memory" says what and where.
+template <typename T> T *dev_alloc(size_t count, const char *what) {
+    void *p = nullptr;
+    const size_t bytes = std::max<size_t>(count * sizeof(T), 16);
+    const cudaError_t e = cudaMalloc(&p, bytes);
+    if (e != cudaSuccess)
+        throw GpuError(std::string("cudaMalloc(") + what + ", " + std::to_string(bytes) +
+                       " bytes) failed: " + cudaGetErrorString(e));
+    return static_cast<T *>(p);
 }
 
 } // namespace wm::gpu

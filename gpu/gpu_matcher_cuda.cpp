@@ -24,16 +24,6 @@ namespace {
 
 std::atomic<size_t> g_initial_output_capacity{0};
 
-template <typename T> T *dev_alloc(size_t count, const char *what) {
-    void *p = nullptr;
-    const size_t bytes = std::max<size_t>(count * sizeof(T), 16);
-    const cudaError_t e = cudaMalloc(&p, bytes);
-    if (e != cudaSuccess)
-        throw GpuError(std::string("cudaMalloc(") + what + ", " + std::to_string(bytes) +
-                       " bytes) failed: " + cudaGetErrorString(e));
-    return static_cast<T *>(p);
-}
-
 template <typename T> T *host_alloc(size_t count, const char *what) {
     void *p = nullptr;
     const size_t bytes = std::max<size_t>(count * sizeof(T), 16);

@@ -13,16 +13,6 @@
 namespace wm::gpu::exact {
 namespace {
 
-template <typename T> T *dev_alloc(size_t count, const char *what) {
-    void *p = nullptr;
-    const size_t bytes = std::max<size_t>(count * sizeof(T), 16);
-    const cudaError_t e = cudaMalloc(&p, bytes);
-    if (e != cudaSuccess)
-        throw GpuError(std::string("cudaMalloc(") + what + ", " + std::to_string(bytes) +
-                       " bytes) failed: " + cudaGetErrorString(e));
-    return static_cast<T *>(p);
-}
-
 class CudaExactMatcher final : public ExactMatcher {
   public:
     CudaExactMatcher(const std::string &pattern, bool nocase, int device) {

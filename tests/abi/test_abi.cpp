@@ -56,13 +56,23 @@ TEST(Abi, Versions) {
     EXPECT_STREQ(wm_status_name(12345), "WM_UNKNOWN_STATUS");
 }
 
-TEST(Abi, FreeFunctionsAcceptNull) {
+TEST(Abi, FreeFunctionsAcceptNullAndRealObjects) {
     wm_error_free(nullptr);
     wm_ruleset_free(nullptr);
     wm_scanner_free(nullptr);
     wm_capture_close(nullptr);
     wm_free(nullptr);
-    SUCCEED();
+    // And the same functions release what the library handed out.
+    wm_ruleset_t *good = nullptr, *bad = nullptr;
+    wm_error_t *err = nullptr;
+    ASSERT_EQ(wm_ruleset_load_string(kRules, sizeof(kRules) - 1, "n", &good, nullptr), WM_SUCCESS);
+    EXPECT_NE(good, nullptr);
+    wm_ruleset_free(good);
+    EXPECT_EQ(wm_ruleset_load_string("version: 1\nrules: 5\n", 19, "bad", &bad, &err),
+              WM_RULE_ERROR);
+    ASSERT_NE(err, nullptr);
+    EXPECT_EQ(bad, nullptr); // *out stays null on failure
+    wm_error_free(err);
 }
 
 TEST(Abi, RulesetLoadArgumentChecks) {

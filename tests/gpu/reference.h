@@ -12,6 +12,16 @@
 #include <tuple>
 #include <vector>
 
+#include <gtest/gtest.h>
+#include <string>
+
+// Skips a GPU test with the reason when no device is usable (CI has none).
+#define REQUIRE_GPU()                                                                              \
+    do {                                                                                           \
+        std::string why_;                                                                          \
+        if (!::wm::gpu::gpu_usable(0, &why_)) GTEST_SKIP() << "no CUDA device: " << why_;                     \
+    } while (0)
+
 namespace wm::gpu {
 // Test-only equality (ADL finds it from std algorithms).
 inline bool operator==(const Match &a, const Match &b) {

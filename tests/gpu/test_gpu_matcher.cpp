@@ -9,12 +9,6 @@
 using namespace wm::gpu;
 using namespace wm::gpu::test;
 
-#define REQUIRE_GPU()                                                                              \
-    do {                                                                                           \
-        std::string why_;                                                                          \
-        if (!gpu_usable(0, &why_)) GTEST_SKIP() << "no CUDA device: " << why_;                     \
-    } while (0)
-
 namespace {
 
 void check_all_modes(const Case &c, const GpuOptions &o, const std::string &label, bool with_hs = true) {

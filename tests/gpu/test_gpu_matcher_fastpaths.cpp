@@ -14,12 +14,6 @@
 using namespace wm::gpu;
 using namespace wm::gpu::test;
 
-#define REQUIRE_GPU()                                                                              \
-    do {                                                                                           \
-        std::string why_;                                                                          \
-        if (!gpu_usable(0, &why_)) GTEST_SKIP() << "no CUDA device: " << why_;                     \
-    } while (0)
-
 namespace {
 
 void expect_modes_equal_reference(GpuMatcher &m, const Case &c, const BatchView &view, const std::string &label) {
