@@ -346,7 +346,12 @@ bool gpu_usable(int device, std::string *reason) {
     cudaError_t e = cudaGetDeviceCount(&n);
     if (e != cudaSuccess) {
         cudaGetLastError();
-        return fail(std::string("cudaGetDeviceCount failed: ") + cudaGetErrorString(e));
+        // Without an NVIDIA driver the runtime reports an "insufficient"
+        // driver; say plainly that there is none.
+        const std::string detail = std::string(cudaGetErrorName(e)) + ": " + cudaGetErrorString(e);
+        if (e == cudaErrorInsufficientDriver || e == cudaErrorNoDevice)
+            return fail("no usable CUDA driver or GPU (" + detail + ")");
+        return fail("cudaGetDeviceCount failed (" + detail + ")");
     }
     if (n == 0) return fail("no CUDA device");
     if (device < 0 || device >= n)
