@@ -60,6 +60,7 @@ struct DeviceState {
     cudaStream_t stream = nullptr;
     dispatch::TopKWorkspace *topk = nullptr;
     DeviceBuffer query, query_bytes, matrix;
+    DeviceBuffer tb_db, tb_jobs, tb_work, tb_res, tb_ops; // traceback scratch
     std::vector<Part *> parts;
 };
 
@@ -69,8 +70,6 @@ struct DatabaseSearcher::Impl {
     std::vector<int> devices;
     std::deque<DeviceState> dev; // deque: DeviceState holds non-movable buffers
     std::vector<std::unique_ptr<Part>> parts;
-    // traceback scratch on the first device
-    DeviceBuffer tb_db, tb_jobs, tb_work, tb_res, tb_ops;
 
     ~Impl() {
         for (DeviceState &d : dev) {
@@ -96,8 +95,10 @@ struct DatabaseSearcher::Impl {
         if (o.kernel == Kernel::Production) {
             const int rows = m <= 32u * tuning::kRowsSmall ? tuning::kRowsSmall : tuning::kRowsLarge;
             const uint64_t min_own = std::max<uint64_t>(overlap * tuning::kMinOwnPerOverlap, 256);
-            const std::vector<Section> secs = plan_sections(pt.own_begin, pt.own_end, overlap,
-                                                            (uint64_t)d.sms * tuning::kTargetWarpsPerSm * 2, min_own);
+            // One full wave of warps (two sections each): a partial second
+            // wave would cost as much time as a full one.
+            const uint64_t wave = (uint64_t)d.sms * dispatch::wavefront_resident_warps_per_sm(rows) * 2;
+            const std::vector<Section> secs = plan_sections(pt.own_begin, pt.own_end, overlap, wave, min_own);
             t.sections += (uint32_t)secs.size();
             pt.sections.upload(secs.data(), secs.size(), d.stream);
             uint8_t *d_over = pt.overflow.reserve<uint8_t>(secs.size());
@@ -138,14 +139,39 @@ struct DatabaseSearcher::Impl {
         t.topk_ms += ms_since(t0);
     }
 
+    // f(k) for every device on its own host thread; rethrows the first error.
+    template <typename F> void for_each_device(F &&f) {
+        std::vector<std::exception_ptr> errors(dev.size());
+        std::vector<std::thread> threads;
+        for (size_t k = 0; k < dev.size(); ++k)
+            threads.emplace_back([&, k] {
+                try {
+                    WM_CUDA_CHECK(cudaSetDevice(dev[k].device));
+                    f(k);
+                } catch (...) {
+                    errors[k] = std::current_exception();
+                }
+            });
+        for (auto &t : threads) t.join();
+        for (auto &e : errors)
+            if (e) std::rethrow_exception(e);
+    }
+
+    // Hits are dealt round-robin to the devices (any device can trace any hit:
+    // the window bytes are uploaded from the host).
     void traceback(const uint8_t *query, size_t m, const ScoreParams &p, const SearchOptions &o,
                    std::vector<Hit> &hits) {
-        DeviceState &d = dev[0];
-        WM_CUDA_CHECK(cudaSetDevice(d.device));
+        for_each_device([&](size_t k) {
+            std::vector<size_t> todo;
+            for (size_t h = k; h < hits.size(); h += dev.size()) todo.push_back(h);
+            trace_on(dev[k], std::move(todo), query, m, p, o, hits);
+        });
+    }
+
+    void trace_on(DeviceState &d, std::vector<size_t> todo, const uint8_t *query, size_t m, const ScoreParams &p,
+                  const SearchOptions &o, std::vector<Hit> &hits) {
         const DeviceScores ds = scores(d, p);
         const uint64_t exact = exact_overlap(m, p);
-        std::vector<size_t> todo(hits.size());
-        for (size_t k = 0; k < hits.size(); ++k) todo[k] = k;
         uint64_t win = std::min<uint64_t>(std::max<uint32_t>(o.traceback_window, 1), exact);
         while (!todo.empty()) {
             const uint32_t max_win = (uint32_t)win;
@@ -158,13 +184,13 @@ struct DatabaseSearcher::Impl {
                 bytes.insert(bytes.end(), db + begin, db + end + 1);
             }
             const uint32_t max_ops = (uint32_t)(m + win + 1);
-            tb_db.upload(bytes.data(), bytes.size(), d.stream);
-            tb_jobs.upload(jobs.data(), jobs.size(), d.stream);
-            void *work = tb_work.reserve<uint8_t>(dispatch::traceback_workspace_bytes((uint32_t)jobs.size(), max_win, (uint32_t)m));
-            auto *d_res = tb_res.reserve<dispatch::TraceResult>(jobs.size());
-            char *d_ops = tb_ops.reserve<char>((size_t)jobs.size() * max_ops);
-            dispatch::traceback((const uint8_t *)d.query_bytes.get(), (uint32_t)m, (const uint8_t *)tb_db.get(),
-                                (const dispatch::TraceJob *)tb_jobs.get(), (uint32_t)jobs.size(), max_win, ds, work,
+            d.tb_db.upload(bytes.data(), bytes.size(), d.stream);
+            d.tb_jobs.upload(jobs.data(), jobs.size(), d.stream);
+            void *work = d.tb_work.reserve<uint8_t>(dispatch::traceback_workspace_bytes((uint32_t)jobs.size(), max_win, (uint32_t)m));
+            auto *d_res = d.tb_res.reserve<dispatch::TraceResult>(jobs.size());
+            char *d_ops = d.tb_ops.reserve<char>((size_t)jobs.size() * max_ops);
+            dispatch::traceback((const uint8_t *)d.query_bytes.get(), (uint32_t)m, (const uint8_t *)d.tb_db.get(),
+                                (const dispatch::TraceJob *)d.tb_jobs.get(), (uint32_t)jobs.size(), max_win, ds, work,
                                 d_res, d_ops, max_ops, d.stream);
             std::vector<dispatch::TraceResult> res(jobs.size());
             std::vector<char> ops((size_t)jobs.size() * max_ops);
@@ -204,11 +230,11 @@ DatabaseSearcher::DatabaseSearcher(const uint8_t *db, uint64_t n, std::vector<in
     if (devices.empty() || !align_gpu_usable(devices[0], &why))
         throw std::runtime_error(why.empty() ? "no CUDA device" : why);
     s.devices = devices;
-    for (DeviceBuffer *b : {&s.tb_db, &s.tb_jobs, &s.tb_work, &s.tb_res, &s.tb_ops}) b->device = devices[0];
     for (size_t k = 0; k < devices.size(); ++k) s.dev.emplace_back();
     for (size_t k = 0; k < devices.size(); ++k) {
         DeviceState &d = s.dev[k];
         d.device = devices[k];
+        for (DeviceBuffer *b : {&d.tb_db, &d.tb_jobs, &d.tb_work, &d.tb_res, &d.tb_ops}) b->device = d.device;
         WM_CUDA_CHECK(cudaSetDevice(d.device));
         WM_CUDA_CHECK(cudaDeviceGetAttribute(&d.sms, cudaDevAttrMultiProcessorCount, d.device));
         WM_CUDA_CHECK(cudaStreamCreateWithFlags(&d.stream, cudaStreamNonBlocking));
@@ -254,27 +280,19 @@ SearchResult DatabaseSearcher::search(const uint8_t *query, size_t m, const Scor
         throw std::invalid_argument("overlap " + std::to_string(overlap) + " exceeds the searcher's max_overlap " +
                                     std::to_string(s.max_overlap));
     const int rows = m <= 32u * tuning::kRowsSmall ? tuning::kRowsSmall : tuning::kRowsLarge;
-    const std::vector<uint16_t> qc = pad_query(query, m, 32 * rows);
+    // Padded codes for the production kernel only: the row-parallel kernel
+    // takes queries longer than its 32 * rows registers.
+    const std::vector<uint16_t> qc =
+        o.kernel == Kernel::Production ? pad_query(query, m, 32 * rows) : std::vector<uint16_t>{};
     std::vector<std::vector<std::pair<int32_t, uint64_t>>> lists(s.dev.size());
     std::vector<SearchTimings> times(s.dev.size());
-    std::vector<std::exception_ptr> errors(s.dev.size());
-    std::vector<std::thread> threads;
-    for (size_t k = 0; k < s.dev.size(); ++k)
-        threads.emplace_back([&, k] {
-            try {
-                DeviceState &d = s.dev[k];
-                WM_CUDA_CHECK(cudaSetDevice(d.device));
-                d.query.device = d.query_bytes.device = d.matrix.device = d.device;
-                d.query.upload(qc.data(), qc.size(), d.stream);
-                d.query_bytes.upload(query, m, d.stream);
-                for (Part *pt : d.parts) s.score_part(d, *pt, m, p, o, overlap, lists[k], times[k]);
-            } catch (...) {
-                errors[k] = std::current_exception();
-            }
-        });
-    for (auto &t : threads) t.join();
-    for (auto &e : errors)
-        if (e) std::rethrow_exception(e);
+    s.for_each_device([&](size_t k) {
+        DeviceState &d = s.dev[k];
+        d.query.device = d.query_bytes.device = d.matrix.device = d.device;
+        if (!qc.empty()) d.query.upload(qc.data(), qc.size(), d.stream);
+        d.query_bytes.upload(query, m, d.stream);
+        for (Part *pt : d.parts) s.score_part(d, *pt, m, p, o, overlap, lists[k], times[k]);
+    });
     const auto tm = Clock::now();
     std::vector<std::pair<int32_t, uint64_t>> all;
     for (size_t k = 0; k < s.dev.size(); ++k) {

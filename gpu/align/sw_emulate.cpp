@@ -3,6 +3,7 @@
 #include "gpu/align/sw_emulate.h"
 
 #include "gpu/align/sw_hd.h"
+#include "gpu/align/sw_reference.h"
 #include "gpu/align/sw_tuning.h"
 
 #include <algorithm>
@@ -138,6 +139,73 @@ std::vector<int32_t> emulate_row_parallel(const uint8_t *q, size_t m, const uint
         hprev.swap(h);
     }
     return colmax;
+}
+
+namespace {
+
+// Lanes run from the last to the first so each reads its upper neighbour's
+// last row of the previous step, as the kernel's shuffles (and, across warps,
+// its shared-memory hand-off) do.
+template <int R>
+Hit trace_warp(const uint8_t *query, size_t m, const uint8_t *db, uint64_t win_begin, uint64_t end_col,
+               const ScoreParams &p) {
+    const int w = (int)(end_col - win_begin + 1);
+    const uint8_t *win = db + win_begin;
+    auto score = [&](uint32_t q, uint32_t d) {
+        if (!p.matrix.empty()) return MatrixScorer<Lanes32>::one(p.matrix.data(), q, d);
+        return q == d ? p.match : p.mismatch;
+    };
+    constexpr int kNeg = -(1 << 29);
+    const int lanes = trace_lanes((uint32_t)m);
+    std::vector<uint8_t> dirs((size_t)w * lanes * R);
+    struct Lane {
+        int h[R], e[R];
+        uint32_t q[R];
+    };
+    std::vector<Lane> lane(lanes);
+    std::vector<int> diag(lanes), bot_h(lanes), bot_f(lanes);
+    for (int t = 0; t < lanes; ++t) {
+        for (int r = 0; r < R; ++r) {
+            const size_t row = (size_t)t * R + r;
+            lane[t].q[r] = row < m ? query[row] : kQueryPad;
+            lane[t].h[r] = 0;
+            lane[t].e[r] = kNeg;
+        }
+        diag[t] = 0;
+        bot_h[t] = 0;
+        bot_f[t] = kNeg;
+    }
+    int best = 0, best_row = 0;
+    for (int st = 0; st < w + lanes - 1; ++st)
+        for (int t = lanes - 1; t >= 0; --t) {
+            const int j = st - t;
+            if (j < 0 || j >= w) continue;
+            int up_h = t ? bot_h[t - 1] : 0, up_f = t ? bot_f[t - 1] : kNeg;
+            uint8_t d[R];
+            Lane &l = lane[t];
+            trace_column<R>(l.h, l.e, l.q, win[j], up_h, up_f, diag[t], d, p.gap_open, p.gap_extend, score);
+            bot_h[t] = up_h;
+            bot_f[t] = up_f;
+            std::copy(d, d + R, dirs.begin() + ((size_t)j * lanes + t) * R);
+        }
+    for (size_t i = 0; i < m; ++i) { // end column, first row on ties
+        const int v = lane[i / R].h[i % R];
+        if (v > best) best = v, best_row = (int)i;
+    }
+    return hit_from_directions(WarpDirs{dirs.data(), lanes, R}, best, (size_t)best_row, m, win_begin, end_col);
+}
+
+} // namespace
+
+Hit emulate_traceback(const uint8_t *query, size_t m, const uint8_t *db, uint64_t win_begin, uint64_t end_col,
+                      const ScoreParams &p) {
+    if (m == 0 || m > (size_t)tuning::kMaxQueryRows) throw std::invalid_argument("emulate_traceback: m must be 1..1024");
+    switch (trace_rows_per_lane((uint32_t)m)) {
+    case 1: return trace_warp<1>(query, m, db, win_begin, end_col, p);
+    case 2: return trace_warp<2>(query, m, db, win_begin, end_col, p);
+    case 4: return trace_warp<4>(query, m, db, win_begin, end_col, p);
+    default: return trace_warp<8>(query, m, db, win_begin, end_col, p);
+    }
 }
 
 } // namespace wm::align

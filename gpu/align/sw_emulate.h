@@ -27,4 +27,10 @@ WavefrontEmulation emulate_wavefront(const uint8_t *query, size_t m, const uint8
 std::vector<int32_t> emulate_row_parallel(const uint8_t *query, size_t m, const uint8_t *db, size_t n,
                                           const ScoreParams &p);
 
+// The traceback warp (sw_traceback_warp.cu) for one hit, with the same
+// contract as reference_traceback: the DP restarts at win_begin, ends at
+// end_col, and the alignment is walked back from the best row. m <= 1024.
+Hit emulate_traceback(const uint8_t *query, size_t m, const uint8_t *db, uint64_t win_begin, uint64_t end_col,
+                      const ScoreParams &p);
+
 } // namespace wm::align

@@ -187,6 +187,50 @@ WM_ALIGN_HD void wavefront_column(typename L::T (&h)[R], typename L::T (&e)[R], 
     up_f = f;
 }
 
+// ---- traceback: one lane's R query rows of one window column -------------
+// The warp schedule of the traceback kernel (and its CPU emulation): h[r],
+// e[r] hold H and E of the lane's rows at the previous column; up_h/up_f
+// arrive with H and F of the row above (this column) and leave with those of
+// the lane's last row; diag holds H of the row above at the previous column.
+// score(q, d) is the substitution score; dirs[r] gets each cell's direction.
+template <int R, class Score>
+WM_ALIGN_HD void trace_column(int (&h)[R], int (&e)[R], const uint32_t (&q)[R], uint32_t d, int &up_h, int &up_f,
+                              int &diag, uint8_t (&dirs)[R], int gs, int ge, const Score &score) {
+    int hd = diag;
+    diag = up_h;
+#pragma unroll
+    for (int r = 0; r < R; ++r) {
+        const CellOut o = sw_cell(CellIn{hd, h[r], e[r], up_h, up_f}, score(q[r], d), gs, ge, q[r] == d);
+        hd = h[r];
+        h[r] = o.h;
+        e[r] = o.e;
+        up_h = o.h;
+        up_f = o.f;
+        dirs[r] = o.dir;
+    }
+}
+
+// Lanes of the traceback (one block per hit): 4 warps for queries past 128
+// rows, so each lane's serial chain down its rows stays short, else 1 warp;
+// rows per lane: the smallest power of two with lanes * R >= m.
+WM_ALIGN_HD int trace_lanes(uint32_t m) { return m > 128 ? 128 : 32; }
+WM_ALIGN_HD int trace_rows_per_lane(uint32_t m) {
+    int r = 1;
+    while ((uint32_t)(trace_lanes(m) * r) < m) r *= 2;
+    return r;
+}
+
+// Direction bytes as the traceback kernel stores them: column by column, lane
+// by lane, the R rows of a lane contiguous (one wide store per lane and step).
+struct WarpDirs {
+    const uint8_t *base;
+    int lanes, rows_per_lane;
+    WM_ALIGN_HD uint8_t operator()(int i, int j) const {
+        return base[((size_t)j * (size_t)lanes + (size_t)(i / rows_per_lane)) * (size_t)rows_per_lane +
+                    (size_t)(i % rows_per_lane)];
+    }
+};
+
 // ---- traceback walk over direction bytes ---------------------------------
 // Walks from (i_end, j_end) (window-relative, inclusive) back to the start.
 // dir(i, j) returns the direction byte; ops get '=', 'X', 'I' (query only),

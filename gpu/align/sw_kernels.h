@@ -28,6 +28,10 @@ void wavefront(const uint16_t *d_query, int rows_per_lane, const uint8_t *d_db, 
                const Section *d_sections, uint32_t count, const uint32_t *d_list, bool lanes32,
                const DeviceScores &s, int32_t *d_colmax, uint8_t *d_overflow, cudaStream_t stream);
 
+// Warps of the 16-bit production kernel resident per SM (occupancy API): the
+// planner sizes sections to whole waves of this many warps per SM.
+int wavefront_resident_warps_per_sm(int rows_per_lane);
+
 // Seed row-parallel algorithm over d_db[0, n): column maxima into d_colmax.
 // d_work: rowpar_workspace_bytes(n) bytes. phase_ms (optional, 3 entries) gets
 // the time of the H~/F, scan and H passes (adds events; synchronizes).
@@ -66,9 +70,15 @@ struct TraceResult {
     int32_t pad;
 };
 // Bytes of scratch for `jobs` jobs of window <= max_win and query length m.
+// Queries up to tuning::kMaxQueryRows run one warp per hit
+// (sw_traceback_warp.cu), longer ones one block per hit (sw_traceback.cu).
 size_t traceback_workspace_bytes(uint32_t jobs, uint32_t max_win, uint32_t m);
 void traceback(const uint8_t *d_query_bytes, uint32_t m, const uint8_t *d_db, const TraceJob *d_jobs,
                uint32_t jobs, uint32_t max_win, const DeviceScores &s, void *d_work, TraceResult *d_results,
                char *d_ops, uint32_t max_ops, cudaStream_t stream);
+size_t traceback_warp_bytes(uint32_t jobs, uint32_t max_win, uint32_t m);
+void traceback_warp(const uint8_t *d_query_bytes, uint32_t m, const uint8_t *d_db, const TraceJob *d_jobs,
+                    uint32_t jobs, uint32_t max_win, const DeviceScores &s, void *d_work, TraceResult *d_results,
+                    char *d_ops, uint32_t max_ops, cudaStream_t stream);
 
 } // namespace wm::align::dispatch

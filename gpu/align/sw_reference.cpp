@@ -82,7 +82,6 @@ Hit reference_traceback(const uint8_t *q, size_t m, const uint8_t *d, uint64_t w
                         const ScoreParams &p) {
     const size_t w = end_col - win_begin + 1;
     const FullDp dp = reference_full_dp(q, m, d + win_begin, w, p);
-    Hit hit;
     int best = 0;
     size_t best_i = 0;
     for (size_t i = 0; i < m; ++i)
@@ -90,21 +89,8 @@ Hit reference_traceback(const uint8_t *q, size_t m, const uint8_t *d, uint64_t w
             best = dp.h[i * w + w - 1];
             best_i = i;
         }
-    hit.score = best;
-    hit.db_end = end_col + 1;
-    if (best == 0) {
-        hit.db_begin = hit.db_end;
-        return hit;
-    }
-    std::vector<char> ops(m + w + 2);
-    int si = 0, sj = 0;
     auto dir = [&](int i, int j) { return dp.dir[(size_t)i * w + j]; };
-    const int n = detail::traceback_walk(dir, (int)best_i, (int)w - 1, ops.data(), (int)ops.size(), &si, &sj);
-    hit.query_begin = si;
-    hit.query_end = (uint32_t)best_i + 1;
-    hit.db_begin = win_begin + sj;
-    hit.cigar = cigar_from_reversed_ops(ops.data(), n);
-    return hit;
+    return hit_from_directions(dir, best, best_i, m, win_begin, end_col);
 }
 
 std::vector<Hit> reference_search(const uint8_t *q, size_t m, const uint8_t *d, size_t n, const ScoreParams &p,

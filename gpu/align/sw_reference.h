@@ -4,6 +4,7 @@
 #pragma once
 
 #include "gpu/align/align_types.h"
+#include "gpu/align/sw_hd.h"
 
 #include <cstddef>
 #include <cstdint>
@@ -33,6 +34,28 @@ std::vector<Hit> reference_top_k(const std::vector<int32_t> &colmax, size_t k);
 // absolute). score 0 -> empty alignment.
 Hit reference_traceback(const uint8_t *query, size_t m, const uint8_t *db, uint64_t win_begin,
                         uint64_t end_col, const ScoreParams &p);
+
+// The Hit of a window [win_begin, end_col] whose end column has its best
+// score `best` first in row best_row: walks dir(i, j) back (traceback_walk).
+template <class DirAt>
+Hit hit_from_directions(const DirAt &dir, int best, size_t best_row, size_t m, uint64_t win_begin, uint64_t end_col) {
+    Hit hit;
+    hit.score = best;
+    hit.db_end = end_col + 1;
+    if (best == 0) {
+        hit.db_begin = hit.db_end;
+        return hit;
+    }
+    const size_t w = end_col - win_begin + 1;
+    std::vector<char> ops(m + w + 2);
+    int si = 0, sj = 0;
+    const int n = detail::traceback_walk(dir, (int)best_row, (int)w - 1, ops.data(), (int)ops.size(), &si, &sj);
+    hit.query_begin = si;
+    hit.query_end = (uint32_t)best_row + 1;
+    hit.db_begin = win_begin + sj;
+    hit.cigar = cigar_from_reversed_ops(ops.data(), n);
+    return hit;
+}
 
 // One query against a database: top-K columns, each traced back over a window
 // of exact_overlap() columns.

@@ -4,6 +4,8 @@
 #include "gpu/align/sw_hd.h"
 
 #include <algorithm>
+#include <stdexcept>
+#include <string>
 
 namespace wm::align {
 
@@ -30,6 +32,8 @@ std::vector<Section> payload_sections(const uint32_t *offsets, uint32_t count) {
 }
 
 std::vector<uint16_t> pad_query(const uint8_t *q, size_t m, size_t rows) {
+    if (m > rows) throw std::invalid_argument("pad_query: query of " + std::to_string(m) + " rows exceeds " +
+                                              std::to_string(rows));
     std::vector<uint16_t> out(rows, (uint16_t)detail::kQueryPad);
     for (size_t i = 0; i < m; ++i) out[rows - m + i] = q[i];
     return out;

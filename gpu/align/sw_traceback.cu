@@ -1,4 +1,6 @@
-// gpu/align/sw_traceback.cu - the seed's kernel 2: one block per hit recomputes
+// gpu/align/sw_traceback.cu - the seed's kernel 2, kept for queries longer than
+// tuning::kMaxQueryRows (shorter ones take sw_traceback_warp.cu, one warp per
+// hit, which has no barrier per row): one block per hit recomputes
 // a window of columns ending at the hit (row-parallel inside the block: F and
 // H~ per column, a block max-scan for E~, then H), records a direction byte per
 // cell, finds the end row and walks back (traceback_walk, shared with the CPU).
@@ -126,6 +128,7 @@ constexpr size_t kStaticSmemReserve = 16384; // scan storage and the other __sha
 } // namespace
 
 size_t dispatch::traceback_workspace_bytes(uint32_t jobs, uint32_t max_win, uint32_t m) {
+    if (m <= (uint32_t)tuning::kMaxQueryRows) return traceback_warp_bytes(jobs, max_win, m);
     // direction bytes, plus rows in global memory when the window is too wide for shared memory
     return (size_t)jobs * max_win * m + 256 + (size_t)jobs * rows_smem_bytes(max_win);
 }
@@ -134,6 +137,8 @@ void dispatch::traceback(const uint8_t *d_q, uint32_t m, const uint8_t *d_db, co
                          uint32_t max_win, const DeviceScores &s, void *d_work, TraceResult *d_results, char *d_ops,
                          uint32_t max_ops, cudaStream_t stream) {
     if (jobs == 0) return;
+    if (m <= (uint32_t)tuning::kMaxQueryRows)
+        return traceback_warp(d_q, m, d_db, d_jobs, jobs, max_win, s, d_work, d_results, d_ops, max_ops, stream);
     size_t smem = rows_smem_bytes(max_win);
     int *d_rows = nullptr;
     if (smem + kStaticSmemReserve > (size_t)smem_optin_limit()) { // too wide: rows live in global memory

@@ -10,10 +10,9 @@ constexpr int kWarpsPerBlock = 4;
 constexpr int kRowsSmall = 8;   // queries up to 256 rows
 constexpr int kRowsLarge = 32;  // queries up to 1024 rows (the seed's query)
 constexpr int kMaxQueryRows = 32 * kRowsLarge;
-// Sections per SM the planner aims for (warps = sections / 2), and the
-// shortest owned section as a multiple of the overlap (bounds recomputation
-// to 1 / kMinOwnPerOverlap of the cells).
-constexpr int kTargetWarpsPerSm = 16;
+// The planner aims for one full wave of resident warps (occupancy API, two
+// sections per warp); the shortest owned section is this multiple of the
+// overlap (bounds recomputation to 1 / kMinOwnPerOverlap of the cells).
 constexpr int kMinOwnPerOverlap = 4;
 
 // Row-parallel (seed) kernels: threads per block of the per-row passes.

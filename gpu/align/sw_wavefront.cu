@@ -7,6 +7,8 @@
 #include "gpu/align/sw_tuning.h"
 #include "gpu/cuda_check.h"
 
+#include <algorithm>
+
 namespace wm::align {
 namespace {
 
@@ -138,6 +140,17 @@ void launch(const WavefrontArgs &a, const dispatch::DeviceScores &s, cudaStream_
 }
 
 } // namespace
+
+int dispatch::wavefront_resident_warps_per_sm(int rows_per_lane) {
+    int blocks = 0;
+    if (rows_per_lane == tuning::kRowsSmall)
+        WM_CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(
+            &blocks, wavefront_kernel<Lanes16x2, tuning::kRowsSmall, false>, tuning::kWarpsPerBlock * 32, 0));
+    else
+        WM_CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(
+            &blocks, wavefront_kernel<Lanes16x2, tuning::kRowsLarge, false>, tuning::kWarpsPerBlock * 32, 0));
+    return std::max(1, blocks) * tuning::kWarpsPerBlock;
+}
 
 void dispatch::wavefront(const uint16_t *d_query, int rows_per_lane, const uint8_t *d_db, uint64_t db_base,
                          const Section *d_sections, uint32_t count, const uint32_t *d_list, bool lanes32,

@@ -2,7 +2,8 @@
 // kernel, as __host__ __device__ functions, so the CPU walks (and the tests
 // that run without a GPU) execute exactly the code the kernels run.
 //
-//  * seed_cell: one cell of the Man-Nakano-Ito anti-diagonal DP.
+//  * seed_cell: one cell of the Man-Nakano-Ito anti-diagonal DP;
+//    seed_strip_column: R rows of one column of it (our warp schedule).
 //  * myers_block_step: one 64-row block of Myers/Hyyro's bit-parallel
 //    Levenshtein column update (search version: row 0 is all zeros).
 //  * hamming_levels_step: Shift-And with k+1 mismatch levels (Wu-Manber
@@ -25,6 +26,35 @@ WM_APPROX_HD uint32_t seed_cell(uint32_t left, uint32_t up, uint32_t diag, uint8
     uint32_t b = diag + (x != y ? 1u : 0u);
     a += 1;
     return a < b ? a : b;
+}
+
+// min(a + b, c); one DPX instruction on Hopper.
+WM_APPROX_HD uint32_t add_min(uint32_t a, uint32_t b, uint32_t c) {
+#if defined(__CUDA_ARCH__)
+    return __viaddmin_u32(a, b, c);
+#else
+    return a + b < c ? a + b : c;
+#endif
+}
+
+// The strip schedule of the same DP (our faster variant of the seed's
+// kernel): a lane owns R consecutive rows base+1..base+R in registers and
+// advances them by one column per step. col[r]: c[base+r+1][j-1] in,
+// c[base+r+1][j] out; top_prev = c[base][j-1] and top = c[base][j] come from
+// the lane above (row 0 is all zeros). Equal to seed_cell row by row, with
+// min(left + 1, diag + [x != y]) taken first so the chain down the column is
+// one add_min per row. xs[r] > 255 marks a row past the pattern.
+template <uint32_t R>
+WM_APPROX_HD void seed_strip_column(uint32_t (&col)[R], const uint32_t (&xs)[R], uint32_t top_prev,
+                                    uint32_t top, uint32_t yc) {
+    uint32_t up = top, diag = top_prev;
+#pragma unroll
+    for (uint32_t r = 0; r < R; ++r) {
+        const uint32_t left = col[r];
+        up = add_min(up, 1, add_min(left, 1, diag + (xs[r] != yc ? 1u : 0u)));
+        diag = left;
+        col[r] = up;
+    }
 }
 
 // Vertical delta state of one 64-row block of the DP column: bit r of pv (mv)

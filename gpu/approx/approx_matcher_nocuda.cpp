@@ -19,7 +19,7 @@ bool approx_gpu_usable(int, std::string *reason) {
     return false;
 }
 
-AsmResult seed_asm_gpu_host(const uint8_t *, uint32_t, const uint8_t *, uint64_t, uint32_t) {
+AsmResult seed_asm_gpu_host(const uint8_t *, uint32_t, const uint8_t *, uint64_t, uint32_t, SeedSchedule) {
     throw wm::gpu::GpuError("built without CUDA support");
 }
 

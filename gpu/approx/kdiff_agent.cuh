@@ -40,7 +40,7 @@ __device__ void kdiff_warp_agent(const GroupDesc &g, const LaneDesc &ld, const P
     const uint64_t out_mask = 1ull << ((ld.m - 1) % 64);
     const bool active = ld.pattern != kNoPattern;
     typename Tag::Lane st;
-    st.init(ld.m);
+    st.init(ld.m, ld.k);
     for (uint32_t base = start; base < hi; base += 128) {
         // Each lane fetches 4 of the next 128 bytes; the warp then walks them
         // one by one, broadcasting each byte with a shuffle.
@@ -73,7 +73,7 @@ __device__ void kdiff_window_agent(const KdiffDevice &dev, const uint8_t *__rest
     const uint8_t *__restrict__ p = d_text + d_offsets[w.payload];
     const uint64_t out_mask = 1ull << ((ld.m - 1) % 64);
     typename Tag::Lane st;
-    st.init(ld.m);
+    st.init(ld.m, ld.k);
     for (uint32_t pos = w.lo; pos < w.hi; ++pos) {
         const uint32_t c = __ldg(p + pos);
         const uint32_t d = st.step(

@@ -12,7 +12,7 @@ void walk(const KdiffBlob &blob, const GroupDesc &g, uint32_t lane, const uint8_
     const LaneDesc &ld = blob.lanes[g.lane_base + lane];
     if (ld.pattern == kNoPattern) return;
     typename Tag::Lane st;
-    st.init(ld.m);
+    st.init(ld.m, ld.k);
     const uint64_t out_mask = 1ull << ((ld.m - 1) % 64);
     const uint64_t *peq = blob.peq.data() + g.peq_offset;
     for (uint32_t pos = lo; pos < hi; ++pos) {

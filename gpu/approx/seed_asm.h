@@ -10,6 +10,11 @@
 //                       the kernel's own cell function (approx_hd.h);
 //   seed_asm_gpu_host   the kernel (seed_kernel.cu): one block of m threads per
 //                       segment, then the minimum over segments.
+// and our faster schedule of the same segments (SeedSchedule::Strips): one
+// warp per segment, each lane holding R = seed_strip_rows(m) rows of the DP
+// in registers and passing its bottom row to the next lane by a shuffle, so
+// a step does R cells per lane with no barrier (seed_strip_kernel.cu;
+// asm_strips runs that schedule on the CPU with the kernel's code).
 // All return the minimum distance and the smallest exclusive end offset in Y
 // where it is attained. Requires 1 <= m; the GPU path also m <= 1024.
 #pragma once
@@ -29,13 +34,19 @@ struct AsmResult {
 // one: ED >= |Y'| - m and ASM <= m) lies wholly inside one segment.
 uint64_t seed_segment_stride(uint64_t n, uint32_t m, uint32_t d);
 
+enum class SeedSchedule { Antidiagonal, Strips };
+
+// Rows per lane of the strip schedule: the smallest power of two with 32 * R >= m.
+uint32_t seed_strip_rows(uint32_t m);
+
 AsmResult asm_sequential(const uint8_t *x, uint32_t m, const uint8_t *y, uint64_t n);
 AsmResult asm_antidiagonal(const uint8_t *x, uint32_t m, const uint8_t *y, uint64_t n,
                            uint32_t d);
+AsmResult asm_strips(const uint8_t *x, uint32_t m, const uint8_t *y, uint64_t n, uint32_t d);
 
 // GPU: copies X and Y, runs the kernel, returns the result. Throws
 // wm::gpu::GpuError (also "built without CUDA support").
 AsmResult seed_asm_gpu_host(const uint8_t *x, uint32_t m, const uint8_t *y, uint64_t n,
-                            uint32_t d);
+                            uint32_t d, SeedSchedule schedule = SeedSchedule::Antidiagonal);
 
 } // namespace wm::approx

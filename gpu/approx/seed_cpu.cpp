@@ -14,6 +14,67 @@ uint64_t seed_segment_stride(uint64_t n, uint32_t m, uint32_t d) {
     return std::max<uint64_t>(1, (span + d - 1) / d);
 }
 
+uint32_t seed_strip_rows(uint32_t m) {
+    uint32_t r = 1;
+    while (32 * r < m) r *= 2;
+    return r;
+}
+
+namespace {
+
+// The warp of seed_strip_kernel in lockstep: lanes run from the last to the
+// first so each still reads its upper neighbour's bottom row of the previous
+// step, as __shfl_up_sync does.
+template <uint32_t R>
+void strip_segment(const uint8_t *x, uint32_t m, const uint8_t *seg, uint32_t len, uint64_t lo,
+                   AsmResult &best) {
+    uint32_t col[32][R], xs[32][R], top_prev[32], bottom[32];
+    for (uint32_t t = 0; t < 32; ++t) {
+        for (uint32_t r = 0; r < R; ++r) {
+            const uint32_t row = t * R + r + 1;
+            col[t][r] = row;
+            xs[t][r] = row <= m ? x[row - 1] : 0x100u;
+        }
+        top_prev[t] = t * R;
+        bottom[t] = col[t][R - 1];
+    }
+    const uint32_t out_lane = (m - 1) / R, out_r = (m - 1) % R;
+    for (uint32_t s = 1; s <= len + 31; ++s)
+        for (int t = 31; t >= 0; --t) {
+            const int64_t j = int64_t(s) - t;
+            if (j < 1 || j > len) continue;
+            const uint32_t top = t == 0 ? 0 : bottom[t - 1];
+            seed_strip_column<R>(col[t], xs[t], top_prev[t], top, seg[j - 1]);
+            top_prev[t] = top;
+            bottom[t] = col[t][R - 1];
+            const uint32_t v = col[t][out_r];
+            if (uint32_t(t) == out_lane &&
+                (v < best.distance || (v == best.distance && lo + uint64_t(j) < best.end)))
+                best = {v, lo + uint64_t(j)};
+        }
+}
+
+} // namespace
+
+AsmResult asm_strips(const uint8_t *x, uint32_t m, const uint8_t *y, uint64_t n, uint32_t d) {
+    const uint64_t stride = seed_segment_stride(n, m, d);
+    AsmResult best{m, 0};
+    for (uint32_t s = 0; s < std::max<uint32_t>(d, 1); ++s) {
+        const uint64_t lo = uint64_t{s} * stride;
+        if (lo >= n) break;
+        const uint32_t len = uint32_t(std::min<uint64_t>(n, lo + stride + 2ull * m) - lo);
+        switch (seed_strip_rows(m)) {
+        case 1: strip_segment<1>(x, m, y + lo, len, lo, best); break;
+        case 2: strip_segment<2>(x, m, y + lo, len, lo, best); break;
+        case 4: strip_segment<4>(x, m, y + lo, len, lo, best); break;
+        case 8: strip_segment<8>(x, m, y + lo, len, lo, best); break;
+        case 16: strip_segment<16>(x, m, y + lo, len, lo, best); break;
+        default: strip_segment<32>(x, m, y + lo, len, lo, best); break;
+        }
+    }
+    return best;
+}
+
 AsmResult asm_sequential(const uint8_t *x, uint32_t m, const uint8_t *y, uint64_t n) {
     // col[i] = c[i][j] for the current column j; c[0][j] = 0, c[i][0] = i.
     std::vector<uint32_t> col(m + 1);

@@ -73,18 +73,20 @@ __global__ void seed_asm_kernel(const uint8_t *__restrict__ d_x, uint32_t m,
 size_t seed_smem_bytes(uint32_t m) { return size_t{3} * ((m + 1 + 31) / 32 * 32) * sizeof(uint32_t); }
 
 void seed_asm_dispatch(const uint8_t *d_x, uint32_t m, const uint8_t *d_y, uint64_t n, uint32_t d,
-                       unsigned long long *d_best, cudaStream_t stream) {
+                       unsigned long long *d_best, cudaStream_t stream, SeedSchedule schedule) {
     if (m == 0 || m > tuning::kSeedMaxM)
         throw wm::gpu::GpuError("seed ASM kernel: m must be in 1..1024, got " + std::to_string(m));
     if (d == 0) d = 1;
     const unsigned long long init = static_cast<unsigned long long>(m) << 32;
     WM_CUDA_CHECK(cudaMemcpyAsync(d_best, &init, sizeof init, cudaMemcpyHostToDevice, stream));
     const uint64_t stride = seed_segment_stride(n, m, d);
+    if (schedule == SeedSchedule::Strips) return seed_strip_launch(d_x, m, d_y, n, stride, d, d_best, stream);
     seed_asm_kernel<<<d, m, seed_smem_bytes(m), stream>>>(d_x, m, d_y, n, stride, d_best);
     WM_CUDA_CHECK_LAUNCH("seed_asm_kernel");
 }
 
-AsmResult seed_asm_gpu_host(const uint8_t *x, uint32_t m, const uint8_t *y, uint64_t n, uint32_t d) {
+AsmResult seed_asm_gpu_host(const uint8_t *x, uint32_t m, const uint8_t *y, uint64_t n, uint32_t d,
+                            SeedSchedule schedule) {
     std::string why;
     if (!wm::gpu::gpu_usable(0, &why)) throw wm::gpu::GpuError("seed ASM on GPU unavailable: " + why);
     uint8_t *d_x = nullptr, *d_y = nullptr;
@@ -94,7 +96,7 @@ AsmResult seed_asm_gpu_host(const uint8_t *x, uint32_t m, const uint8_t *y, uint
     WM_CUDA_CHECK(cudaMalloc(&d_best, sizeof h_best));
     WM_CUDA_CHECK(cudaMemcpy(d_x, x, m, cudaMemcpyHostToDevice));
     if (n) WM_CUDA_CHECK(cudaMemcpy(d_y, y, n, cudaMemcpyHostToDevice));
-    seed_asm_dispatch(d_x, m, d_y, n, d, d_best, nullptr);
+    seed_asm_dispatch(d_x, m, d_y, n, d, d_best, nullptr, schedule);
     WM_CUDA_CHECK(cudaMemcpy(&h_best, d_best, sizeof h_best, cudaMemcpyDeviceToHost));
     WM_CUDA_CHECK(cudaFree(d_x));
     WM_CUDA_CHECK(cudaFree(d_y));

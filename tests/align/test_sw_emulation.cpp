@@ -88,6 +88,31 @@ TEST(WavefrontEmulationLimits, ScoresNearThe16BitLimitAreFlagged) {
     EXPECT_EQ(e16b.colmax, want31);
 }
 
+// The traceback warp equals the reference traceback cell for cell (same
+// direction bytes, same end row, same CIGAR), for every rows-per-lane class.
+TEST(TracebackEmulation, EqualsReferenceTraceback) {
+    std::mt19937 rng(515);
+    for (int trial = 0; trial < 40; ++trial) {
+        const size_t m = trial == 0 ? 1 : trial == 1 ? 1024 : trial == 2 ? 33 : 1 + rng() % 700;
+        const size_t n = trial == 3 ? 1 : 1 + rng() % 1500;
+        const auto q = test::random_seq(rng, m, trial % 3 ? 4 : 2);
+        auto d = test::random_seq(rng, n, trial % 3 ? 4 : 2);
+        test::plant(rng, d, q, 2);
+        const ScoreParams p = trial % 5 == 4 ? random_params(rng, true) : random_params(rng, false);
+        const uint64_t end = rng() % n, begin = end - std::min<uint64_t>(end, rng() % (n + 1));
+        SCOPED_TRACE("trial " + std::to_string(trial) + " m " + std::to_string(m) + " window " +
+                     std::to_string(begin) + ".." + std::to_string(end));
+        const Hit want = reference_traceback(q.data(), m, d.data(), begin, end, p);
+        const Hit got = emulate_traceback(q.data(), m, d.data(), begin, end, p);
+        EXPECT_EQ(got.score, want.score);
+        EXPECT_EQ(got.db_end, want.db_end);
+        EXPECT_EQ(got.db_begin, want.db_begin);
+        EXPECT_EQ(got.query_begin, want.query_begin);
+        EXPECT_EQ(got.query_end, want.query_end);
+        EXPECT_EQ(got.cigar, want.cigar);
+    }
+}
+
 TEST(RowParallelEmulation, EqualsReference) {
     std::mt19937 rng(99);
     for (int trial = 0; trial < 20; ++trial) {

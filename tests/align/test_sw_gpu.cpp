@@ -74,6 +74,24 @@ INSTANTIATE_TEST_SUITE_P(Kernels, GpuSearch,
                                     (info.param.all_devices ? "_alldevices" : "_device0");
                          });
 
+// Queries past tuning::kMaxQueryRows (row-parallel kernel only) take the
+// block-per-hit traceback; shorter ones the warp-per-hit traceback above.
+TEST(GpuSearchLimits, LongQueryTracebackOnRowParallel) {
+    SKIP_WITHOUT_GPU();
+    std::mt19937 rng(77);
+    const size_t m = 1100, n = 9000;
+    const auto q = test::random_seq(rng, m);
+    auto d = test::random_seq(rng, n);
+    test::plant(rng, d, q, 2);
+    ScoreParams p;
+    DatabaseSearcher s(d.data(), d.size(), {0}, 1, exact_overlap(m, p));
+    SearchOptions o;
+    o.kernel = Kernel::RowParallel;
+    o.top_k = 20;
+    const SearchResult r = s.search(q.data(), m, p, o);
+    expect_same_hits(r.hits, reference_search(q.data(), m, d.data(), n, p, o.top_k), q, d, p, "m 1100");
+}
+
 TEST(GpuSearchSeed, WorkedExample) {
     SKIP_WITHOUT_GPU();
     const std::string qs = "AAUGCCAUUGCCGG", ds = "CAGCCUCGCUUAG";

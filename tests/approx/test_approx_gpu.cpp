@@ -32,7 +32,9 @@ TEST(SeedGpu, MatchesSequentialForEveryTableM) {
             SCOPED_TRACE("m " + std::to_string(m) + " D " + std::to_string(d));
             const auto *xp = reinterpret_cast<const uint8_t *>(x.data());
             const auto *yp = reinterpret_cast<const uint8_t *>(y.data());
-            EXPECT_EQ(seed_asm_gpu_host(xp, m, yp, y.size(), d), asm_sequential(xp, m, yp, y.size()));
+            const auto seq = asm_sequential(xp, m, yp, y.size());
+            EXPECT_EQ(seed_asm_gpu_host(xp, m, yp, y.size(), d), seq);
+            EXPECT_EQ(seed_asm_gpu_host(xp, m, yp, y.size(), d, SeedSchedule::Strips), seq);
         }
     }
 }
@@ -43,8 +45,11 @@ TEST(SeedGpu, EdgeSizes) {
     for (const std::string y : {"0", "0110", "0110011", "10101010101010"}) {
         const auto *xp = reinterpret_cast<const uint8_t *>(x.data());
         const auto *yp = reinterpret_cast<const uint8_t *>(y.data());
-        for (uint32_t d : {1u, 4u})
-            EXPECT_EQ(seed_asm_gpu_host(xp, 7, yp, y.size(), d), asm_sequential(xp, 7, yp, y.size())) << y;
+        for (uint32_t d : {1u, 4u}) {
+            const auto seq = asm_sequential(xp, 7, yp, y.size());
+            EXPECT_EQ(seed_asm_gpu_host(xp, 7, yp, y.size(), d), seq) << y;
+            EXPECT_EQ(seed_asm_gpu_host(xp, 7, yp, y.size(), d, SeedSchedule::Strips), seq) << y;
+        }
     }
 }
 

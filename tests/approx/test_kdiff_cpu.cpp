@@ -59,6 +59,33 @@ TEST(KdiffCpu, MultiWordPatternsMatchReference) {
     }
 }
 
+// The lane computes only the blocks that can hold a cell <= k (Ukkonen's
+// cut-off): large k, k at word boundaries and long planted near-copies make
+// blocks enter and leave while the walk runs.
+TEST(KdiffCpu, CutoffBlocksEnterAndLeave) {
+    std::mt19937 rng(7);
+    for (const std::string alpha : {"ab", "acgt", "abcdefghijklmnop"}) {
+        Case c;
+        for (const uint32_t m : {65u, 128u, 129u, 300u, 700u, 1024u})
+            for (const uint32_t k : {0u, 1u, 63u, 64u, 65u, 130u, m - 2}) {
+                if (k + 1 >= m) continue;
+                c.pats.push_back({random_text(rng, m, alpha), k, Metric::Levenshtein, false});
+            }
+        for (uint32_t i = 0; i < 6; ++i) {
+            std::string t = random_text(rng, 3000, alpha);
+            const auto &p = c.pats[rng() % c.pats.size()];
+            const std::string v = mutate(rng, p.bytes, p.k / 2, alpha, false);
+            t.replace(1000, std::min<size_t>(v.size(), 2000), v.substr(0, 2000));
+            c.batch.add(t);
+        }
+        SCOPED_TRACE("alphabet " + alpha);
+        const auto ref = reference_scan(c.pats, c.batch.view());
+        ASSERT_FALSE(ref.empty());
+        ASSERT_EQ(walk(c), ref);
+        ASSERT_EQ(prefilter(c), ref);
+    }
+}
+
 TEST(KdiffCpu, EdgeCases) {
     Case c;
     c.pats.push_back({"abcd", 0, Metric::Levenshtein, false}); // k = 0: exact

@@ -1,5 +1,6 @@
-// The seed's anti-diagonal schedule (run on the CPU with the kernel's cell
-// function) vs the sequential DP, for every m of Table 1 and several D.
+// The seed's anti-diagonal schedule and our warp-strip schedule (both run on
+// the CPU with the kernels' own code) vs the sequential DP, for every m of
+// Table 1, m that do not fill whole strips, and several D.
 #include "gpu/approx/seed_asm.h"
 #include "reference.h"
 
@@ -41,7 +42,27 @@ TEST(SeedCpu, AntidiagonalSegmentsMatchSequentialForEveryTableM) {
             SCOPED_TRACE("m " + std::to_string(m) + " D " + std::to_string(d));
             const auto *xp = reinterpret_cast<const uint8_t *>(x.data());
             const auto *yp = reinterpret_cast<const uint8_t *>(y.data());
-            EXPECT_EQ(asm_antidiagonal(xp, m, yp, y.size(), d), asm_sequential(xp, m, yp, y.size()));
+            const auto seq = asm_sequential(xp, m, yp, y.size());
+            EXPECT_EQ(asm_antidiagonal(xp, m, yp, y.size(), d), seq);
+            EXPECT_EQ(asm_strips(xp, m, yp, y.size(), d), seq);
+        }
+    }
+}
+
+TEST(SeedCpu, StripsWithPartlyFilledLanes) {
+    std::mt19937 rng(13);
+    for (uint32_t m : {1u, 5u, 31u, 33u, 100u, 700u, 1000u}) {
+        EXPECT_GE(seed_strip_rows(m) * 32, m);                 // the strips hold the pattern
+        EXPECT_LT(seed_strip_rows(m) * 16, std::max(m, 32u)); // with the fewest rows per lane
+        for (uint32_t d : {1u, 7u}) {
+            const std::string x = test::random_text(rng, m, "acgt");
+            std::string y = test::random_text(rng, 3 * m + 301, "acgt");
+            const std::string v = test::mutate(rng, x, m / 10, "acgt", false);
+            y.replace(y.size() / 3, std::min(v.size(), y.size() / 2), v.substr(0, y.size() / 2));
+            SCOPED_TRACE("m " + std::to_string(m) + " D " + std::to_string(d));
+            const auto *xp = reinterpret_cast<const uint8_t *>(x.data());
+            const auto *yp = reinterpret_cast<const uint8_t *>(y.data());
+            EXPECT_EQ(asm_strips(xp, m, yp, y.size(), d), asm_sequential(xp, m, yp, y.size()));
         }
     }
 }
@@ -51,7 +72,9 @@ TEST(SeedCpu, EdgeSizes) {
     for (const std::string y : {"", "0", "0110", "10", "000000"}) {
         const auto *xp = reinterpret_cast<const uint8_t *>(x.data());
         const auto *yp = reinterpret_cast<const uint8_t *>(y.data());
-        for (uint32_t d : {1u, 2u, 8u})
+        for (uint32_t d : {1u, 2u, 8u}) {
             EXPECT_EQ(asm_antidiagonal(xp, 4, yp, y.size(), d), asm_sequential(xp, 4, yp, y.size())) << y;
+            EXPECT_EQ(asm_strips(xp, 4, yp, y.size(), d), asm_sequential(xp, 4, yp, y.size())) << y;
+        }
     }
 }
