@@ -172,17 +172,27 @@ struct DatabaseSearcher::Impl {
                   const SearchOptions &o, std::vector<Hit> &hits) {
         const DeviceScores ds = scores(d, p);
         const uint64_t exact = exact_overlap(m, p);
-        uint64_t win = std::min<uint64_t>(std::max<uint32_t>(o.traceback_window, 1), exact);
+        // First window: o.traceback_window, or twice the fewest columns that
+        // can reach the hit's score when that is wider; a miss (the window
+        // scores less than the hit) retries once with the exact bound.
+        auto first_window = [&](const Hit &h) {
+            const uint64_t least = (uint64_t)h.score / (uint64_t)std::max(p.max_score(), 1);
+            return std::min<uint64_t>(std::max<uint64_t>({o.traceback_window, 2 * least + 32, 1}), exact);
+        };
+        bool first = true;
         while (!todo.empty()) {
-            const uint32_t max_win = (uint32_t)win;
             std::vector<dispatch::TraceJob> jobs;
             std::vector<uint8_t> bytes;
+            uint64_t win = 0;
             for (size_t k : todo) {
+                const uint64_t want = first ? first_window(hits[k]) : exact;
                 const uint64_t end = hits[k].db_end - 1;
-                const uint64_t begin = end + 1 > win ? end + 1 - win : 0;
+                const uint64_t begin = end + 1 > want ? end + 1 - want : 0;
                 jobs.push_back({bytes.size(), (uint32_t)(end - begin + 1), 0});
                 bytes.insert(bytes.end(), db + begin, db + end + 1);
+                win = std::max(win, want);
             }
+            const uint32_t max_win = (uint32_t)win;
             const uint32_t max_ops = (uint32_t)(m + win + 1);
             d.tb_db.upload(bytes.data(), bytes.size(), d.stream);
             d.tb_jobs.upload(jobs.data(), jobs.size(), d.stream);
@@ -201,7 +211,7 @@ struct DatabaseSearcher::Impl {
             for (size_t a = 0; a < todo.size(); ++a) {
                 Hit &h = hits[todo[a]];
                 const dispatch::TraceResult &r = res[a];
-                if (r.score < h.score && win < exact) { // the alignment is wider than this window
+                if (r.score < h.score && first && jobs[a].win_len < exact) { // wider than this window
                     again.push_back(todo[a]);
                     continue;
                 }
@@ -212,7 +222,7 @@ struct DatabaseSearcher::Impl {
                 if (r.n_ops > 0) h.cigar = cigar_from_reversed_ops(ops.data() + a * max_ops, r.n_ops);
             }
             todo.swap(again);
-            win = std::min<uint64_t>(win * tuning::kTraceWindowGrowth, exact);
+            first = false;
         }
     }
 };

@@ -22,10 +22,8 @@ constexpr int kRowThreads = 256;
 constexpr int kHistBins = 4096;
 constexpr int kHistThreads = 256;
 
-// Traceback: threads per block (one block per hit; each row of the window is
-// scanned in chunks of this many columns, so wide windows want wide blocks),
-// and the growth of the window when the first one misses the hit's score.
+// Traceback of queries past kMaxQueryRows: threads per block (one block per
+// hit; each row of the window is scanned in chunks of this many columns).
 constexpr int kTraceThreads = 1024;
-constexpr int kTraceWindowGrowth = 4;
 
 } // namespace wm::align::tuning

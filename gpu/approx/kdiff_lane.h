@@ -50,27 +50,27 @@ template <uint32_t W> struct MyersLane {
         bool grown = false;
 #pragma unroll
         for (uint32_t w = 0; w < W; ++w) {
-            bool run = w <= y;
-            uint64_t e = 0;
-            if (run) {
+            uint64_t e;
+            if (w <= y) {
                 e = eq(w);
-            } else if (w == y + 1 && w <= last && sc_top - carry <= k) {
+            } else {
                 // Enter block y + 1 when its first row can reach <= k: from
                 // block y's bottom at the previous byte (<= k) by a match, or
                 // by a step down. It starts from the largest column allowed.
+                // Then leave the loop: a real branch, so the blocks above y
+                // cost nothing (predicated code would run all W blocks).
+                if (w > last || sc_top - carry > k) break;
                 e = eq(w);
-                if ((e & 1) || carry < 0) {
-                    b[w] = MyersBlock{~0ull, 0ull};
-                    sc[w] = sc_top - carry + (w == last ? last_rows : 64);
-                    run = grown = true;
-                }
+                if (!(e & 1) && carry >= 0) break;
+                b[w] = MyersBlock{~0ull, 0ull};
+                sc[w] = sc_top - carry + (w == last ? last_rows : 64);
+                grown = true;
             }
-            if (run) {
-                int at = 0;
-                carry = myers_block_step(b[w], e, carry, w == last ? out_mask : kBottom, &at);
-                sc[w] += at;
-                sc_top = sc[w];
-            }
+            int at = 0;
+            carry = myers_block_step(b[w], e, carry, w == last ? out_mask : kBottom, &at);
+            sc[w] += at;
+            sc_top = sc[w];
+            if (grown) break;
         }
         const uint32_t top = grown ? y + 1 : y;
         if (grown)
