@@ -203,7 +203,8 @@ Hit emulate_traceback(const uint8_t *query, size_t m, const uint8_t *db, uint64_
     switch (trace_rows_per_lane((uint32_t)m)) {
     case 1: return trace_warp<1>(query, m, db, win_begin, end_col, p);
     case 2: return trace_warp<2>(query, m, db, win_begin, end_col, p);
-    default: return trace_warp<4>(query, m, db, win_begin, end_col, p);
+    case 4: return trace_warp<4>(query, m, db, win_begin, end_col, p);
+    default: return trace_warp<8>(query, m, db, win_begin, end_col, p);
     }
 }
 

@@ -210,11 +210,10 @@ WM_ALIGN_HD void trace_column(int (&h)[R], int (&e)[R], const uint32_t (&q)[R], 
     }
 }
 
-// Lanes of the traceback (one block per hit): 1, 4 or 8 warps so a lane holds
-// at most 4 rows (the kernel is issue-bound at ~35 instructions per cell, and
-// 200 hits give too few warps per SM with longer strips); rows per lane: the
-// smallest power of two with lanes * R >= m.
-WM_ALIGN_HD int trace_lanes(uint32_t m) { return m > 512 ? 256 : m > 128 ? 128 : 32; }
+// Lanes of the traceback (one block per hit): 4 warps for queries past 128
+// rows, so each lane's serial chain down its rows stays short, else 1 warp;
+// rows per lane: the smallest power of two with lanes * R >= m.
+WM_ALIGN_HD int trace_lanes(uint32_t m) { return m > 128 ? 128 : 32; }
 WM_ALIGN_HD int trace_rows_per_lane(uint32_t m) {
     int r = 1;
     while ((uint32_t)(trace_lanes(m) * r) < m) r *= 2;

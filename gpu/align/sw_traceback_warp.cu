@@ -1,5 +1,5 @@
-// gpu/align/sw_traceback_warp.cu - traceback of one hit per block of 1, 4 or
-// 8 warps (trace_lanes), for queries up to tuning::kMaxQueryRows rows. Lane t
+// gpu/align/sw_traceback_warp.cu - traceback of one hit per block of 1 or 4
+// warps (trace_lanes), for queries up to tuning::kMaxQueryRows rows. Lane t
 // holds R = trace_rows_per_lane(m) query rows in registers and at step s
 // advances them to window column j = s - t, taking H and F of the row above
 // from lane t-1's last row of step s-1 (a shuffle; between warps, shared
@@ -156,17 +156,17 @@ void traceback_warp(const uint8_t *d_q, uint32_t m, const uint8_t *d_db, const T
                     uint32_t max_win, const DeviceScores &s, void *d_work, TraceResult *d_res, char *d_ops,
                     uint32_t max_ops, cudaStream_t stream) {
     uint8_t *dirs = (uint8_t *)d_work;
-    const int r = trace_rows_per_lane(m);
-    switch (trace_lanes(m)) {
-    case 32:
-        if (r == 1) return launch<1, 1>(d_q, m, d_db, d_jobs, jobs, max_win, s, dirs, d_res, d_ops, max_ops, stream);
-        if (r == 2) return launch<1, 2>(d_q, m, d_db, d_jobs, jobs, max_win, s, dirs, d_res, d_ops, max_ops, stream);
-        return launch<1, 4>(d_q, m, d_db, d_jobs, jobs, max_win, s, dirs, d_res, d_ops, max_ops, stream);
-    case 128:
-        if (r == 2) return launch<4, 2>(d_q, m, d_db, d_jobs, jobs, max_win, s, dirs, d_res, d_ops, max_ops, stream);
-        return launch<4, 4>(d_q, m, d_db, d_jobs, jobs, max_win, s, dirs, d_res, d_ops, max_ops, stream);
-    default:
-        return launch<8, 4>(d_q, m, d_db, d_jobs, jobs, max_win, s, dirs, d_res, d_ops, max_ops, stream);
+    if (trace_lanes(m) == 32) {
+        switch (trace_rows_per_lane(m)) {
+        case 1: return launch<1, 1>(d_q, m, d_db, d_jobs, jobs, max_win, s, dirs, d_res, d_ops, max_ops, stream);
+        case 2: return launch<1, 2>(d_q, m, d_db, d_jobs, jobs, max_win, s, dirs, d_res, d_ops, max_ops, stream);
+        default: return launch<1, 4>(d_q, m, d_db, d_jobs, jobs, max_win, s, dirs, d_res, d_ops, max_ops, stream);
+        }
+    }
+    switch (trace_rows_per_lane(m)) {
+    case 2: return launch<4, 2>(d_q, m, d_db, d_jobs, jobs, max_win, s, dirs, d_res, d_ops, max_ops, stream);
+    case 4: return launch<4, 4>(d_q, m, d_db, d_jobs, jobs, max_win, s, dirs, d_res, d_ops, max_ops, stream);
+    default: return launch<4, 8>(d_q, m, d_db, d_jobs, jobs, max_win, s, dirs, d_res, d_ops, max_ops, stream);
     }
 }
 
