@@ -234,61 +234,43 @@ struct WarpDirs {
 // ---- traceback walk over direction bytes ---------------------------------
 // Walks from (i_end, j_end) (window-relative, inclusive) back to the start.
 // dir(i, j) returns the direction byte; ops get '=', 'X', 'I' (query only),
-// 'D' (database only) written end-first into ops[0..n). walk_step visits one
-// cell, so a kernel can feed it cells staged in shared memory; traceback_walk
-// runs it to the end. si/sj: the first aligned cell so far.
-struct WalkState {
-    int i, j, n, state, si, sj; // state: kDiag (in H), kUp (in F), kLeft (in E)
-    bool stopped;
-};
-WM_ALIGN_HD WalkState walk_begin(int i_end, int j_end) { return {i_end, j_end, 0, kDiag, i_end, j_end, false}; }
-WM_ALIGN_HD bool walk_running(const WalkState &w) { return !w.stopped && w.i >= 0 && w.j >= 0; }
-
-// Visits cell (w.i, w.j) whose direction byte is d. False when ops is full.
-WM_ALIGN_HD bool walk_step(WalkState &w, uint8_t d, char *ops, int max_ops) {
-    if (w.state == kDiag) {
-        const int src = d & 3;
-        if (src == kStop) {
-            w.stopped = true;
-            return true;
-        }
-        if (src == kDiag) {
-            if (w.n >= max_ops) return false;
-            ops[w.n++] = (d & kEq) ? '=' : 'X';
-            w.si = w.i;
-            w.sj = w.j;
-            --w.i;
-            --w.j;
-            return true;
-        }
-        w.state = src;
-    }
-    if (w.n >= max_ops) return false;
-    w.si = w.i;
-    w.sj = w.j;
-    if (w.state == kUp) {
-        ops[w.n++] = 'I';
-        if (d & kFOpen) w.state = kDiag;
-        --w.i;
-    } else {
-        ops[w.n++] = 'D';
-        if (d & kEOpen) w.state = kDiag;
-        --w.j;
-    }
-    return true;
-}
-
-// Returns n, or -1 when max_ops is too small; *i_start/*j_start get the first
-// aligned cell.
+// 'D' (database only) written end-first into ops[0..n). Returns n, or -1 when
+// max_ops is too small. *i_start/*j_start get the first aligned cell.
 template <class DirAt>
 WM_ALIGN_HD int traceback_walk(const DirAt &dir, int i_end, int j_end, char *ops, int max_ops,
                                int *i_start, int *j_start) {
-    WalkState w = walk_begin(i_end, j_end);
-    while (walk_running(w))
-        if (!walk_step(w, dir(w.i, w.j), ops, max_ops)) return -1;
-    *i_start = w.si;
-    *j_start = w.sj;
-    return w.n;
+    int i = i_end, j = j_end, n = 0, state = kDiag; // state: kDiag (in H), kUp (in F), kLeft (in E)
+    int si = i_end, sj = j_end;
+    while (i >= 0 && j >= 0) {
+        const uint8_t d = dir(i, j);
+        if (state == kDiag) {
+            const int src = d & 3;
+            if (src == kStop) break;
+            if (src == kDiag) {
+                if (n >= max_ops) return -1;
+                ops[n++] = (d & kEq) ? '=' : 'X';
+                si = i; sj = j;
+                --i; --j;
+                continue;
+            }
+            state = src;
+        }
+        if (n >= max_ops) return -1;
+        if (state == kUp) {
+            ops[n++] = 'I';
+            si = i; sj = j;
+            if (d & kFOpen) state = kDiag;
+            --i;
+        } else {
+            ops[n++] = 'D';
+            si = i; sj = j;
+            if (d & kEOpen) state = kDiag;
+            --j;
+        }
+    }
+    *i_start = si;
+    *j_start = sj;
+    return n;
 }
 
 // ---- the seed's row-parallel algorithm, per column of one row -----------

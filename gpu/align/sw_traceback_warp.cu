@@ -5,9 +5,8 @@
 // from lane t-1's last row of step s-1 (a shuffle; between warps, shared
 // memory and one barrier per step): the production kernel's schedule in plain
 // ints. Each lane stores its R direction bytes per column contiguously
-// (WarpDirs); the block picks the end row and thread 0 walks back over
-// 32 x 32 tiles the block stages in shared memory (walk_step, shared with the
-// CPU's traceback_walk). The block-per-row-scan kernel it
+// (WarpDirs); the block picks the end row and thread 0 walks back
+// (traceback_walk, shared with the CPU). The block-per-row-scan kernel it
 // replaces needed a BlockScan per 1024-column chunk of every row.
 #include "gpu/align/sw_hd.h"
 #include "gpu/align/sw_kernels.h"
@@ -19,7 +18,6 @@ namespace {
 
 using namespace detail;
 constexpr int kNeg = -(1 << 29);
-constexpr int kTile = 32; // traceback walk: cells staged per side
 
 struct PlainScore {
     int match, mismatch;
@@ -117,54 +115,21 @@ __global__ void __launch_bounds__(TW * 32)
         key = other > key ? other : key;
     }
     if (lane == 0) s_key[warp] = key;
-    __syncthreads(); // also makes every lane's direction bytes visible to the block
+    __syncthreads(); // also makes every lane's direction bytes visible to thread 0
+    if (g != 0) return;
 #pragma unroll
-    for (int k = 0; k < TW; ++k) key = s_key[k] > key ? s_key[k] : key;
+    for (int k = 1; k < TW; ++k) key = s_key[k] > key ? s_key[k] : key;
     best = (int)(key >> 32);
     best_row = (int)~(uint32_t)key;
-    // The walk: one dependent load per step would pay a DRAM round trip per
-    // cell, so the block stages the kTile x kTile cells above-left of the walk
-    // (a column's rows are contiguous: coalesced) and thread 0 walks them in
-    // shared memory until it leaves the tile.
-    __shared__ uint8_t s_tile[kTile][kTile]; // [column][row]
-    __shared__ WalkState s_walk;
-    __shared__ bool s_full;
-    if (g == 0) {
-        s_walk = walk_begin(best_row, w - 1);
-        s_walk.stopped = best == 0;
-        s_full = false;
-    }
-    __syncthreads();
-    char *ops = d_ops + (size_t)blockIdx.x * max_ops;
-    const WarpDirs dir{dirs_base, kLanes, R};
-    while (true) {
-        const WalkState at = s_walk;
-        if (!walk_running(at) || s_full) break;
-        const int i0 = at.i >= kTile - 1 ? at.i - (kTile - 1) : 0, j0 = at.j >= kTile - 1 ? at.j - (kTile - 1) : 0;
-        for (int t = g; t < kTile * kTile; t += kLanes) {
-            const int ti = t % kTile, tj = t / kTile;
-            if (i0 + ti <= at.i && j0 + tj <= at.j) s_tile[tj][ti] = dir(i0 + ti, j0 + tj);
-        }
-        __syncthreads();
-        if (g == 0) {
-            WalkState wk = s_walk;
-            while (walk_running(wk) && wk.i >= i0 && wk.j >= j0)
-                if (!walk_step(wk, s_tile[wk.j - j0][wk.i - i0], ops, (int)max_ops)) {
-                    s_full = true;
-                    break;
-                }
-            s_walk = wk;
-        }
-        __syncthreads();
-    }
-    if (g != 0) return;
     TraceResult r{};
     r.score = best;
     r.query_end = best_row + 1;
     if (best > 0) {
-        r.n_ops = s_full ? -1 : s_walk.n;
-        r.query_begin = s_walk.si;
-        r.db_begin = s_walk.sj;
+        int si = 0, sj = 0;
+        r.n_ops = traceback_walk(WarpDirs{dirs_base, kLanes, R}, best_row, w - 1,
+                                 d_ops + (size_t)blockIdx.x * max_ops, (int)max_ops, &si, &sj);
+        r.query_begin = si;
+        r.db_begin = sj;
     } else {
         r.query_end = 0;
         r.db_begin = w;
