@@ -34,32 +34,6 @@ const double kSeedCpuMs[6] = {701.8, 1364, 2683, 5295, 10560, 27720};
 
 namespace {
 
-struct DeviceTimer {
-    cudaEvent_t e0{}, e1{};
-    DeviceTimer() {
-        WM_CUDA_CHECK(cudaEventCreate(&e0));
-        WM_CUDA_CHECK(cudaEventCreate(&e1));
-    }
-    ~DeviceTimer() {
-        cudaEventDestroy(e0);
-        cudaEventDestroy(e1);
-    }
-    // Median over `repeats` runs after one warm-up, in ms.
-    template <typename F> double median_ms(int repeats, F &&f) {
-        std::vector<double> t;
-        for (int r = 0; r < repeats + 1; ++r) {
-            WM_CUDA_CHECK(cudaEventRecord(e0));
-            f();
-            WM_CUDA_CHECK(cudaEventRecord(e1));
-            WM_CUDA_CHECK(cudaEventSynchronize(e1));
-            float ms = 0;
-            WM_CUDA_CHECK(cudaEventElapsedTime(&ms, e0, e1));
-            if (r) t.push_back(ms);
-        }
-        return median(t);
-    }
-};
-
 // The seed's grid of D plus larger D for the strip schedule (one warp per
 // segment wants more segments than one block of m threads does).
 const uint32_t kSeedDs[8] = {16, 32, 64, 128, 256, 512, 1024, 2048};

@@ -1,5 +1,7 @@
-// gpu/approx/bench_common.h - shared helpers of bench_approx (timing, JSON).
+// gpu/approx/bench_common.h - shared helpers of bench_approx (timing, options).
 #pragma once
+
+#include "gpu/cuda_check.h"
 
 #include <nlohmann/json.hpp>
 
@@ -20,6 +22,33 @@ template <typename F> double wall_ms(F &&f) {
     f();
     return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
 }
+
+// CUDA-event timing on the default stream.
+struct DeviceTimer {
+    cudaEvent_t e0{}, e1{};
+    DeviceTimer() {
+        WM_CUDA_CHECK(cudaEventCreate(&e0));
+        WM_CUDA_CHECK(cudaEventCreate(&e1));
+    }
+    ~DeviceTimer() {
+        cudaEventDestroy(e0);
+        cudaEventDestroy(e1);
+    }
+    // Median over `repeats` runs after one warm-up, in ms.
+    template <typename F> double median_ms(int repeats, F &&f) {
+        std::vector<double> t;
+        for (int r = 0; r < repeats + 1; ++r) {
+            WM_CUDA_CHECK(cudaEventRecord(e0));
+            f();
+            WM_CUDA_CHECK(cudaEventRecord(e1));
+            WM_CUDA_CHECK(cudaEventSynchronize(e1));
+            float ms = 0;
+            WM_CUDA_CHECK(cudaEventElapsedTime(&ms, e0, e1));
+            if (r) t.push_back(ms);
+        }
+        return median(t);
+    }
+};
 
 struct Options {
     std::string pcap;          // replay part (empty: skipped)

@@ -71,21 +71,13 @@ void run_kdiff_vs_edlib(const Options &o, nlohmann::json &out) {
         ApproxMatch *d_out = nullptr;
         WM_CUDA_CHECK(cudaMalloc(reinterpret_cast<void **>(&d_out), size_t{cap} * sizeof(ApproxMatch)));
         WM_CUDA_CHECK(cudaMalloc(reinterpret_cast<void **>(&d_count), 4));
-        cudaEvent_t e0, e1;
-        WM_CUDA_CHECK(cudaEventCreate(&e0));
-        WM_CUDA_CHECK(cudaEventCreate(&e1));
-        std::vector<double> times;
-        for (int r = 0; r < o.repeats + 1; ++r) {
-            WM_CUDA_CHECK(cudaMemset(d_count, 0, 4));
-            WM_CUDA_CHECK(cudaEventRecord(e0));
-            kdiff_scan_dispatch(blob, dev, d_text[r & 1], d_off, d_work, uint32_t(work.size()),
+        DeviceTimer timer;
+        int run = 0; // alternates the two text sets
+        const double gpu_ms = timer.median_ms(o.repeats, [&] {
+            WM_CUDA_CHECK(cudaMemsetAsync(d_count, 0, 4));
+            kdiff_scan_dispatch(blob, dev, d_text[run++ & 1], d_off, d_work, uint32_t(work.size()),
                                 KdiffOutput{d_out, d_count, cap}, prop.multiProcessorCount, nullptr);
-            WM_CUDA_CHECK(cudaEventRecord(e1));
-            WM_CUDA_CHECK(cudaEventSynchronize(e1));
-            float f = 0;
-            WM_CUDA_CHECK(cudaEventElapsedTime(&f, e0, e1));
-            if (r) times.push_back(f);
-        }
+        });
         // Last repeat used text[o.repeats & 1]: check it against edlib.
         const int used = o.repeats & 1;
         uint32_t n = 0;
@@ -120,7 +112,6 @@ void run_kdiff_vs_edlib(const Options &o, nlohmann::json &out) {
             agree += ed_best[i] == gpu_best[i];
             found += gpu_best[i] >= 0;
         }
-        const double gpu_ms = median(times);
         const double cells = double(c.m) * c.patterns * double(offsets.back());
         const bool ok = agree == ed_best.size() && n <= cap;
         std::printf("%5u %3u %6u %10.1f | %10.3f %9.2f | %10.1f %9.1f | %6.1fx | %s (%zu/%zu pairs agree, %zu within k)\n",
@@ -130,8 +121,6 @@ void run_kdiff_vs_edlib(const Options &o, nlohmann::json &out) {
                         {"gpu_kernel_ms", gpu_ms}, {"gpu_tcells_per_s", cells / (gpu_ms * 1e-3) / 1e12},
                         {"edlib_ms", ed_ms}, {"edlib_threads", o.threads}, {"speedup", ed_ms / gpu_ms},
                         {"pairs_agree", agree}, {"pairs", ed_best.size()}, {"matches", n}});
-        cudaEventDestroy(e0);
-        cudaEventDestroy(e1);
         for (void *p : {(void *)dev.d_groups, (void *)dev.d_lanes, (void *)dev.d_peq, (void *)dev.d_group_of,
                         (void *)dev.d_lane_of, (void *)d_text[0], (void *)d_text[1], (void *)d_off,
                         (void *)d_work, (void *)d_out, (void *)d_count})

@@ -20,6 +20,7 @@
 #pragma once
 
 #include <cstdint>
+#include <type_traits>
 
 namespace wm::approx {
 
@@ -38,6 +39,19 @@ enum class SeedSchedule { Antidiagonal, Strips };
 
 // Rows per lane of the strip schedule: the smallest power of two with 32 * R >= m.
 uint32_t seed_strip_rows(uint32_t m);
+
+// Calls f(std::integral_constant<uint32_t, R>{}) for R = seed_strip_rows(m),
+// so the kernel launch and its CPU run pick the same instance.
+template <typename F> void with_seed_strip_rows(uint32_t m, F &&f) {
+    switch (seed_strip_rows(m)) {
+    case 1: return f(std::integral_constant<uint32_t, 1>{});
+    case 2: return f(std::integral_constant<uint32_t, 2>{});
+    case 4: return f(std::integral_constant<uint32_t, 4>{});
+    case 8: return f(std::integral_constant<uint32_t, 8>{});
+    case 16: return f(std::integral_constant<uint32_t, 16>{});
+    default: return f(std::integral_constant<uint32_t, 32>{});
+    }
+}
 
 AsmResult asm_sequential(const uint8_t *x, uint32_t m, const uint8_t *y, uint64_t n);
 AsmResult asm_antidiagonal(const uint8_t *x, uint32_t m, const uint8_t *y, uint64_t n,

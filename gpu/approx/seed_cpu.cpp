@@ -63,14 +63,7 @@ AsmResult asm_strips(const uint8_t *x, uint32_t m, const uint8_t *y, uint64_t n,
         const uint64_t lo = uint64_t{s} * stride;
         if (lo >= n) break;
         const uint32_t len = uint32_t(std::min<uint64_t>(n, lo + stride + 2ull * m) - lo);
-        switch (seed_strip_rows(m)) {
-        case 1: strip_segment<1>(x, m, y + lo, len, lo, best); break;
-        case 2: strip_segment<2>(x, m, y + lo, len, lo, best); break;
-        case 4: strip_segment<4>(x, m, y + lo, len, lo, best); break;
-        case 8: strip_segment<8>(x, m, y + lo, len, lo, best); break;
-        case 16: strip_segment<16>(x, m, y + lo, len, lo, best); break;
-        default: strip_segment<32>(x, m, y + lo, len, lo, best); break;
-        }
+        with_seed_strip_rows(m, [&](auto rows) { strip_segment<decltype(rows)::value>(x, m, y + lo, len, lo, best); });
     }
     return best;
 }

@@ -71,14 +71,7 @@ void launch(const uint8_t *d_x, uint32_t m, const uint8_t *d_y, uint64_t n, uint
 
 void seed_strip_launch(const uint8_t *d_x, uint32_t m, const uint8_t *d_y, uint64_t n, uint64_t stride,
                        uint32_t d, unsigned long long *d_best, cudaStream_t stream) {
-    switch (seed_strip_rows(m)) {
-    case 1: return launch<1>(d_x, m, d_y, n, stride, d, d_best, stream);
-    case 2: return launch<2>(d_x, m, d_y, n, stride, d, d_best, stream);
-    case 4: return launch<4>(d_x, m, d_y, n, stride, d, d_best, stream);
-    case 8: return launch<8>(d_x, m, d_y, n, stride, d, d_best, stream);
-    case 16: return launch<16>(d_x, m, d_y, n, stride, d, d_best, stream);
-    default: return launch<32>(d_x, m, d_y, n, stride, d, d_best, stream);
-    }
+    with_seed_strip_rows(m, [&](auto rows) { launch<decltype(rows)::value>(d_x, m, d_y, n, stride, d, d_best, stream); });
 }
 
 } // namespace wm::approx

@@ -10,21 +10,16 @@ using namespace wm::approx::test;
 
 namespace {
 
-std::vector<ApproxMatch> walk(const Case &c) {
+// The CPU scan `scan` over the case, matches in canonical order.
+template <typename Scan> std::vector<ApproxMatch> sorted_scan(const Case &c, Scan scan) {
     const auto blob = compile_kdiff(c.pats);
     std::vector<ApproxMatch> out;
-    kdiff_cpu_scan(blob, c.batch.view(), out);
+    scan(blob, c.batch.view(), out);
     sort_approx_matches(out);
     return out;
 }
-
-std::vector<ApproxMatch> prefilter(const Case &c) {
-    const auto blob = compile_kdiff(c.pats);
-    std::vector<ApproxMatch> out;
-    prefilter_cpu_scan(blob, c.batch.view(), out);
-    sort_approx_matches(out);
-    return out;
-}
+std::vector<ApproxMatch> walk(const Case &c) { return sorted_scan(c, kdiff_cpu_scan); }
+std::vector<ApproxMatch> prefilter(const Case &c) { return sorted_scan(c, prefilter_cpu_scan); }
 
 } // namespace
 
