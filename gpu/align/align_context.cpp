@@ -171,24 +171,21 @@ struct DatabaseSearcher::Impl {
     void trace_on(DeviceState &d, std::vector<size_t> todo, const uint8_t *query, size_t m, const ScoreParams &p,
                   const SearchOptions &o, std::vector<Hit> &hits) {
         const DeviceScores ds = scores(d, p);
-        const uint64_t exact = exact_overlap(m, p);
-        // First window: o.traceback_window, or twice the fewest columns that
-        // can reach the hit's score when that is wider; a miss (the window
-        // scores less than the hit) retries once with the exact bound.
-        auto first_window = [&](const Hit &h) {
-            const uint64_t least = (uint64_t)h.score / (uint64_t)std::max(p.max_score(), 1);
-            return std::min<uint64_t>(std::max<uint64_t>({o.traceback_window, 2 * least + 32, 1}), exact);
-        };
-        bool first = true;
+        // Windows grow 4x per round (traceback_window_for) until the window
+        // scores the hit: random DNA hits span ~1.3 m columns, far below the
+        // exact bound (~6 m with the seed's scores).
+        unsigned round = 0;
         while (!todo.empty()) {
             std::vector<dispatch::TraceJob> jobs;
             std::vector<uint8_t> bytes;
             uint64_t win = 0;
+            std::vector<bool> can_widen;
             for (size_t k : todo) {
-                const uint64_t want = first ? first_window(hits[k]) : exact;
+                const uint64_t want = traceback_window_for(round, m, p, hits[k].score, o.traceback_window);
                 const uint64_t end = hits[k].db_end - 1;
                 const uint64_t begin = end + 1 > want ? end + 1 - want : 0;
                 jobs.push_back({bytes.size(), (uint32_t)(end - begin + 1), 0});
+                can_widen.push_back(begin > 0 && want < span_bound(m, p, hits[k].score));
                 bytes.insert(bytes.end(), db + begin, db + end + 1);
                 win = std::max(win, want);
             }
@@ -211,7 +208,7 @@ struct DatabaseSearcher::Impl {
             for (size_t a = 0; a < todo.size(); ++a) {
                 Hit &h = hits[todo[a]];
                 const dispatch::TraceResult &r = res[a];
-                if (r.score < h.score && first && jobs[a].win_len < exact) { // wider than this window
+                if (r.score < h.score && can_widen[a]) { // the alignment starts before this window
                     again.push_back(todo[a]);
                     continue;
                 }
@@ -222,7 +219,7 @@ struct DatabaseSearcher::Impl {
                 if (r.n_ops > 0) h.cigar = cigar_from_reversed_ops(ops.data() + a * max_ops, r.n_ops);
             }
             todo.swap(again);
-            first = false;
+            ++round;
         }
     }
 };

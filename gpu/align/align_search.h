@@ -43,7 +43,7 @@ struct SearchOptions {
     uint64_t overlap = 0;         // section overlap; 0 = exact_overlap(query, scores)
     Kernel kernel = Kernel::Production;
     bool traceback = true;
-    uint32_t traceback_window = 256; // first window; misses retry with exact_overlap()
+    uint32_t traceback_window = 256; // least first window; misses retry 4x wider (traceback_window_for)
 };
 
 struct SearchTimings {

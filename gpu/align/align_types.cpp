@@ -30,6 +30,19 @@ uint64_t exact_overlap(size_t m, const ScoreParams &p) {
     return m + (best > 0 ? (uint64_t)(best / p.gap_extend) : 0) + 1;
 }
 
+uint64_t span_bound(size_t m, const ScoreParams &p, int32_t score) {
+    const long long spare = (long long)m * p.max_score() - p.gap_open - std::max<long long>(score, 0);
+    return m + (spare > 0 ? (uint64_t)(spare / p.gap_extend) : 0) + 1;
+}
+
+uint64_t traceback_window_for(unsigned round, size_t m, const ScoreParams &p, int32_t score, uint64_t first_min) {
+    const uint64_t cap = span_bound(m, p, score);
+    const uint64_t least = (uint64_t)std::max(score, 0) / (uint64_t)std::max(p.max_score(), 1);
+    uint64_t w = std::max<uint64_t>({first_min, 2 * least + 32, 1});
+    for (unsigned r = 0; r < round && w < cap; ++r) w *= 4;
+    return std::min(w, cap);
+}
+
 std::string cigar_from_reversed_ops(const char *ops, int n) {
     std::string out;
     int k = n - 1;

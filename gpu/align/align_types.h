@@ -39,6 +39,19 @@ struct ScoreParams {
 // m + (m * max_score - gap_open) / gap_extend database columns.
 uint64_t exact_overlap(size_t query_len, const ScoreParams &p);
 
+// Database columns an alignment scoring `score` can span: at most m aligned
+// pairs, plus the database-gap bytes that the score left over can pay for,
+// m + (m * max_score - gap_open - score) / gap_extend (+1). Never above
+// exact_overlap().
+uint64_t span_bound(size_t query_len, const ScoreParams &p, int32_t score);
+
+// Traceback window of round r = 0, 1, ... for a hit scoring `score`: round 0
+// is max(first_min, 2 * score / max_score + 32) columns, each later round 4x
+// wider, capped at span_bound(). A window that scores less than the hit is
+// retried one round wider; the capped round always holds the alignment.
+uint64_t traceback_window_for(unsigned round, size_t query_len, const ScoreParams &p, int32_t score,
+                              uint64_t first_min);
+
 // One local alignment. Rows are query positions, columns database positions;
 // ranges are half open. cigar uses '=' (match) 'X' (mismatch) 'I' (query
 // byte against a gap) 'D' (database byte against a gap), run-length encoded.

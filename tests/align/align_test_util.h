@@ -36,6 +36,28 @@ inline void plant(std::mt19937 &rng, std::vector<uint8_t> &db, const std::vector
     }
 }
 
+// A query whose best alignment jumps a long database insertion: halves A, B of
+// `half` bytes each planted as A + (gap bytes 'Z', which match nothing) + B.
+// With match 10 and a gap of 1700 the jump (score 10 * 2 * half - 8 - 1700)
+// beats either half alone.
+struct LongGapCase {
+    std::vector<uint8_t> query, db;
+    ScoreParams params;
+};
+inline LongGapCase long_gap_case(std::mt19937 &rng, size_t half = 200, size_t gap = 1700) {
+    LongGapCase c;
+    c.params.match = 10;
+    c.query = random_seq(rng, 2 * half);
+    c.db = random_seq(rng, 3000);
+    c.db.insert(c.db.end(), c.query.begin(), c.query.begin() + half);
+    const std::vector<uint8_t> insertion(gap, 'Z');
+    c.db.insert(c.db.end(), insertion.begin(), insertion.end());
+    c.db.insert(c.db.end(), c.query.begin() + half, c.query.end());
+    const auto tail = random_seq(rng, 3000);
+    c.db.insert(c.db.end(), tail.begin(), tail.end());
+    return c;
+}
+
 // Every traceback field is consistent: CIGAR re-scores to the score and ends where claimed.
 inline void expect_valid_alignment(const Hit &h, const std::vector<uint8_t> &q, const uint8_t *db, size_t n,
                                    const ScoreParams &p) {

@@ -92,6 +92,26 @@ TEST(GpuSearchLimits, LongQueryTracebackOnRowParallel) {
     expect_same_hits(r.hits, reference_search(q.data(), m, d.data(), n, p, o.top_k), q, d, p, "m 1100");
 }
 
+// A best alignment jumping a 1700-byte insertion: the traceback window must
+// widen twice (traceback_window_for); hits equal the reference's.
+TEST(GpuSearchLimits, TracebackWidensForALongGap) {
+    SKIP_WITHOUT_GPU();
+    std::mt19937 rng(91);
+    const test::LongGapCase c = test::long_gap_case(rng);
+    const auto &q = c.query, &d = c.db;
+    for (uint32_t first : {1u, 256u, 4096u}) {
+        DatabaseSearcher s(d.data(), d.size(), {0}, 2, exact_overlap(q.size(), c.params));
+        SearchOptions o;
+        o.top_k = 20;
+        o.traceback_window = first;
+        const SearchResult r = s.search(q.data(), q.size(), c.params, o);
+        const auto want = reference_search(q.data(), q.size(), d.data(), d.size(), c.params, o.top_k);
+        expect_same_hits(r.hits, want, q, d, c.params, "first window " + std::to_string(first));
+        ASSERT_FALSE(r.hits.empty());
+        EXPECT_GT(r.hits[0].db_end - r.hits[0].db_begin, 2000u) << r.hits[0].cigar;
+    }
+}
+
 TEST(GpuSearchSeed, WorkedExample) {
     SKIP_WITHOUT_GPU();
     const std::string qs = "AAUGCCAUUGCCGG", ds = "CAGCCUCGCUUAG";

@@ -97,6 +97,53 @@ TEST(SwReference, TiesInTopKKeepTheSmallestColumns) {
     }
 }
 
+// The traceback window ladder: round 0 from the options and the score, 4x per
+// round, capped at span_bound(), which every reference alignment respects.
+TEST(TracebackWindows, LadderGrowsFourfoldUpToTheSpanBound) {
+    const ScoreParams p;
+    const size_t m = 1024;
+    EXPECT_EQ(span_bound(m, p, 0), exact_overlap(m, p));
+    EXPECT_EQ(span_bound(m, p, 1200), exact_overlap(m, p) - 1200);
+    EXPECT_EQ(span_bound(m, p, 5 * 1024), m + 1); // a perfect match: no gap is affordable
+    EXPECT_EQ(traceback_window_for(0, m, p, 1200, 256), 2u * 240 + 32);
+    EXPECT_EQ(traceback_window_for(0, m, p, 10, 256), 256u);
+    EXPECT_EQ(traceback_window_for(1, m, p, 1200, 256), 4u * (2 * 240 + 32));
+    EXPECT_EQ(traceback_window_for(2, m, p, 1200, 256), span_bound(m, p, 1200));
+    EXPECT_EQ(traceback_window_for(40, m, p, 1200, 256), span_bound(m, p, 1200));
+}
+
+// Emulates the GPU's retry loop with reference_traceback: every hit is found
+// again (same score and end row) in the first window that scores it.
+TEST(TracebackWindows, LadderFindsEveryHitIncludingALongGap) {
+    std::mt19937 rng(77);
+    for (int trial = 0; trial < 3; ++trial) {
+        test::LongGapCase c = test::long_gap_case(rng);
+        if (trial == 1) c.query = test::random_seq(rng, 300), c.params = ScoreParams{}; // random hits
+        const auto &q = c.query, &d = c.db;
+        const auto hits = reference_search(q.data(), q.size(), d.data(), d.size(), c.params, 10);
+        ASSERT_FALSE(hits.empty());
+        for (const Hit &h : hits) {
+            ASSERT_LE(h.db_end - h.db_begin, span_bound(q.size(), c.params, h.score)) << h.cigar;
+            unsigned round = 0;
+            Hit got;
+            for (;; ++round) {
+                ASSERT_LT(round, 20u) << "the window never reached the span bound";
+                const uint64_t w = traceback_window_for(round, q.size(), c.params, h.score, 1);
+                got = reference_traceback(q.data(), q.size(), d.data(), h.db_end > w ? h.db_end - w : 0, h.db_end - 1,
+                                          c.params);
+                if (got.score == h.score || w >= span_bound(q.size(), c.params, h.score)) break;
+            }
+            EXPECT_EQ(got.score, h.score) << "trial " << trial << " end " << h.db_end;
+            EXPECT_EQ(got.query_end, h.query_end);
+            test::expect_valid_alignment(got, q, d.data(), d.size(), c.params);
+            if (trial != 1 && &h == &hits[0]) { // the jump (~2100 columns) needs the third round
+                EXPECT_GT(h.db_end - h.db_begin, traceback_window_for(1, q.size(), c.params, h.score, 1)) << h.cigar;
+                EXPECT_EQ(round, 2u);
+            }
+        }
+    }
+}
+
 TEST(SwReference, ValidationNamesTheField) {
     ScoreParams p;
     p.gap_extend = 0;
