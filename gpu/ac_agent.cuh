@@ -4,8 +4,18 @@
 // loops over units grid-stride (persistent grid, so Count flushes its shared
 // counters once per block). Per unit: stage the unit's bytes, plus up to
 // kStageBefore bytes of look-back, into shared memory with coalesced 16-byte
-// loads; each thread then walks its tile for all groups side by side
-// (ac_walk.cuh), reading bytes outside the staged window from global memory.
+// loads; each thread then walks its tile for a pair of groups side by side
+// (ac_step of ac_walk.cuh), reading bytes outside the staged window from
+// global memory.
+// Match output is deferred: a step that lands on a state with outputs
+// appends (position, state, lane) to a per-warp queue in shared memory (one
+// ballot per group and step), and the warp drains the queue together, one
+// entry per lane (ac_emit_state). Emitting in place made the whole warp wait
+// on one lane's chain of dependent loads (output list, pattern bounds,
+// leading-byte check) on almost every step: with ET Open on real traffic
+// ~0.2 steps per lane land on an output state, so some lane of 32 almost
+// always does. The walk is warp-synchronous for this: every lane runs the
+// warp's longest step count, idle past its own end.
 // SetKeys dedupes in a shared table per unit, flushed into a chunk-wide global
 // table at the end of the unit (ac_set_hash.cuh).
 #pragma once
@@ -23,10 +33,13 @@ namespace wm::gpu {
 template <EmitKind KIND, typename StateT, uint32_t BLOCK, uint32_t TILE> struct AcAgent {
     static constexpr uint32_t kStage = BLOCK * TILE + tuning::kStageBefore + 32;
     static_assert(kStage % 16 == 0, "staging buffer holds whole 16-byte vectors");
+    static constexpr uint32_t kQueueStateMask = (1u << tuning::kQueueStateBits) - 1;
+    static_assert(tuning::kQueueStateBits == 26, "queue entry: state 26 bits, group bit 26, lane bits 27-31");
 
     struct TempStorage {
         alignas(16) uint8_t text[kStage];
         uint8_t class_map[kMaxGroups][256];
+        uint2 queue[BLOCK / 32][tuning::kWarpQueue]; // (chunk-local byte, state | group << 26 | lane << 27)
         uint32_t lo, hi;
     };
     static_assert(sizeof(TempStorage) <= 48 * 1024, "static shared memory over 48 KB");
@@ -66,6 +79,70 @@ template <EmitKind KIND, typename StateT, uint32_t BLOCK, uint32_t TILE> struct 
         }
     }
 
+    // Emits the first n entries of this warp's queue, one per lane per round;
+    // segment fields come from the lane that queued the entry. Warp-collective.
+    template <typename TextFn>
+    __device__ void drain(uint32_t g0, uint32_t n, const Segment &sg, TextFn text, unsigned long long &last_key) {
+        const uint32_t lane = threadIdx.x & 31;
+        const uint2 *q = tmp.queue[threadIdx.x >> 5];
+        __syncwarp();
+        for (uint32_t r = 0; r < n; r += 32) {
+            const bool valid = r + lane < n;
+            const uint2 e = valid ? q[r + lane] : make_uint2(0, lane << 27);
+            const uint32_t owner = e.y >> 27;
+            const uint32_t seg_begin = __shfl_sync(~0u, sg.data_begin, owner);
+            const uint32_t pos_delta = __shfl_sync(~0u, sg.pos_base - sg.data_begin, owner);
+            const uint32_t payload = __shfl_sync(~0u, sg.payload, owner);
+            if (valid)
+                ac_emit_state(p.view, p.view.groups[g0 + ((e.y >> 26) & 1u)], e.y & kQueueStateMask, e.x, text,
+                              seg_begin, pos_delta,
+                              [&](uint32_t pat, uint32_t end) { emit(pat, payload, end, last_key); });
+        }
+        __syncwarp();
+    }
+
+    // Walks groups [g0, g0 + NG) over this lane's tile (inactive lanes: no
+    // steps) and emits every match ending inside the tile. Warp-collective.
+    template <uint32_t NG, typename TextFn>
+    __device__ void walk_groups(uint32_t g0, bool active, const Segment &sg, uint32_t tb, uint32_t te, TextFn text,
+                                unsigned long long &last_key) {
+        constexpr uint32_t F = out_flag<StateT>();
+        const AcView &v = p.view;
+        const uint32_t lane = threadIdx.x & 31;
+        uint2 *q = tmp.queue[threadIdx.x >> 5];
+        uint32_t warm = 0;
+        WM_UNROLL for (uint32_t k = 0; k < NG; ++k) warm = max(warm, v.groups[g0 + k].key_len);
+        warm = warm ? warm - 1 : 0;
+        uint32_t i = 0, steps = 0;
+        if (active) {
+            i = (tb - sg.data_begin > warm) ? tb - warm : sg.data_begin; // warm-up from here, emit from tb
+            steps = te - i;
+        }
+        const uint32_t most = __reduce_max_sync(~0u, steps);
+        uint32_t s[NG];
+        WM_UNROLL for (uint32_t k = 0; k < NG; ++k) s[k] = 0;
+        uint32_t queued = 0; // warp-uniform
+        for (uint32_t t = 0; t < most; ++t, ++i) {
+            uint32_t hit = 0;
+            if (t < steps) {
+                const uint8_t b = text(i);
+                WM_UNROLL for (uint32_t k = 0; k < NG; ++k) s[k] = ac_step<StateT>(v.groups[g0 + k], s[k] & ~F, tmp.class_map[g0 + k][b]);
+                if (i >= tb) WM_UNROLL for (uint32_t k = 0; k < NG; ++k) hit |= (s[k] & F) ? 1u << k : 0u;
+            }
+            WM_UNROLL for (uint32_t k = 0; k < NG; ++k) {
+                const uint32_t mask = __ballot_sync(~0u, (hit >> k) & 1u);
+                if ((hit >> k) & 1u)
+                    q[queued + __popc(mask & ((1u << lane) - 1))] = make_uint2(i, (s[k] & ~F) | (k << 26) | (lane << 27));
+                queued += __popc(mask);
+            }
+            if (queued > tuning::kWarpQueue - 32 * NG) {
+                drain(g0, queued, sg, text, last_key);
+                queued = 0;
+            }
+        }
+        drain(g0, queued, sg, text, last_key);
+    }
+
     __device__ void run() {
         const AcView &v = p.view;
         for (uint32_t i = threadIdx.x; i < v.num_groups * 256; i += BLOCK)
@@ -97,7 +174,7 @@ template <EmitKind KIND, typename StateT, uint32_t BLOCK, uint32_t TILE> struct 
             for (uint32_t k = threadIdx.x; k < staged / 16; k += BLOCK) dst[k] = __ldg(&src[k]);
             __syncthreads();
 
-            if (active) {
+            {
                 const uint8_t *s_text = tmp.text;
                 const uint8_t *d_text = p.d_text;
                 auto text = [=](uint32_t i) -> uint8_t {
@@ -105,8 +182,9 @@ template <EmitKind KIND, typename StateT, uint32_t BLOCK, uint32_t TILE> struct 
                     return r < staged ? s_text[r] : __ldg(&d_text[i]);
                 };
                 unsigned long long last_key = kEmptyKey;
-                ac_walk_tile_all<StateT>(v, tmp.class_map, text, sg.data_begin, tb, te, sg.pos_base - sg.data_begin,
-                                         [&](uint32_t pat, uint32_t end) { emit(pat, sg.payload, end, last_key); });
+                uint32_t g = 0;
+                for (; g + 2 <= v.num_groups; g += 2) walk_groups<2>(g, active, sg, tb, te, text, last_key);
+                if (g < v.num_groups) walk_groups<1>(g, active, sg, tb, te, text, last_key);
             }
             __syncthreads();
             if constexpr (KIND == EmitKind::SetKeys) flush_set(); // next unit's barriers order the clearing

@@ -32,11 +32,19 @@ bool ac_kernels_loadable(std::string *why) {
 
 void ac_dispatch_scan(EmitKind kind, const ScanParams &p, const DeviceInfo &dev, cudaStream_t stream) {
     if (p.num_tiles == 0 || p.view.num_groups == 0) return;
+    for (uint32_t g = 0; g < p.view.num_groups; ++g)
+        if (p.view.groups[g].num_states > (1u << tuning::kQueueStateBits))
+            throw GpuError("automaton group " + std::to_string(g) + " has " +
+                           std::to_string(p.view.groups[g].num_states) + " states; the GPU kernels take at most 2^" +
+                           std::to_string(tuning::kQueueStateBits) + " per group (split the rule set)");
     const uint32_t units = (p.num_tiles + tuning::kBlockThreads - 1) / tuning::kBlockThreads;
-    const uint32_t grid = std::max<uint32_t>(1, std::min<uint32_t>(units, dev.sm_count * tuning::kBlocksPerSm));
     const size_t dyn = kind == EmitKind::SetKeys                        ? kSetHashBytes
                        : (kind == EmitKind::Count && p.shared_counters) ? size_t{p.view.num_patterns} * 4
                                                                         : 0;
+    // Persistent grid: one wave of resident blocks (Count with per-pattern
+    // shared counters fits fewer than Set).
+    const int per_sm = std::max(1, detail::resident_blocks_per_sm(kind, p.view.state_bytes, dyn));
+    const uint32_t grid = std::max<uint32_t>(1, std::min<uint32_t>(units, dev.sm_count * (uint32_t)per_sm));
     detail::launch_scan_kernel(kind, p.view.state_bytes, grid, dyn, stream, p);
 }
 

@@ -65,6 +65,13 @@ void set_kernel_dyn_smem(EmitKind kind, uint32_t state_bytes, size_t bytes) {
                                        static_cast<int>(bytes)));
 }
 
+int resident_blocks_per_sm(EmitKind kind, uint32_t state_bytes, size_t dyn_smem) {
+    int n = 0;
+    WM_CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&n, kernel_for(kind, state_bytes),
+                                                                tuning::kBlockThreads, dyn_smem));
+    return n;
+}
+
 cudaError_t probe_kernel_image() {
     cudaFuncAttributes a{};
     return cudaFuncGetAttributes(&a, ac_scan_kernel<EmitKind::Positions, uint16_t>);

@@ -77,5 +77,7 @@ void launch_scan_kernel(EmitKind kind, uint32_t state_bytes, uint32_t grid, size
 // Static shared bytes of a kernel, and raising its dynamic limit.
 size_t kernel_static_smem(EmitKind kind, uint32_t state_bytes);
 void set_kernel_dyn_smem(EmitKind kind, uint32_t state_bytes, size_t bytes);
+// Blocks of kBlockThreads that fit on one SM with `dyn_smem` dynamic shared bytes.
+int resident_blocks_per_sm(EmitKind kind, uint32_t state_bytes, size_t dyn_smem);
 cudaError_t probe_kernel_image();
 } // namespace wm::gpu::detail

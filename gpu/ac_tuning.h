@@ -17,8 +17,6 @@ constexpr uint32_t kTileBytes = 124;
 constexpr uint32_t kStageBefore = 64;
 // Shared text buffer: the block's tiles, the look-back, 16-byte alignment slack.
 constexpr uint32_t kStageBytes = kBlockThreads * kTileBytes + kStageBefore + 32;
-// Resident blocks per SM assumed when sizing the persistent grid.
-constexpr uint32_t kBlocksPerSm = 4;
 // Trie depth limit (key bytes), see ac_compile.h.
 constexpr uint32_t kKeyBytes = 32;
 // Dense-row budget over all groups (H100 L2 is 50 MB, H200 60 MB).
@@ -30,6 +28,13 @@ constexpr uint32_t kSetHashProbes = 16;
 // Probe limit in the chunk-wide table (load <= 1/2 when the output fits, so
 // ~2 probes expected); past it the chunk is rescanned with bigger buffers.
 constexpr uint32_t kSetGlobalProbes = 64;
+// Match queue per warp (entries of 8 bytes, shared memory): a warp drains it
+// together once it could overflow on the next step (> kWarpQueue - 64 entries).
+// 120 keeps the Set kernel at 4 blocks per SM (56.9 KB of shared memory each).
+constexpr uint32_t kWarpQueue = 120;
+// Queue entries keep a state id in 26 bits (the kernels refuse bigger groups).
+constexpr uint32_t kQueueStateBits = 26;
+
 // Chunks in flight (one CUDA stream each).
 constexpr uint32_t kStreams = 3;
 // Initial output records per stream: max(kMinOutputRecords, chunk bytes / kBytesPerOutput).
