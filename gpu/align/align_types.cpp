@@ -25,15 +25,12 @@ void ScoreParams::validate() const {
     if (gap_open + gap_extend > 4096) throw std::invalid_argument("gap_open + gap_extend must be <= 4096");
 }
 
-uint64_t exact_overlap(size_t m, const ScoreParams &p) {
-    const long long best = (long long)m * p.max_score() - p.gap_open;
-    return m + (best > 0 ? (uint64_t)(best / p.gap_extend) : 0) + 1;
-}
-
 uint64_t span_bound(size_t m, const ScoreParams &p, int32_t score) {
     const long long spare = (long long)m * p.max_score() - p.gap_open - std::max<long long>(score, 0);
     return m + (spare > 0 ? (uint64_t)(spare / p.gap_extend) : 0) + 1;
 }
+
+uint64_t exact_overlap(size_t m, const ScoreParams &p) { return span_bound(m, p, 0); }
 
 uint64_t traceback_window_for(unsigned round, size_t m, const ScoreParams &p, int32_t score, uint64_t first_min) {
     const uint64_t cap = span_bound(m, p, score);
