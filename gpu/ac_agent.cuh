@@ -110,14 +110,9 @@ template <EmitKind KIND, typename StateT, uint32_t BLOCK, uint32_t TILE> struct 
         const AcView &v = p.view;
         const uint32_t lane = threadIdx.x & 31;
         uint2 *q = tmp.queue[threadIdx.x >> 5];
-        uint32_t warm = 0;
-        WM_UNROLL for (uint32_t k = 0; k < NG; ++k) warm = max(warm, v.groups[g0 + k].key_len);
-        warm = warm ? warm - 1 : 0;
-        uint32_t i = 0, steps = 0;
-        if (active) {
-            i = (tb - sg.data_begin > warm) ? tb - warm : sg.data_begin; // warm-up from here, emit from tb
-            steps = te - i;
-        }
+        const uint32_t i0 = active ? ac_walk_begin<NG>(v, g0, sg.data_begin, tb) : 0; // warm-up from i0, emit from tb
+        const uint32_t steps = active ? te - i0 : 0;
+        uint32_t i = i0;
         const uint32_t most = __reduce_max_sync(~0u, steps);
         uint32_t s[NG];
         WM_UNROLL for (uint32_t k = 0; k < NG; ++k) s[k] = 0;
@@ -125,8 +120,7 @@ template <EmitKind KIND, typename StateT, uint32_t BLOCK, uint32_t TILE> struct 
         for (uint32_t t = 0; t < most; ++t, ++i) {
             uint32_t hit = 0;
             if (t < steps) {
-                const uint8_t b = text(i);
-                WM_UNROLL for (uint32_t k = 0; k < NG; ++k) s[k] = ac_step<StateT>(v.groups[g0 + k], s[k] & ~F, tmp.class_map[g0 + k][b]);
+                ac_step_groups<StateT, NG>(v, g0, tmp.class_map + g0, s, text(i));
                 if (i >= tb) WM_UNROLL for (uint32_t k = 0; k < NG; ++k) hit |= (s[k] & F) ? 1u << k : 0u;
             }
             WM_UNROLL for (uint32_t k = 0; k < NG; ++k) {

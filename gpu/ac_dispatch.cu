@@ -9,17 +9,35 @@
 namespace wm::gpu {
 namespace {
 constexpr size_t kSetHashBytes = size_t{tuning::kSetHashSlots} * sizeof(unsigned long long);
-}
 
-bool ac_prepare_kernels(const DeviceInfo &dev, uint32_t num_patterns, uint32_t state_bytes) {
-    if (detail::kernel_static_smem(EmitKind::SetKeys, state_bytes) + kSetHashBytes > dev.smem_optin)
+// Dynamic shared memory of a launch: the Set table, or Count's per-pattern counters.
+size_t dyn_smem(EmitKind kind, uint32_t num_patterns, bool shared_counters) {
+    if (kind == EmitKind::SetKeys) return kSetHashBytes;
+    return kind == EmitKind::Count && shared_counters ? size_t{num_patterns} * sizeof(uint32_t) : 0;
+}
+} // namespace
+
+bool ac_prepare_kernels(DeviceInfo &dev, const AcView &view) {
+    for (uint32_t g = 0; g < view.num_groups; ++g)
+        if (view.groups[g].num_states > (1u << tuning::kQueueStateBits))
+            throw GpuError("automaton group " + std::to_string(g) + " has " + std::to_string(view.groups[g].num_states) +
+                           " states; the GPU kernels take at most 2^" + std::to_string(tuning::kQueueStateBits) +
+                           " per group (split the rule set)");
+    const uint32_t sb = view.state_bytes;
+    if (detail::kernel_static_smem(EmitKind::SetKeys, sb) + kSetHashBytes > dev.smem_optin)
         throw GpuError("Set-mode dedupe table does not fit in shared memory");
-    detail::set_kernel_dyn_smem(EmitKind::SetKeys, state_bytes, kSetHashBytes);
-    const size_t need = size_t{num_patterns} * sizeof(uint32_t);
-    const size_t stat = detail::kernel_static_smem(EmitKind::Count, state_bytes);
-    if (num_patterns == 0 || stat + need > dev.smem_optin) return false;
-    detail::set_kernel_dyn_smem(EmitKind::Count, state_bytes, need);
-    return true;
+    detail::set_kernel_dyn_smem(EmitKind::SetKeys, sb, kSetHashBytes);
+    const size_t need = size_t{view.num_patterns} * sizeof(uint32_t);
+    const bool shared_counters =
+        view.num_patterns != 0 && detail::kernel_static_smem(EmitKind::Count, sb) + need <= dev.smem_optin;
+    if (shared_counters) detail::set_kernel_dyn_smem(EmitKind::Count, sb, need);
+    // Persistent grid: one wave of resident blocks (Count with per-pattern
+    // shared counters fits fewer than Set).
+    for (EmitKind k : {EmitKind::Positions, EmitKind::SetKeys, EmitKind::Count}) {
+        const int per_sm = detail::resident_blocks_per_sm(k, sb, dyn_smem(k, view.num_patterns, shared_counters));
+        dev.grid[static_cast<int>(k)] = static_cast<uint32_t>(dev.sm_count * std::max(1, per_sm));
+    }
+    return shared_counters;
 }
 
 bool ac_kernels_loadable(std::string *why) {
@@ -32,20 +50,10 @@ bool ac_kernels_loadable(std::string *why) {
 
 void ac_dispatch_scan(EmitKind kind, const ScanParams &p, const DeviceInfo &dev, cudaStream_t stream) {
     if (p.num_tiles == 0 || p.view.num_groups == 0) return;
-    for (uint32_t g = 0; g < p.view.num_groups; ++g)
-        if (p.view.groups[g].num_states > (1u << tuning::kQueueStateBits))
-            throw GpuError("automaton group " + std::to_string(g) + " has " +
-                           std::to_string(p.view.groups[g].num_states) + " states; the GPU kernels take at most 2^" +
-                           std::to_string(tuning::kQueueStateBits) + " per group (split the rule set)");
     const uint32_t units = (p.num_tiles + tuning::kBlockThreads - 1) / tuning::kBlockThreads;
-    const size_t dyn = kind == EmitKind::SetKeys                        ? kSetHashBytes
-                       : (kind == EmitKind::Count && p.shared_counters) ? size_t{p.view.num_patterns} * 4
-                                                                        : 0;
-    // Persistent grid: one wave of resident blocks (Count with per-pattern
-    // shared counters fits fewer than Set).
-    const int per_sm = std::max(1, detail::resident_blocks_per_sm(kind, p.view.state_bytes, dyn));
-    const uint32_t grid = std::max<uint32_t>(1, std::min<uint32_t>(units, dev.sm_count * (uint32_t)per_sm));
-    detail::launch_scan_kernel(kind, p.view.state_bytes, grid, dyn, stream, p);
+    const uint32_t grid = std::max<uint32_t>(1, std::min<uint32_t>(units, dev.grid[static_cast<int>(kind)]));
+    detail::launch_scan_kernel(kind, p.view.state_bytes, grid, dyn_smem(kind, p.view.num_patterns, p.shared_counters),
+                               stream, p);
 }
 
 size_t ac_set_hash_slots(size_t capacity) {

@@ -40,11 +40,16 @@ struct ScanParams {
 struct DeviceInfo {
     int sm_count = 0;
     size_t smem_optin = 0; // max dynamic + static shared memory per block
+    // Persistent grid per EmitKind (one wave of resident blocks), set by
+    // ac_prepare_kernels for the automaton it was given.
+    uint32_t grid[3] = {1, 1, 1};
 };
 
-// Prepares kernel attributes (dynamic shared memory for the counters).
-// Returns whether per-pattern counters fit in shared memory.
-bool ac_prepare_kernels(const DeviceInfo &dev, uint32_t num_patterns, uint32_t state_bytes);
+// Prepares the kernels for automaton `view`: refuses groups whose state ids
+// do not fit a match-queue entry, sets the dynamic shared memory (Set table,
+// Count counters) and dev.grid. Returns whether per-pattern counters fit in
+// shared memory. Throws GpuError.
+bool ac_prepare_kernels(DeviceInfo &dev, const AcView &view);
 
 // True when the kernels have an image for the current device; else sets *why.
 bool ac_kernels_loadable(std::string *why);

@@ -101,6 +101,27 @@ WM_HD inline void ac_emit_state(const AcView &v, const AcGroupView &g, uint32_t 
     }
 }
 
+// First byte of a tile's walk for groups [g0, g0 + NG): (longest key - 1)
+// bytes of warm-up before tile_begin, never before the segment. Extra warm-up
+// for a group with shorter keys cannot change which matches end in the tile.
+template <uint32_t NG>
+WM_HD inline uint32_t ac_walk_begin(const AcView &v, uint32_t g0, uint32_t seg_begin, uint32_t tile_begin) {
+    uint32_t warm = 0;
+    WM_UNROLL for (uint32_t k = 0; k < NG; ++k) warm = warm > v.groups[g0 + k].key_len ? warm : v.groups[g0 + k].key_len;
+    warm = warm ? warm - 1 : 0;
+    return (tile_begin - seg_begin > warm) ? tile_begin - warm : seg_begin;
+}
+
+// One byte for NG groups side by side (independent table loads: ILP). s[k]
+// holds group g0 + k's last target, output flag included; class_maps[k] is
+// that group's byte -> class map.
+template <typename StateT, uint32_t NG>
+WM_HD inline void ac_step_groups(const AcView &v, uint32_t g0, const uint8_t (*class_maps)[256], uint32_t (&s)[NG],
+                                 uint8_t b) {
+    constexpr uint32_t F = out_flag<StateT>();
+    WM_UNROLL for (uint32_t k = 0; k < NG; ++k) s[k] = ac_step<StateT>(v.groups[g0 + k], s[k] & ~F, class_maps[k][b]);
+}
+
 // Scans one tile with NG groups walked side by side (their table loads are
 // independent, so they overlap: ILP) and emits every match ending inside it.
 //   NG         groups walked together: groups [g0, g0 + NG) of v
@@ -109,34 +130,26 @@ WM_HD inline void ac_emit_state(const AcView &v, const AcGroupView &g, uint32_t 
 //   v          [in] blob view (pattern tables, groups)
 //   class_maps [in] class_maps[k][b]: class of byte b in group g0 + k (shared memory on the device)
 //   seg_begin  [in] first chunk-local byte of the segment (payload or context start)
-//   tile_begin, tile_end [in] the tile; warm-up starts (longest key - 1) bytes
-//              earlier: extra warm-up bytes for a group with shorter keys
-//              cannot change which matches end inside the tile
+//   tile_begin, tile_end [in] the tile; the walk starts at ac_walk_begin()
 //   pos_delta  [in] payload offset of byte i is i + pos_delta (mod 2^32)
 template <typename StateT, uint32_t NG, typename TextFn, typename EmitFn>
 WM_HD inline void ac_walk_tile_groups(const AcView &v, uint32_t g0, const uint8_t (*class_maps)[256],
                                       TextFn text, uint32_t seg_begin, uint32_t tile_begin, uint32_t tile_end,
                                       uint32_t pos_delta, EmitFn emit) {
     constexpr uint32_t F = out_flag<StateT>();
-    uint32_t warm = 0;
-    WM_UNROLL for (uint32_t k = 0; k < NG; ++k) warm = warm > v.groups[g0 + k].key_len ? warm : v.groups[g0 + k].key_len;
-    warm = warm ? warm - 1 : 0;
-    uint32_t i = (tile_begin - seg_begin > warm) ? tile_begin - warm : seg_begin;
+    uint32_t i = ac_walk_begin<NG>(v, g0, seg_begin, tile_begin);
     uint32_t s[NG];
     WM_UNROLL for (uint32_t k = 0; k < NG; ++k) s[k] = 0;
-    for (; i < tile_begin; ++i) {
-        const uint8_t b = text(i);
-        WM_UNROLL for (uint32_t k = 0; k < NG; ++k) s[k] = ac_step<StateT>(v.groups[g0 + k], s[k] & ~F, class_maps[k][b]);
-    }
+    for (; i < tile_begin; ++i) ac_step_groups<StateT, NG>(v, g0, class_maps, s, text(i));
     for (; i < tile_end; ++i) {
-        const uint8_t b = text(i);
-        WM_UNROLL for (uint32_t k = 0; k < NG; ++k) s[k] = ac_step<StateT>(v.groups[g0 + k], s[k] & ~F, class_maps[k][b]);
+        ac_step_groups<StateT, NG>(v, g0, class_maps, s, text(i));
         WM_UNROLL for (uint32_t k = 0; k < NG; ++k)
             if (s[k] & F) ac_emit_state(v, v.groups[g0 + k], s[k] & ~F, i, text, seg_begin, pos_delta, emit);
     }
 }
 
-// Scans one tile for every group of v: pairs of groups side by side.
+// Scans one tile for every group of v: pairs of groups side by side (the
+// CPU walk; the kernels walk warp-synchronously with the same steps, ac_agent.cuh).
 template <typename StateT, typename TextFn, typename EmitFn>
 WM_HD inline void ac_walk_tile_all(const AcView &v, const uint8_t (*class_maps)[256], TextFn text,
                                    uint32_t seg_begin, uint32_t tile_begin, uint32_t tile_end, uint32_t pos_delta,

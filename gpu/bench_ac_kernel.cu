@@ -161,7 +161,7 @@ int main(int argc, char **argv) try {
         WM_CUDA_CHECK(cudaMemcpy(d_blob, blob.bytes.data(), blob.bytes.size(), cudaMemcpyHostToDevice));
         ScanParams p{};
         p.view = make_ac_view(blob.bytes.data(), d_blob);
-        p.shared_counters = ac_prepare_kernels(dev, p.view.num_patterns, p.view.state_bytes);
+        p.shared_counters = ac_prepare_kernels(dev, p.view);
 
         // 1 GiB chunks of the device text, planned exactly as the matcher plans.
         std::vector<DevChunk> chunks;

@@ -115,7 +115,7 @@ CudaMatcher::CudaMatcher(const std::vector<Literal> &patterns, const GpuOptions 
     d_blob_ = dev_alloc<uint8_t>(blob_.bytes.size(), "d_blob");
     WM_CUDA_CHECK(cudaMemcpy(d_blob_, blob_.bytes.data(), blob_.bytes.size(), cudaMemcpyHostToDevice));
     d_view_ = make_ac_view(blob_.bytes.data(), d_blob_);
-    shared_counters_ = ac_prepare_kernels(dev_, d_view_.num_patterns, d_view_.state_bytes);
+    shared_counters_ = ac_prepare_kernels(dev_, d_view_);
 
     chunk_bytes_ = std::max<size_t>(std::min<size_t>(opts.max_batch_bytes, UINT32_MAX - 4096),
                                     size_t{blob_.header().max_len} + tuning::kTileBytes);
