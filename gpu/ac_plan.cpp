@@ -13,6 +13,34 @@ ChunkPlanner::ChunkPlanner(const BatchView &batch, size_t max_bytes, size_t max_
     max_bytes_ = std::max<uint64_t>(max_bytes, uint64_t{ctx_} + tile_);
 }
 
+// Whole payloads from i_ while they fit the chunk (no context: pos_ == 0).
+// Returns the bytes taken; leaves what does not fit to next()'s general loop.
+uint64_t ChunkPlanner::take_whole_payloads(Chunk &c) {
+    const uint32_t *off = b_.offsets;
+    const uint32_t tile = tile_, src = off[i_];
+    const uint64_t limit = src + max_bytes_; // chunk-relative bytes stay below max_bytes_
+    const size_t max_segs = max_segs_;
+    uint32_t i = i_, tiles = c.tiles;
+    c.segs.reserve(std::min<size_t>(max_segs, b_.count - i));
+    while (i < b_.count && c.segs.size() < max_segs) {
+        const uint32_t begin = off[i], end = off[i + 1];
+        if (end == begin) { ++i; continue; }
+        if (end > limit) break;
+        Segment s{};
+        s.data_begin = begin - src;
+        s.data_end = end - src;
+        s.tile_begin = tiles;
+        s.payload = i;
+        c.segs.push_back(s);
+        tiles += (end - begin + tile - 1) / tile; // 32-bit: payloads are < 4 GiB
+        ++i;
+    }
+    const uint64_t used = c.segs.empty() ? 0 : c.segs.back().data_end;
+    i_ = i;
+    c.tiles = tiles;
+    return used;
+}
+
 bool ChunkPlanner::next(Chunk &c) {
     c.segs.clear();
     c.bytes = 0;
@@ -24,6 +52,7 @@ bool ChunkPlanner::next(Chunk &c) {
     const uint64_t ctx0 = std::min<uint64_t>(ctx_, pos_);
     c.src_begin = off[i_] + pos_ - ctx0;
     uint64_t used = 0;
+    if (pos_ == 0) used = take_whole_payloads(c); // the common case, kept tight (one payload: a few ns)
     while (i_ < b_.count && c.segs.size() < max_segs_) {
         const uint64_t len = off[i_ + 1] - off[i_];
         if (len == 0) { ++i_; continue; }

@@ -44,6 +44,7 @@ class ChunkPlanner {
     bool next(Chunk &c);
 
   private:
+    uint64_t take_whole_payloads(Chunk &c);
     BatchView b_;
     uint64_t max_bytes_;
     size_t max_segs_;
