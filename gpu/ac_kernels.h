@@ -4,12 +4,14 @@
 // Layering (as in CUB): gpu_matcher_cuda.cpp (public entry, buffers, streams)
 // -> ac_dispatch.cu (grid sizing, tuning, launch-error checks)
 //    + ac_sort_keys.cu (Set keys sorted with cub::DeviceRadixSort)
+//    + ac_set_pairs.cu (Set keys filtered by scope, mapped to pairs)
 // -> ac_kernels.cu (thin __global__ kernels) -> ac_agent.cuh (block algorithm)
 // -> ac_walk.cuh (per-thread walk, shared with the CPU walk).
 #pragma once
 
 #include "gpu/ac_blob.h"
 #include "gpu/ac_plan.h"
+#include "gpu/ac_scope.h"
 
 #include <cstddef>
 #include <cstdint>
@@ -72,6 +74,15 @@ size_t ac_sort_keys_temp_bytes(uint32_t capacity);
 // d_keys when n < 2). Throws GpuError on a CUDA error.
 unsigned long long *ac_sort_keys(unsigned long long *d_keys, unsigned long long *d_alt, uint32_t n, int end_bit,
                                  void *d_temp, size_t temp_bytes, cudaStream_t stream);
+
+// Set pairs (ac_set_pairs.cu), enqueued on `stream`: appends to d_out the
+// keys of d_in[0, n) whose pattern's scope fits d_meta[payload] (d_meta
+// indexed by batch payload), in no particular order, and their count to
+// *d_kept (zeroed by this call) ...
+void ac_filter_keys(const unsigned long long *d_in, uint32_t n, unsigned long long *d_out, uint32_t *d_kept,
+                    const ScopeView &scopes, const PayloadMeta *d_meta, cudaStream_t stream);
+// ... and turns sorted keys into pair words in place (pair_word, d_id per pattern).
+void ac_keys_to_pairs(unsigned long long *d_keys, uint32_t n, const uint32_t *d_id, cudaStream_t stream);
 
 } // namespace wm::gpu
 

@@ -58,6 +58,33 @@ enum class OutputMode {
     Set,
 };
 
+// Transport metadata of one payload (the layout of wm_payload_meta_t).
+struct PayloadMeta {
+    uint8_t proto; // IP protocol number: 6 TCP, 17 UDP
+    uint16_t src_port;
+    uint16_t dst_port;
+};
+
+struct PortRange {
+    uint16_t lo, hi; // inclusive
+};
+
+// Where a pattern applies and the id scan_set_pairs() reports for it. proto 0
+// = any; ports empty = any, else the source or the destination port must lie
+// in one of the ranges (the rules' `protocol:` / `ports:`).
+struct PatternScope {
+    uint32_t id = 0;
+    uint8_t proto = 0;
+    std::vector<PortRange> ports;
+};
+
+// One distinct (pattern id, payload) pair of scan_set_pairs().
+struct SetPair {
+    uint32_t id;      // PatternScope::id of the pattern (its index when no scopes were set)
+    uint32_t payload; // payload index in the batch
+};
+static_assert(sizeof(SetPair) == 8 && sizeof(PayloadMeta) == 6, "SetPair / PayloadMeta layout");
+
 struct GpuOptions {
     int device = 0;                        // CUDA device ordinal
     size_t max_batch_bytes = 64u << 20;    // bytes per internal chunk (per stream)
@@ -93,6 +120,20 @@ class GpuMatcher {
     // Per-pattern occurrence counts (same occurrences scan(Positions) reports).
     // per_pattern is resized to the pattern count and overwritten.
     virtual void count(const BatchView &batch, std::vector<uint64_t> &per_pattern) = 0;
+
+    // Sets the per-pattern scopes (one per pattern, ids distinct) used by
+    // scan_set_pairs(); uploaded once. Throws std::invalid_argument on a count
+    // or id mismatch, GpuError on a CUDA failure.
+    virtual void set_scopes(const std::vector<PatternScope> &scopes) = 0;
+
+    // Set mode delivered in place: the distinct (pattern, payload) pairs whose
+    // pattern's scope fits the payload's meta (all pairs when meta is null or no
+    // scopes were set), ids mapped through the scopes, sorted by (payload,
+    // pattern index). Scope filtering, id mapping and ordering run on the
+    // device; the pairs land by DMA in page-locked memory owned by the matcher,
+    // *pairs points there (valid until the next call on this matcher). meta:
+    // batch.count entries or null. Returns the pair count.
+    virtual size_t scan_set_pairs(const BatchView &batch, const PayloadMeta *meta, const SetPair **pairs) = 0;
 
     // One line: states, classes, table bytes, layout chosen, device.
     virtual std::string describe() const = 0;

@@ -6,7 +6,10 @@
 // any cudaHostAlloc/cudaHostRegister memory) is copied to the device straight
 // from the caller's bytes: no host memcpy into the staging buffers. Set mode
 // sorts each chunk's distinct keys on the device before the copy back
-// (ac_sort_keys.cu), so the output comes back ordered (ac_set_order.h).
+// (ac_sort_keys.cu), so the output comes back ordered (ac_set_order.h);
+// scan_set_pairs() also filters the keys by scope and maps them to pairs there
+// (ac_set_pairs.cu) and copies them straight into the caller-visible pinned
+// buffer.
 #include "gpu/ac_compile.h"
 #include "gpu/ac_kernels.h"
 #include "gpu/ac_set_order.h"
@@ -45,7 +48,8 @@ struct Slot {
     void *d_sort_tmp = nullptr;             // Set: CUB radix-sort scratch for up to capacity keys
     size_t sort_tmp_bytes = 0;
     Match *h_out = nullptr;                 // pinned results (Match or keys)
-    uint32_t *d_count = nullptr, *h_count = nullptr; // [0] records, [1] Set table failures
+    uint32_t *d_count = nullptr, *h_count = nullptr; // [0] records, [1] Set table failures,
+                                                     // [2] keys kept by the scope filter
     unsigned long long *d_counters = nullptr;
     size_t capacity = 0;
     Chunk chunk;
@@ -74,6 +78,8 @@ class CudaMatcher final : public GpuMatcher {
     ~CudaMatcher() override;
     void scan(const BatchView &batch, OutputMode mode, std::vector<Match> &out) override;
     void count(const BatchView &batch, std::vector<uint64_t> &per_pattern) override;
+    void set_scopes(const std::vector<PatternScope> &scopes) override;
+    size_t scan_set_pairs(const BatchView &batch, const PayloadMeta *meta, const SetPair **pairs) override;
     std::string describe() const override;
     uint8_t *pinned_buffer(size_t bytes) override;
 
@@ -83,7 +89,15 @@ class CudaMatcher final : public GpuMatcher {
     void free_outputs(Slot &s);
     void submit(Slot &s);
     void run_kernel(Slot &s, EmitKind kind);
+    template <typename Done> bool run_chunks(const BatchView &batch, EmitKind kind, Done done);
+    uint32_t collect(Slot &s, EmitKind kind);
+    unsigned long long *sorted_keys(Slot &s, unsigned long long *keys, unsigned long long *alt, uint32_t n);
     void finish(Slot &s, OutputMode mode, std::vector<Match> &out);
+    void finish_pairs(Slot &s, bool filter, size_t &total);
+    void upload_scopes(FlatScopes f);
+    void upload_meta(const PayloadMeta *meta, uint32_t count);
+    void reserve_pairs(size_t n);
+    void join_split_pairs(size_t &total) const;
 
     GpuOptions opts_;
     AcBlob blob_;
@@ -96,7 +110,33 @@ class CudaMatcher final : public GpuMatcher {
     Slot slots_[tuning::kStreams];
     uint8_t *h_user_ = nullptr; // pinned_buffer()
     size_t h_user_bytes_ = 0;
+    // scan_set_pairs(): scopes (host copy and device arrays), payload meta, output.
+    FlatScopes scopes_;
+    uint8_t *d_scope_proto_ = nullptr;
+    uint32_t *d_scope_port_begin_ = nullptr, *d_scope_id_ = nullptr;
+    PortRange *d_scope_ports_ = nullptr;
+    ScopeView d_scopes_{};
+    PayloadMeta *d_meta_ = nullptr;
+    size_t meta_cap_ = 0;
+    unsigned long long *h_pairs_ = nullptr; // pinned pair words
+    size_t pairs_cap_ = 0;
 };
+
+void free_scope_arrays(uint8_t *&proto, uint32_t *&begin, uint32_t *&id, PortRange *&ports) {
+    cudaFree(proto);
+    cudaFree(begin);
+    cudaFree(id);
+    cudaFree(ports);
+    proto = nullptr;
+    begin = id = nullptr;
+    ports = nullptr;
+}
+
+template <typename T> T *upload(const std::vector<T> &v, const char *what) {
+    T *d = dev_alloc<T>(std::max<size_t>(v.size(), 1), what);
+    if (!v.empty()) WM_CUDA_CHECK(cudaMemcpy(d, v.data(), v.size() * sizeof(T), cudaMemcpyHostToDevice));
+    return d;
+}
 
 CudaMatcher::CudaMatcher(const std::vector<Literal> &patterns, const GpuOptions &opts) : opts_(opts) {
     std::string why;
@@ -120,6 +160,7 @@ CudaMatcher::CudaMatcher(const std::vector<Literal> &patterns, const GpuOptions 
     chunk_bytes_ = std::max<size_t>(std::min<size_t>(opts.max_batch_bytes, UINT32_MAX - 4096),
                                     size_t{blob_.header().max_len} + tuning::kTileBytes);
     chunk_segs_ = std::max<size_t>(1, opts.max_batch_payloads);
+    upload_scopes(identity_scopes(d_view_.num_patterns));
     size_t cap = g_initial_output_capacity.load();
     if (cap == 0) cap = std::max(tuning::kMinOutputRecords, chunk_bytes_ / tuning::kBytesPerOutput);
     for (Slot &s : slots_) {
@@ -128,8 +169,8 @@ CudaMatcher::CudaMatcher(const std::vector<Literal> &patterns, const GpuOptions 
         s.d_text = dev_alloc<uint8_t>(chunk_bytes_ + 64, "d_text");
         s.h_segs = host_alloc<Segment>(chunk_segs_, "h_segs");
         s.d_segs = dev_alloc<Segment>(chunk_segs_, "d_segs");
-        s.d_count = dev_alloc<uint32_t>(2, "d_count");
-        s.h_count = host_alloc<uint32_t>(2, "h_count");
+        s.d_count = dev_alloc<uint32_t>(3, "d_count");
+        s.h_count = host_alloc<uint32_t>(3, "h_count");
         s.d_counters = dev_alloc<unsigned long long>(std::max<uint32_t>(1, d_view_.num_patterns), "d_counters");
         alloc_outputs(s, cap);
     }
@@ -150,6 +191,50 @@ CudaMatcher::~CudaMatcher() {
     }
     cudaFree(d_blob_);
     cudaFreeHost(h_user_);
+    free_scope_arrays(d_scope_proto_, d_scope_port_begin_, d_scope_id_, d_scope_ports_);
+    cudaFree(d_meta_);
+    cudaFreeHost(h_pairs_);
+}
+
+void CudaMatcher::upload_scopes(FlatScopes f) {
+    WM_CUDA_CHECK(cudaSetDevice(opts_.device));
+    free_scope_arrays(d_scope_proto_, d_scope_port_begin_, d_scope_id_, d_scope_ports_);
+    d_scope_proto_ = upload(f.proto, "scope protocols");
+    d_scope_port_begin_ = upload(f.port_begin, "scope port index");
+    d_scope_ports_ = upload(f.ports, "scope ports");
+    d_scope_id_ = upload(f.id, "scope ids");
+    d_scopes_ = ScopeView{d_scope_proto_, d_scope_port_begin_, d_scope_ports_, d_scope_id_,
+                          static_cast<uint32_t>(f.id.size())};
+    scopes_ = std::move(f);
+}
+
+void CudaMatcher::set_scopes(const std::vector<PatternScope> &scopes) {
+    upload_scopes(flatten_scopes(scopes, d_view_.num_patterns));
+}
+
+// Synchronous (the batch's chunks start after it); grows only when needed.
+void CudaMatcher::upload_meta(const PayloadMeta *meta, uint32_t count) {
+    if (count > meta_cap_) {
+        cudaFree(d_meta_);
+        d_meta_ = nullptr;
+        meta_cap_ = 0;
+        const size_t cap = size_t{count} + count / 4;
+        d_meta_ = dev_alloc<PayloadMeta>(cap, "d_payload_meta");
+        meta_cap_ = cap;
+    }
+    WM_CUDA_CHECK(cudaMemcpy(d_meta_, meta, size_t{count} * sizeof(PayloadMeta), cudaMemcpyHostToDevice));
+}
+
+// Grows the pinned pair buffer to n words at least, keeping its contents. Only
+// between chunks: finish_pairs() waits for each copy into it.
+void CudaMatcher::reserve_pairs(size_t n) {
+    if (n <= pairs_cap_) return;
+    const size_t cap = std::max(n + n / 2, size_t{1} << 16);
+    unsigned long long *bigger = host_alloc<unsigned long long>(cap, "set pairs");
+    if (h_pairs_) std::memcpy(bigger, h_pairs_, pairs_cap_ * sizeof(unsigned long long));
+    cudaFreeHost(h_pairs_);
+    h_pairs_ = bigger;
+    pairs_cap_ = cap;
 }
 
 uint8_t *CudaMatcher::pinned_buffer(size_t bytes) {
@@ -230,11 +315,12 @@ void CudaMatcher::run_kernel(Slot &s, EmitKind kind) {
                                       s.stream));
 }
 
-void CudaMatcher::finish(Slot &s, OutputMode mode, std::vector<Match> &out) {
-    const EmitKind kind = mode == OutputMode::Set ? EmitKind::SetKeys : EmitKind::Positions;
+// Waits for the slot's kernel; on overflow grows the outputs and rescans the
+// chunk still on the device. Returns the record count.
+uint32_t CudaMatcher::collect(Slot &s, EmitKind kind) {
     WM_CUDA_CHECK(cudaStreamSynchronize(s.stream));
     uint32_t n = s.h_count[0];
-    while (n > s.capacity || s.h_count[1] != 0) { // overflow: grow, rescan the chunk still on the device
+    while (n > s.capacity || s.h_count[1] != 0) {
         const size_t want = std::max<size_t>(n, s.capacity + 1);
         free_outputs(s);
         alloc_outputs(s, want + want / 4 + 1024);
@@ -242,15 +328,24 @@ void CudaMatcher::finish(Slot &s, OutputMode mode, std::vector<Match> &out) {
         WM_CUDA_CHECK(cudaStreamSynchronize(s.stream));
         n = s.h_count[0];
     }
+    return n;
+}
+
+// Enqueues the sort of a chunk's n distinct keys (alt: n keys of scratch);
+// returns the buffer holding them sorted.
+unsigned long long *CudaMatcher::sorted_keys(Slot &s, unsigned long long *keys, unsigned long long *alt, uint32_t n) {
+    const uint32_t max_payload = s.chunk.segs.back().payload; // the planner emits payloads in order
+    return ac_sort_keys(keys, alt, n, set_sort_end_bit(max_payload), s.d_sort_tmp, s.sort_tmp_bytes, s.stream);
+}
+
+void CudaMatcher::finish(Slot &s, OutputMode mode, std::vector<Match> &out) {
+    const uint32_t n = collect(s, mode == OutputMode::Set ? EmitKind::SetKeys : EmitKind::Positions);
     if (n > 0) {
         const void *src = s.d_matches;
         size_t rec = sizeof(Match);
         if (mode == OutputMode::Set) { // distinct keys (ac_set_hash.cuh): sort them, the table is spent
             rec = sizeof(unsigned long long);
-            uint32_t max_payload = 0; // segments run in payload order; max() to be safe
-            for (const Segment &g : s.chunk.segs) max_payload = std::max(max_payload, g.payload);
-            src = ac_sort_keys(reinterpret_cast<unsigned long long *>(s.d_matches), s.d_hash, n,
-                               set_sort_end_bit(max_payload), s.d_sort_tmp, s.sort_tmp_bytes, s.stream);
+            src = sorted_keys(s, reinterpret_cast<unsigned long long *>(s.d_matches), s.d_hash, n);
         }
         WM_CUDA_CHECK(cudaMemcpyAsync(s.h_out, src, size_t{n} * rec, cudaMemcpyDeviceToHost, s.stream));
         WM_CUDA_CHECK(cudaStreamSynchronize(s.stream));
@@ -262,11 +357,53 @@ void CudaMatcher::finish(Slot &s, OutputMode mode, std::vector<Match> &out) {
     s.busy = false;
 }
 
-void CudaMatcher::scan(const BatchView &batch, OutputMode mode, std::vector<Match> &out) {
-    out.clear();
-    if (batch.count == 0 || d_view_.num_groups == 0) return;
-    WM_CUDA_CHECK(cudaSetDevice(opts_.device));
-    const EmitKind kind = mode == OutputMode::Set ? EmitKind::SetKeys : EmitKind::Positions;
+// scan_set_pairs(): filter by scope (fewer keys to sort), sort, map to pairs
+// and copy them to h_pairs_[total, ...), all on the slot's stream.
+void CudaMatcher::finish_pairs(Slot &s, bool filter, size_t &total) {
+    uint32_t n = collect(s, EmitKind::SetKeys);
+    auto *keys = reinterpret_cast<unsigned long long *>(s.d_matches);
+    unsigned long long *alt = s.d_hash; // the dedupe table is spent: scratch of >= 2 x capacity keys
+    if (n > 0 && filter) {
+        ac_filter_keys(keys, n, alt, s.d_count + 2, d_scopes_, d_meta_, s.stream);
+        WM_CUDA_CHECK(cudaMemcpyAsync(s.h_count + 2, s.d_count + 2, sizeof(uint32_t), cudaMemcpyDeviceToHost,
+                                      s.stream));
+        WM_CUDA_CHECK(cudaStreamSynchronize(s.stream));
+        n = s.h_count[2];
+        std::swap(keys, alt); // d_matches (capacity x 12 bytes) is the sort's scratch now
+    }
+    if (n > 0) {
+        unsigned long long *sorted = sorted_keys(s, keys, alt, n);
+        ac_keys_to_pairs(sorted, n, d_scope_id_, s.stream);
+        reserve_pairs(total + n);
+        WM_CUDA_CHECK(cudaMemcpyAsync(h_pairs_ + total, sorted, size_t{n} * sizeof(unsigned long long),
+                                      cudaMemcpyDeviceToHost, s.stream));
+        WM_CUDA_CHECK(cudaStreamSynchronize(s.stream));
+        total += n;
+    }
+    s.busy = false;
+}
+
+// A payload that spanned chunks may repeat pairs across the boundary: order by
+// (payload, pattern index) again and drop repeats (ids map back to patterns).
+void CudaMatcher::join_split_pairs(size_t &total) const {
+    std::vector<std::pair<uint32_t, uint32_t>> by_id(scopes_.id.size()); // (id, pattern)
+    for (uint32_t p = 0; p < by_id.size(); ++p) by_id[p] = {scopes_.id[p], p};
+    std::sort(by_id.begin(), by_id.end());
+    auto pattern_of = [&](unsigned long long w) {
+        const auto it = std::lower_bound(by_id.begin(), by_id.end(), std::make_pair(static_cast<uint32_t>(w), 0u));
+        return it->second;
+    };
+    auto less = [&](unsigned long long a, unsigned long long b) {
+        return (a >> 32) != (b >> 32) ? (a >> 32) < (b >> 32) : pattern_of(a) < pattern_of(b);
+    };
+    if (!std::is_sorted(h_pairs_, h_pairs_ + total, less)) std::sort(h_pairs_, h_pairs_ + total, less);
+    total = static_cast<size_t>(std::unique(h_pairs_, h_pairs_ + total) - h_pairs_);
+}
+
+// Runs the batch through the slots round-robin, kStreams chunks in flight;
+// done(slot) consumes each chunk, oldest first (so results come in payload
+// order). Returns whether some payload spanned chunks.
+template <typename Done> bool CudaMatcher::run_chunks(const BatchView &batch, EmitKind kind, Done done) {
     ChunkPlanner plan(batch, chunk_bytes_, chunk_segs_, tuning::kTileBytes, d_view_.max_len);
     const bool pinned = is_pinned(batch.data, batch.offsets[batch.count]);
     bool split = false;
@@ -274,7 +411,7 @@ void CudaMatcher::scan(const BatchView &batch, OutputMode mode, std::vector<Matc
         uint32_t k = 0;
         for (;; ++k) {
             Slot &s = slots_[k % tuning::kStreams];
-            if (s.busy) finish(s, mode, out);
+            if (s.busy) done(s);
             if (!plan.next(s.chunk)) break;
             split |= s.chunk.splits_payload;
             stage(s, batch, pinned);
@@ -282,11 +419,10 @@ void CudaMatcher::scan(const BatchView &batch, OutputMode mode, std::vector<Matc
             run_kernel(s, kind);
             s.busy = true;
         }
-        // Drain oldest first, so chunks (and their sorted Set keys) come out
-        // in payload order: slot k % kStreams is free, (k + 1) holds the oldest.
+        // Slot k % kStreams is free, (k + 1) holds the oldest.
         for (uint32_t j = 1; j <= tuning::kStreams; ++j) {
             Slot &s = slots_[(k + j) % tuning::kStreams];
-            if (s.busy) finish(s, mode, out);
+            if (s.busy) done(s);
         }
     } catch (...) {
         for (Slot &s : slots_) {
@@ -295,9 +431,31 @@ void CudaMatcher::scan(const BatchView &batch, OutputMode mode, std::vector<Matc
         }
         throw;
     }
+    return split;
+}
+
+void CudaMatcher::scan(const BatchView &batch, OutputMode mode, std::vector<Match> &out) {
+    out.clear();
+    if (batch.count == 0 || d_view_.num_groups == 0) return;
+    WM_CUDA_CHECK(cudaSetDevice(opts_.device));
+    const EmitKind kind = mode == OutputMode::Set ? EmitKind::SetKeys : EmitKind::Positions;
+    const bool split = run_chunks(batch, kind, [&](Slot &s) { finish(s, mode, out); });
     // Chunks come back sorted, in payload order; a payload spanning chunks
     // may repeat a pair and break the order at the boundary.
     if (mode == OutputMode::Set) join_set_chunks(out, split);
+}
+
+size_t CudaMatcher::scan_set_pairs(const BatchView &batch, const PayloadMeta *meta, const SetPair **pairs) {
+    *pairs = reinterpret_cast<const SetPair *>(h_pairs_);
+    if (batch.count == 0 || d_view_.num_groups == 0) return 0;
+    WM_CUDA_CHECK(cudaSetDevice(opts_.device));
+    const bool filter = meta && scopes_.any_constraint;
+    if (filter) upload_meta(meta, batch.count);
+    size_t total = 0;
+    const bool split = run_chunks(batch, EmitKind::SetKeys, [&](Slot &s) { finish_pairs(s, filter, total); });
+    if (split) join_split_pairs(total);
+    *pairs = reinterpret_cast<const SetPair *>(h_pairs_);
+    return total;
 }
 
 void CudaMatcher::count(const BatchView &batch, std::vector<uint64_t> &per_pattern) {

@@ -1,5 +1,6 @@
 // `warpmatch bench`: one corpus, every engine through the public API, same
-// run. Prints a table and writes JSON. Kernel-only timings live in
+// run, with matches delivered by callback (wm_scan_batch) and as set arrays
+// (wm_scan_batch_set). Prints a table and writes JSON. Kernel-only timings live in
 // gpu/bench_ac_kernel (they need the device-resident corpus).
 #include "bench_cmd.h"
 
@@ -102,8 +103,13 @@ struct Result {
 // pinned: the corpus is first copied (untimed) into the scanner's own batch
 // buffer, as a capture loop would write payloads in place; the GPU then
 // copies straight from page-locked memory.
+// Delivery: a callback per match (wm_scan_batch) or one array of set hits
+// per batch (wm_scan_batch_set, summed the same way).
+enum class Delivery { Callback, SetArray };
+
 Result run_scanners(const wm_ruleset_t *rs, const Corpus &c, const Batches &b, int backend, int mode,
-                    int threads, const std::string &name, int repeats, bool pinned = false) {
+                    int threads, const std::string &name, int repeats, bool pinned = false,
+                    Delivery delivery = Delivery::Callback) {
     Result r{name};
     std::vector<wm_scanner_t *> sc(threads, nullptr);
     for (auto &s : sc) {
@@ -141,8 +147,16 @@ Result run_scanners(const wm_ruleset_t *rs, const Corpus &c, const Batches &b, i
         std::vector<std::thread> pool;
         for (int t = 0; t < threads; ++t)
             pool.emplace_back([&, t] {
-                for (size_t i = t; i < views.size(); i += threads)
-                    wm_scan_batch(sc[t], &views[i], count_match, &matches[t], nullptr);
+                for (size_t i = t; i < views.size(); i += threads) {
+                    if (delivery == Delivery::Callback) {
+                        wm_scan_batch(sc[t], &views[i], count_match, &matches[t], nullptr);
+                        continue;
+                    }
+                    const wm_set_hit_t *hits = nullptr;
+                    size_t n = 0;
+                    wm_scan_batch_set(sc[t], &views[i], &hits, &n, nullptr);
+                    matches[t] += n;
+                }
             });
         for (auto &th : pool)
             th.join();
@@ -216,6 +230,15 @@ int run_bench(const BenchArgs &a) {
     if (a.positions)
         res.push_back(run_scanners(rs, c, batches, WM_BACKEND_CPU, WM_OUTPUT_POSITIONS, cores,
                                    "hyperscan-cpu-all-cores positions", a.repeats));
+    res.push_back(run_scanners(rs, c, batches, WM_BACKEND_CPU, WM_OUTPUT_SET, cores,
+                               "hyperscan-cpu-all-cores set array", a.repeats, false,
+                               Delivery::SetArray));
+    res.push_back(run_scanners(rs, c, batches, WM_BACKEND_GPU, WM_OUTPUT_SET, 1,
+                               "gpu plugin-path set array (pinned)", a.repeats, true,
+                               Delivery::SetArray));
+    res.push_back(run_scanners(rs, c, batches, WM_BACKEND_GPU, WM_OUTPUT_SET, 1,
+                               "gpu plugin-path set array (pageable)", a.repeats, false,
+                               Delivery::SetArray));
     res.push_back(run_scanners(rs, c, batches, WM_BACKEND_GPU, WM_OUTPUT_SET, 1,
                                "gpu plugin-path set (pinned input)", a.repeats, true));
     res.push_back(run_scanners(rs, c, batches, WM_BACKEND_GPU, WM_OUTPUT_SET, 1,

@@ -13,6 +13,8 @@
  *                               concurrent use returns WM_SCRATCH_IN_USE.
  *   3. wm_scan_batch()          payloads in, matches out through a callback.
  *                               A single payload is a batch of one.
+ *      wm_scan_batch_set()      the distinct rules per payload as one array
+ *                               (the IDS prefilter's question; fastest path).
  *   4. wm_scanner_free(), wm_ruleset_free().
  *
  * Conventions:
@@ -48,7 +50,7 @@ extern "C" {
 /* ------------------------------------------------------------------ */
 
 #define WM_VERSION_MAJOR 0
-#define WM_VERSION_MINOR 1
+#define WM_VERSION_MINOR 2
 #define WM_VERSION_PATCH 0
 /** ABI version: bumped whenever a public struct layout or signature changes. */
 #define WM_ABI_VERSION 2
@@ -293,6 +295,26 @@ typedef int (*wm_match_fn)(uint32_t rule_id, uint32_t payload_index, uint32_t st
 /** Scan one batch synchronously; matches arrive through cb before return. */
 WM_API int wm_scan_batch(wm_scanner_t *sc, const wm_batch_t *batch, wm_match_fn cb, void *ctx,
                          wm_error_t **err);
+
+/** One distinct (rule, payload) pair of wm_scan_batch_set(). */
+typedef struct wm_set_hit {
+    uint32_t rule_id;
+    uint32_t payload_index;
+} wm_set_hit_t;
+
+/**
+ * Scan one batch synchronously for the distinct rules per payload (set
+ * semantics whatever the scanner's output_mode), delivered as one array:
+ * *hits points to *count pairs ordered by payload, then rule id, owned by the
+ * scanner and valid until its next scan or wm_scanner_free. No callback per
+ * match: on the GPU backend the pairs are filtered by the rules'
+ * protocol/ports, ordered and copied into page-locked memory by the device,
+ * and the host touches none of them. Same pairs as wm_scan_batch in
+ * WM_OUTPUT_SET mode; returns WM_VERIFY_MISMATCH as wm_scan_batch does (the
+ * hits are the primary engine's). On failure *hits is NULL and *count 0.
+ */
+WM_API int wm_scan_batch_set(wm_scanner_t *sc, const wm_batch_t *batch, const wm_set_hit_t **hits,
+                             size_t *count, wm_error_t **err);
 
 /** Counters since the scanner was created. */
 typedef struct wm_scanner_stats {

@@ -67,22 +67,50 @@ WM_API const char *wm_scanner_backend_reason(const wm_scanner_t *sc) {
     return sc ? sc->scanner.backend_reason().c_str() : "";
 }
 
+} // extern "C"
+
+namespace {
+// Checks a batch's shape; WM_SUCCESS or the error, named after `fn`.
+int check_batch(const char *fn, const wm_batch_t *batch, wm_error_t **err) {
+    if (batch->count == 0)
+        return set_error(err, WM_INVALID, fmt::format("{}: empty batch (count == 0)", fn));
+    if (!batch->offsets)
+        return set_error(err, WM_INVALID, fmt::format("{}: offsets must be non-null", fn));
+    for (size_t i = 0; i < batch->count; ++i)
+        if (batch->offsets[i + 1] < batch->offsets[i])
+            return set_error(err, WM_INVALID,
+                             fmt::format("{}: offsets decrease at payload {}", fn, i));
+    if (!batch->data && batch->offsets[batch->count] != batch->offsets[0])
+        return set_error(err, WM_INVALID, fmt::format("{}: data must be non-null", fn));
+    return WM_SUCCESS;
+}
+
+// The verification differences of the scanner's last scan, as the error.
+int verify_mismatch(const Scanner &s, wm_error_t **err) {
+    const auto &rules = s.ruleset().rules();
+    std::string msg = fmt::format("{} GPU-only and {} Hyperscan-only matches", s.gpu_only().size(),
+                                  s.cpu_only().size());
+    size_t shown = 0;
+    for (const auto *v : {&s.gpu_only(), &s.cpu_only()})
+        for (const auto &m : *v)
+            if (shown++ < 20)
+                msg += fmt::format("\npayload {} rule {} [{}, {}): {} only", m.payload,
+                                   rules[m.rule].id, m.start, m.end,
+                                   v == &s.gpu_only() ? "GPU" : "Hyperscan");
+    return set_error(err, WM_VERIFY_MISMATCH, msg);
+}
+} // namespace
+
+extern "C" {
+
 WM_API int wm_scan_batch(wm_scanner_t *sc, const wm_batch_t *batch, wm_match_fn cb, void *ctx,
                          wm_error_t **err) {
     if (err)
         *err = nullptr;
     if (!sc || !batch || !cb)
         return set_error(err, WM_INVALID, "wm_scan_batch: sc, batch and cb must be non-null");
-    if (batch->count == 0)
-        return set_error(err, WM_INVALID, "wm_scan_batch: empty batch (count == 0)");
-    if (!batch->offsets)
-        return set_error(err, WM_INVALID, "wm_scan_batch: offsets must be non-null");
-    for (size_t i = 0; i < batch->count; ++i)
-        if (batch->offsets[i + 1] < batch->offsets[i])
-            return set_error(err, WM_INVALID,
-                             fmt::format("wm_scan_batch: offsets decrease at payload {}", i));
-    if (!batch->data && batch->offsets[batch->count] != batch->offsets[0])
-        return set_error(err, WM_INVALID, "wm_scan_batch: data must be non-null");
+    if (int rc = check_batch("wm_scan_batch", batch, err); rc != WM_SUCCESS)
+        return rc;
     if (!sc->scanner.try_acquire())
         return set_error(err, WM_SCRATCH_IN_USE,
                          "wm_scan_batch: scanner in use by another thread; create one per thread");
@@ -97,21 +125,35 @@ WM_API int wm_scan_batch(wm_scanner_t *sc, const wm_batch_t *batch, wm_match_fn 
                 return WM_SCAN_TERMINATED;
         sc->scanner.add_delivery_time(
             std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count());
-        if (rc == WM_VERIFY_MISMATCH) {
-            std::string msg = fmt::format("{} GPU-only and {} Hyperscan-only matches",
-                                          sc->scanner.gpu_only().size(),
-                                          sc->scanner.cpu_only().size());
-            size_t shown = 0;
-            for (const auto *v : {&sc->scanner.gpu_only(), &sc->scanner.cpu_only()})
-                for (const auto &m : *v)
-                    if (shown++ < 20)
-                        msg += fmt::format("\npayload {} rule {} [{}, {}): {} only", m.payload,
-                                           rules[m.rule].id, m.start, m.end,
-                                           v == &sc->scanner.gpu_only() ? "GPU" : "Hyperscan");
-            return set_error(err, WM_VERIFY_MISMATCH, msg);
-        }
-        return WM_SUCCESS;
+        return rc == WM_VERIFY_MISMATCH ? verify_mismatch(sc->scanner, err) : WM_SUCCESS;
     } catch (...) {
+        return status_from_current_exception(err);
+    }
+}
+
+WM_API int wm_scan_batch_set(wm_scanner_t *sc, const wm_batch_t *batch, const wm_set_hit_t **hits,
+                             size_t *count, wm_error_t **err) {
+    if (err)
+        *err = nullptr;
+    if (!hits || !count)
+        return set_error(err, WM_INVALID, "wm_scan_batch_set: hits and count must be non-null");
+    *hits = nullptr;
+    *count = 0;
+    if (!sc || !batch)
+        return set_error(err, WM_INVALID, "wm_scan_batch_set: sc and batch must be non-null");
+    if (int rc = check_batch("wm_scan_batch_set", batch, err); rc != WM_SUCCESS)
+        return rc;
+    if (!sc->scanner.try_acquire())
+        return set_error(err, WM_SCRATCH_IN_USE,
+                         "wm_scan_batch_set: scanner in use by another thread; create one per thread");
+    Holding hold{sc->scanner};
+    try {
+        BatchView view{batch->data, batch->offsets, batch->count, batch->meta};
+        const int rc = sc->scanner.scan_set(view, hits, count);
+        return rc == WM_VERIFY_MISMATCH ? verify_mismatch(sc->scanner, err) : WM_SUCCESS;
+    } catch (...) {
+        *hits = nullptr;
+        *count = 0;
         return status_from_current_exception(err);
     }
 }

@@ -2,6 +2,7 @@
 
 #include "gpu/gpu_matcher.h"
 
+#include <cstddef>
 #include <limits>
 #include <stdexcept>
 
@@ -26,6 +27,20 @@ GpuEngine::GpuEngine(const CompiledRuleSet &rs, int device, size_t max_batch_byt
     if (max_batch_payloads)
         opts.max_batch_payloads = max_batch_payloads;
     matcher_ = gpu::GpuMatcher::create(lits, opts);
+    // scan_set_pairs(): rule ids and protocol/port scopes applied on the device.
+    std::vector<gpu::PatternScope> scopes;
+    scopes.reserve(rule_of_.size());
+    for (uint32_t r : rule_of_) {
+        const auto &rule = rs.rules()[r];
+        gpu::PatternScope sc;
+        sc.id = rule.id;
+        sc.proto = rule.protocol == rules::Protocol::Tcp   ? WM_PROTO_TCP
+                   : rule.protocol == rules::Protocol::Udp ? WM_PROTO_UDP
+                                                           : 0;
+        for (const auto &p : rule.ports) sc.ports.push_back({p.lo, p.hi});
+        scopes.push_back(std::move(sc));
+    }
+    matcher_->set_scopes(scopes);
 }
 
 GpuEngine::~GpuEngine() = default;
@@ -34,11 +49,35 @@ std::string GpuEngine::describe() const { return matcher_->describe(); }
 
 uint8_t *GpuEngine::pinned_buffer(size_t bytes) { return matcher_->pinned_buffer(bytes); }
 
-void GpuEngine::scan(const BatchView &batch, wm_output_mode mode, std::vector<Match> &out) {
+static_assert(sizeof(gpu::PayloadMeta) == sizeof(wm_payload_meta_t) &&
+                  offsetof(gpu::PayloadMeta, proto) == offsetof(wm_payload_meta_t, proto) &&
+                  offsetof(gpu::PayloadMeta, src_port) == offsetof(wm_payload_meta_t, src_port) &&
+                  offsetof(gpu::PayloadMeta, dst_port) == offsetof(wm_payload_meta_t, dst_port),
+              "gpu::PayloadMeta mirrors wm_payload_meta_t");
+static_assert(sizeof(gpu::SetPair) == sizeof(wm_set_hit_t) &&
+                  offsetof(gpu::SetPair, id) == offsetof(wm_set_hit_t, rule_id) &&
+                  offsetof(gpu::SetPair, payload) == offsetof(wm_set_hit_t, payload_index),
+              "gpu::SetPair mirrors wm_set_hit_t");
+
+namespace {
+gpu::BatchView gpu_view(const BatchView &batch) {
     if (batch.count > std::numeric_limits<uint32_t>::max())
         throw std::invalid_argument("batch too large for the GPU engine");
-    gpu::BatchView view{batch.data, batch.offsets, static_cast<uint32_t>(batch.count)};
-    std::vector<gpu::Match> found;
+    return {batch.data, batch.offsets, static_cast<uint32_t>(batch.count)};
+}
+} // namespace
+
+size_t GpuEngine::scan_set_hits(const BatchView &batch, const wm_set_hit_t **hits) {
+    const gpu::SetPair *pairs = nullptr;
+    const size_t n = matcher_->scan_set_pairs(
+        gpu_view(batch), reinterpret_cast<const gpu::PayloadMeta *>(batch.meta), &pairs);
+    *hits = reinterpret_cast<const wm_set_hit_t *>(pairs);
+    return n;
+}
+
+void GpuEngine::scan(const BatchView &batch, wm_output_mode mode, std::vector<Match> &out) {
+    const gpu::BatchView view = gpu_view(batch);
+    std::vector<gpu::Match> &found = found_;
     matcher_->scan(view,
                    mode == WM_OUTPUT_SET ? gpu::OutputMode::Set : gpu::OutputMode::Positions,
                    found);

@@ -5,12 +5,14 @@
 #include "engine.h"
 
 #include <memory>
+#include <vector>
 
 namespace wm {
 
 namespace gpu {
 class GpuMatcher;
-}
+struct Match;
+} // namespace gpu
 
 class GpuEngine final : public Engine {
   public:
@@ -20,11 +22,16 @@ class GpuEngine final : public Engine {
     ~GpuEngine() override;
     const char *name() const override { return "gpu-aho-corasick"; }
     void scan(const BatchView &batch, wm_output_mode mode, std::vector<Match> &out) override;
+    // Set mode in place (GpuMatcher::scan_set_pairs): distinct (rule id,
+    // payload) hits that pass the rules' protocol/port scopes (batch.meta),
+    // ordered by (payload, rule), in pinned memory valid until the next scan.
+    size_t scan_set_hits(const BatchView &batch, const wm_set_hit_t **hits);
     std::string describe() const;
     uint8_t *pinned_buffer(size_t bytes);
 
   private:
     std::unique_ptr<gpu::GpuMatcher> matcher_;
+    std::vector<gpu::Match> found_; // reused: no allocation per batch
     std::vector<uint32_t> len_;     // per GPU pattern
     std::vector<uint32_t> rule_of_; // GPU pattern -> rule index (exact rules only), strictly increasing:
                                     // keeps the matcher's sorted Set output sorted (sort_matches fast path)

@@ -19,6 +19,9 @@ namespace wm {
 
 Scanner::Scanner(const CompiledRuleSet &rs, const wm_scanner_options_t &opts) : rs_(rs) {
     mode_ = opts.output_mode;
+    constrained_ = std::any_of(rs.rules().begin(), rs.rules().end(), [](const rules::Rule &r) {
+        return r.protocol != rules::Protocol::Any || !r.ports.empty();
+    });
     verify_every_ = opts.verify_every;
     fallback_allowed_ = opts.backend == WM_BACKEND_AUTO;
     stats_.struct_size = sizeof(stats_);
@@ -127,14 +130,9 @@ uint8_t *Scanner::batch_buffer(size_t bytes) {
 }
 
 void Scanner::filter_by_meta(const BatchView &batch, std::vector<Match> &m) const {
-    if (!batch.meta)
+    if (!batch.meta || !constrained_)
         return;
     const auto &rules = rs_.rules();
-    bool constrained = std::any_of(rules.begin(), rules.end(), [](const rules::Rule &r) {
-        return r.protocol != rules::Protocol::Any || !r.ports.empty();
-    });
-    if (!constrained)
-        return;
     m.erase(std::remove_if(m.begin(), m.end(),
                            [&](const Match &x) {
                                return !CompiledRuleSet::applies(rules[x.rule],
@@ -144,10 +142,59 @@ void Scanner::filter_by_meta(const BatchView &batch, std::vector<Match> &m) cons
 }
 
 int Scanner::scan(const BatchView &batch, std::vector<Match> &out) {
+    return scan_in_mode(batch, static_cast<wm_output_mode>(mode_), out);
+}
+
+// The GPU engine alone, on a batch not sampled for verification, hands over
+// the device's pinned pairs as they are; anything else takes the general path
+// in set mode (same pairs: the scopes equal filter_by_meta, the order is
+// payload then rule index, and rule ids ascend with the index).
+int Scanner::scan_set(const BatchView &batch, const wm_set_hit_t **hits, size_t *count) {
+    *hits = nullptr;
+    *count = 0;
+    const bool verify_due = checker_ && stats_.batches % verify_every_ == 0;
+    if (backend_ == WM_BACKEND_GPU && !approx_ && !align_ && !verify_due) {
+        auto t0 = std::chrono::steady_clock::now();
+        size_t n = 0;
+        try {
+            n = static_cast<GpuEngine *>(primary_.get())->scan_set_hits(batch, hits);
+        } catch (const gpu::GpuError &e) {
+            if (!fallback_allowed_)
+                throw StatusError(WM_GPU_ERROR, e.what());
+            fall_back_to_cpu(e.what()); // nothing of this batch was delivered
+            return scan_set(batch, hits, count);
+        }
+        stats_.engine_seconds +=
+            std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+        stats_.batches++;
+        stats_.payloads += batch.count;
+        stats_.bytes += batch.count ? batch.offsets[batch.count] - batch.offsets[0] : 0;
+        stats_.matches += n;
+        *count = n;
+        return WM_SUCCESS;
+    }
+    const int rc = scan_in_mode(batch, WM_OUTPUT_SET, set_matches_);
+    const auto &rules = rs_.rules();
+    set_hits_.resize(set_matches_.size());
+    for (size_t i = 0; i < set_matches_.size(); ++i)
+        set_hits_[i] = {rules[set_matches_[i].rule].id, set_matches_[i].payload};
+    // Align rules carry their region in set mode too, so sort_matches' (payload,
+    // end, rule) order may differ from (payload, rule) here.
+    auto less = [](const wm_set_hit_t &a, const wm_set_hit_t &b) {
+        return a.payload_index != b.payload_index ? a.payload_index < b.payload_index
+                                                  : a.rule_id < b.rule_id;
+    };
+    if (!std::is_sorted(set_hits_.begin(), set_hits_.end(), less))
+        std::sort(set_hits_.begin(), set_hits_.end(), less);
+    *hits = set_hits_.data();
+    *count = set_hits_.size();
+    return rc;
+}
+
+int Scanner::scan_in_mode(const BatchView &batch, wm_output_mode mode, std::vector<Match> &out) {
     out.clear();
     gpu_only_.clear();
     cpu_only_.clear();
-    auto mode = static_cast<wm_output_mode>(mode_);
     auto t0 = std::chrono::steady_clock::now();
     try {
         primary_->scan(batch, mode, out);

@@ -37,6 +37,11 @@ class Scanner {
     // are in mismatches()). Throws StatusError / std::exception on failure.
     int scan(const BatchView &batch, std::vector<Match> &out);
 
+    // wm_scan_batch_set: the distinct (rule id, payload) hits of a batch, in
+    // (payload, rule) order, in memory the scanner owns until its next scan.
+    // Same returns and throws as scan().
+    int scan_set(const BatchView &batch, const wm_set_hit_t **hits, size_t *count);
+
     // Differences found by the last scan, "payload P rule R [s,e): gpu only".
     const std::vector<Match> &gpu_only() const { return gpu_only_; }
     const std::vector<Match> &cpu_only() const { return cpu_only_; }
@@ -51,6 +56,7 @@ class Scanner {
     void release() { busy_.store(false); }
 
   private:
+    int scan_in_mode(const BatchView &batch, wm_output_mode mode, std::vector<Match> &out);
     void filter_by_meta(const BatchView &batch, std::vector<Match> &m) const;
     void setup_approx(int device);
     void setup_align(int device);
@@ -60,6 +66,7 @@ class Scanner {
     int backend_ = WM_BACKEND_CPU;
     int mode_ = WM_OUTPUT_POSITIONS;
     unsigned verify_every_ = 0;
+    bool constrained_ = false; // some rule has a protocol or ports
     bool fallback_allowed_ = false; // `auto`: a GPU failure moves the scanner to the CPU
     std::string reason_;
     std::unique_ptr<Engine> primary_;
@@ -71,6 +78,8 @@ class Scanner {
     // is the CPU path checking the GPU path for --verify.
     std::unique_ptr<Engine> align_, align_checker_;
     std::vector<Match> gpu_only_, cpu_only_, check_buf_;
+    std::vector<Match> set_matches_;     // scan_set() on the general path
+    std::vector<wm_set_hit_t> set_hits_; // ... and its hits
     std::vector<uint8_t> host_buffer_; // batch_buffer() on the CPU backend
     wm_scanner_stats_t stats_{};
     std::atomic<bool> busy_{false};

@@ -51,7 +51,7 @@ int stop_now(uint32_t, uint32_t, uint32_t, uint32_t, void *) { return 1; }
 
 TEST(Abi, Versions) {
     EXPECT_EQ(wm_abi_version(), WM_ABI_VERSION);
-    EXPECT_NE(std::string(wm_version()).find("0.1.0"), std::string::npos);
+    EXPECT_NE(std::string(wm_version()).find("0.2.0"), std::string::npos);
     EXPECT_STREQ(wm_status_name(WM_RULE_ERROR), "WM_RULE_ERROR");
     EXPECT_STREQ(wm_status_name(12345), "WM_UNKNOWN_STATUS");
 }
@@ -193,6 +193,53 @@ TEST_F(Fixture, ScanBatchArgumentChecks) {
     EXPECT_EQ(wm_scan_batch(sc, &no_data, collect, &hits, nullptr), WM_INVALID);
     EXPECT_EQ(wm_scan_batch(sc, &b, stop_now, nullptr, nullptr), WM_SCAN_TERMINATED);
     EXPECT_TRUE(hits.empty());
+}
+
+// The same batch as ScanBatchDeliversMatches, as one array of distinct
+// (rule, payload) hits ordered by payload, then rule id.
+TEST_F(Fixture, ScanBatchSetDeliversOneArray) {
+    const char data[] = "xxabcab" "AB";
+    uint32_t offsets[] = {0, 7, 7, 9};
+    wm_batch_t b{reinterpret_cast<const uint8_t *>(data), offsets, 3, nullptr};
+    const wm_set_hit_t *hits = nullptr;
+    size_t n = 0;
+    ASSERT_EQ(wm_scan_batch_set(sc, &b, &hits, &n, nullptr), WM_SUCCESS);
+    ASSERT_EQ(n, 3u);
+    EXPECT_EQ(hits[0].payload_index, 0u);
+    EXPECT_EQ(hits[0].rule_id, 10u);
+    EXPECT_EQ(hits[1].payload_index, 0u);
+    EXPECT_EQ(hits[1].rule_id, 20u);
+    EXPECT_EQ(hits[2].payload_index, 2u);
+    EXPECT_EQ(hits[2].rule_id, 20u);
+    wm_scanner_stats_t st;
+    wm_scanner_stats_init(&st);
+    ASSERT_EQ(wm_scanner_stats(sc, &st), WM_SUCCESS);
+    EXPECT_EQ(st.matches, 3u);
+}
+
+TEST_F(Fixture, ScanBatchSetArgumentChecks) {
+    const char data[] = "abc";
+    uint32_t offsets[] = {0, 3};
+    uint32_t bad_offsets[] = {3, 0};
+    wm_batch_t b{reinterpret_cast<const uint8_t *>(data), offsets, 1, nullptr};
+    const wm_set_hit_t *hits = reinterpret_cast<const wm_set_hit_t *>(&b); // must be reset
+    size_t n = 99;
+    EXPECT_EQ(wm_scan_batch_set(sc, &b, nullptr, &n, nullptr), WM_INVALID);
+    EXPECT_EQ(wm_scan_batch_set(sc, &b, &hits, nullptr, nullptr), WM_INVALID);
+    EXPECT_EQ(wm_scan_batch_set(nullptr, &b, &hits, &n, nullptr), WM_INVALID);
+    EXPECT_EQ(hits, nullptr);
+    EXPECT_EQ(n, 0u);
+    EXPECT_EQ(wm_scan_batch_set(sc, nullptr, &hits, &n, nullptr), WM_INVALID);
+    wm_batch_t decreasing{reinterpret_cast<const uint8_t *>(data), bad_offsets, 1, nullptr};
+    wm_error_t *err = nullptr;
+    EXPECT_EQ(wm_scan_batch_set(sc, &decreasing, &hits, &n, &err), WM_INVALID);
+    ASSERT_NE(err, nullptr);
+    EXPECT_NE(std::string(err->message).find("wm_scan_batch_set: offsets decrease at payload 0"),
+              std::string::npos)
+        << err->message;
+    wm_error_free(err);
+    wm_batch_t empty{reinterpret_cast<const uint8_t *>(data), offsets, 0, nullptr};
+    EXPECT_EQ(wm_scan_batch_set(sc, &empty, &hits, &n, nullptr), WM_INVALID);
 }
 
 TEST_F(Fixture, BatchBufferBuildsBatchesInPlace) {

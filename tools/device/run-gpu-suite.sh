@@ -54,10 +54,13 @@ want verify && warpmatch replay "$D/pcaps-large/merged-zeek-traces.pcap" --rules
   --matches set --verify -q 2>&1 | tail -3 | tee -a "$OUT/verify.log"
 
 # 3. Benchmarks: every engine through the C API on one corpus, same run.
-want bench && warpmatch bench "$D/pcaps-large/merged-zeek-traces.pcap" --rules /tmp/et.yaml --corpus-mb ${CORPUS_MB:-1024} \
-  --batch-mb 64 --repeats 3 --json "$OUT/bench.json" 2>&1 | tee "$OUT/bench.txt"
+#    BENCH_BATCH_MB: batch sizes to run (bench-<MB>.txt / .json each).
+want bench && for mb in ${BENCH_BATCH_MB:-64}; do
+  warpmatch bench "$D/pcaps-large/merged-zeek-traces.pcap" --rules /tmp/et.yaml --corpus-mb ${CORPUS_MB:-1024} \
+    --batch-mb "$mb" --repeats 3 --json "$OUT/bench-$mb.json" 2>&1 | tee "$OUT/bench-$mb.txt"
+done
 # 4. Kernel benchmarks of gpu/ (each compares with its CPU peer in-run).
 want kernels && bash tools/device/bench-kernels.sh "$B" "$D" "$OUT" ${KERNELS:-}
 
 echo; echo "==== summary ===="; printf '%s\n' "${summary[@]}"
-[ -f "$OUT/bench.txt" ] && tail -9 "$OUT/bench.txt"
+for f in "$OUT"/bench-*.txt; do [ -f "$f" ] && { echo "-- $f"; grep -E "^(corpus|engine|hyperscan|gpu|replay)" "$f"; }; done

@@ -1,0 +1,140 @@
+// Scanner::scan_set (wm_scan_batch_set): the distinct (rule id, payload)
+// hits equal the positions scan reduced to a set, on the CPU path here and on
+// the GPU's in-place path (skips without a device), with protocol/port
+// scopes, without meta, with verification, and with approximate rules
+// (general path on either backend).
+#include "compiled_ruleset.h"
+#include "gpu/gpu_matcher.h"
+#include "random_rules.h"
+#include "scanner.h"
+
+#include <gtest/gtest.h>
+
+#include <set>
+
+using namespace wm;
+
+namespace {
+
+using Hit = std::pair<uint32_t, uint32_t>; // (payload, rule id): the promised order
+
+wm_scanner_options_t options(int backend, int mode, unsigned verify_every = 0) {
+    wm_scanner_options_t o{};
+    o.struct_size = sizeof(o);
+    o.backend = backend;
+    o.output_mode = mode;
+    o.verify_every = verify_every;
+    return o;
+}
+
+// Random rules, a third of them scoped by protocol and/or ports.
+rules::RuleSet scoped_rules(uint32_t seed, size_t n) {
+    std::mt19937 rng(seed);
+    rules::RuleSet rs = test::random_ruleset(rng, n, "abcAB", 5);
+    for (auto &r : rs.rules) {
+        if (rng() % 3 != 0) continue;
+        r.protocol = rng() % 2 ? rules::Protocol::Tcp : rules::Protocol::Udp;
+        if (rng() % 2) r.ports = {{80, 80}, {8000, 8100}};
+    }
+    return rs;
+}
+
+test::OwnedBatch random_batch(uint32_t seed, size_t payloads) {
+    std::mt19937 rng(seed);
+    test::OwnedBatch b;
+    const uint16_t ports[] = {80, 53, 8080, 40000};
+    for (size_t i = 0; i < payloads; ++i)
+        b.add(test::random_bytes(rng, rng() % 6 == 0 ? 0 : rng() % 400, "abcABx"),
+              {static_cast<uint8_t>(rng() % 2 ? WM_PROTO_TCP : WM_PROTO_UDP), ports[rng() % 4],
+               ports[rng() % 4]});
+    return b;
+}
+
+// The reference: a positions scan on the CPU path, reduced to distinct hits.
+std::vector<Hit> positions_as_set(const CompiledRuleSet &crs, const BatchView &v) {
+    Scanner sc(crs, options(WM_BACKEND_CPU, WM_OUTPUT_POSITIONS));
+    std::vector<Match> out;
+    EXPECT_EQ(sc.scan(v, out), WM_SUCCESS);
+    std::set<Hit> s;
+    for (const auto &m : out)
+        s.insert({m.payload, crs.rules()[m.rule].id});
+    return {s.begin(), s.end()};
+}
+
+std::vector<Hit> hits_of(Scanner &sc, const BatchView &v, int want_rc = WM_SUCCESS) {
+    const wm_set_hit_t *hits = nullptr;
+    size_t n = 0;
+    EXPECT_EQ(sc.scan_set(v, &hits, &n), want_rc);
+    std::vector<Hit> out;
+    for (size_t i = 0; i < n; ++i)
+        out.push_back({hits[i].payload_index, hits[i].rule_id});
+    return out;
+}
+
+bool gpu_here(std::string *why) { return gpu::gpu_usable(0, why); }
+
+} // namespace
+
+TEST(ScanSet, CpuPathEqualsPositionsReducedToASet) {
+    for (uint32_t seed = 1; seed <= 6; ++seed) {
+        CompiledRuleSet crs(scoped_rules(seed, 60));
+        const auto b = random_batch(100 + seed, 200);
+        for (int mode : {WM_OUTPUT_SET, WM_OUTPUT_POSITIONS}) { // set semantics either way
+            Scanner sc(crs, options(WM_BACKEND_CPU, mode));
+            for (bool meta : {true, false}) {
+                const auto want = positions_as_set(crs, b.view(meta));
+                ASSERT_FALSE(want.empty());
+                EXPECT_EQ(hits_of(sc, b.view(meta)), want) << "seed " << seed << " mode " << mode;
+            }
+            EXPECT_EQ(sc.stats().batches, 2u);
+        }
+    }
+}
+
+TEST(ScanSet, ApproximateRulesJoinInRuleOrder) {
+    rules::RuleSet rs = scoped_rules(9, 20);
+    rules::Rule approx;
+    approx.id = 5; // sorts first: hits must still come in (payload, rule id) order
+    approx.msg = "approx";
+    approx.pattern = "abcab";
+    approx.max_edits = 1;
+    rs.rules.insert(rs.rules.begin(), approx);
+    CompiledRuleSet crs(rs);
+    const auto b = random_batch(42, 150);
+    Scanner sc(crs, options(WM_BACKEND_CPU, WM_OUTPUT_SET));
+    const auto got = hits_of(sc, b.view());
+    EXPECT_EQ(got, positions_as_set(crs, b.view()));
+    EXPECT_TRUE(std::any_of(got.begin(), got.end(), [](const Hit &h) { return h.second == 5; }));
+}
+
+TEST(ScanSetGpu, InPlacePathEqualsTheCpuPath) {
+    std::string why;
+    if (!gpu_here(&why)) GTEST_SKIP() << "no CUDA device: " << why;
+    for (uint32_t seed = 1; seed <= 4; ++seed) {
+        CompiledRuleSet crs(scoped_rules(seed, 80));
+        Scanner gpu(crs, options(WM_BACKEND_GPU, WM_OUTPUT_SET));
+        ASSERT_EQ(gpu.backend(), WM_BACKEND_GPU);
+        for (uint32_t batch = 0; batch < 3; ++batch) { // the pinned hits buffer is reused
+            const auto b = random_batch(seed * 10 + batch, 100 + 300 * batch);
+            for (bool meta : {true, false})
+                EXPECT_EQ(hits_of(gpu, b.view(meta)), positions_as_set(crs, b.view(meta)))
+                    << "seed " << seed << " batch " << batch << " meta " << meta;
+        }
+        EXPECT_EQ(gpu.stats().batches, 6u);
+    }
+}
+
+// verify_every 2: batches 0, 2, ... take the checked general path, the others
+// the in-place path; both agree with Hyperscan and with each other.
+TEST(ScanSetGpu, VerifiedAndUnverifiedBatchesAgree) {
+    std::string why;
+    if (!gpu_here(&why)) GTEST_SKIP() << "no CUDA device: " << why;
+    CompiledRuleSet crs(scoped_rules(77, 100));
+    Scanner gpu(crs, options(WM_BACKEND_GPU, WM_OUTPUT_SET, 2));
+    const auto b = random_batch(77, 500);
+    const auto want = positions_as_set(crs, b.view());
+    for (int i = 0; i < 4; ++i)
+        EXPECT_EQ(hits_of(gpu, b.view()), want) << "batch " << i;
+    EXPECT_EQ(gpu.stats().verified_batches, 2u);
+    EXPECT_EQ(gpu.stats().verify_mismatches, 0u);
+}
