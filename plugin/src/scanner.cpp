@@ -141,6 +141,14 @@ void Scanner::filter_by_meta(const BatchView &batch, std::vector<Match> &m) cons
             m.end());
 }
 
+void Scanner::count_batch(const BatchView &batch, size_t matches, double engine_seconds) {
+    stats_.engine_seconds += engine_seconds;
+    stats_.batches++;
+    stats_.payloads += batch.count;
+    stats_.bytes += batch.count ? batch.offsets[batch.count] - batch.offsets[0] : 0;
+    stats_.matches += matches;
+}
+
 int Scanner::scan(const BatchView &batch, std::vector<Match> &out) {
     return scan_in_mode(batch, static_cast<wm_output_mode>(mode_), out);
 }
@@ -164,12 +172,8 @@ int Scanner::scan_set(const BatchView &batch, const wm_set_hit_t **hits, size_t 
             fall_back_to_cpu(e.what()); // nothing of this batch was delivered
             return scan_set(batch, hits, count);
         }
-        stats_.engine_seconds +=
-            std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-        stats_.batches++;
-        stats_.payloads += batch.count;
-        stats_.bytes += batch.count ? batch.offsets[batch.count] - batch.offsets[0] : 0;
-        stats_.matches += n;
+        count_batch(batch, n,
+                    std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count());
         *count = n;
         return WM_SUCCESS;
     }
@@ -219,12 +223,8 @@ int Scanner::scan_in_mode(const BatchView &batch, wm_output_mode mode, std::vect
     filter_by_meta(batch, out);
     sort_matches(out);
     auto t2 = std::chrono::steady_clock::now();
-    stats_.engine_seconds += std::chrono::duration<double>(t1 - t0).count();
     stats_.ordering_seconds += std::chrono::duration<double>(t2 - t1).count();
-    stats_.batches++;
-    stats_.payloads += batch.count;
-    stats_.bytes += batch.count ? batch.offsets[batch.count] - batch.offsets[0] : 0;
-    stats_.matches += out.size();
+    count_batch(batch, out.size(), std::chrono::duration<double>(t1 - t0).count());
 
     if (!checker_ || (stats_.batches - 1) % verify_every_ != 0)
         return WM_SUCCESS;

@@ -57,6 +57,7 @@ class Scanner {
 
   private:
     int scan_in_mode(const BatchView &batch, wm_output_mode mode, std::vector<Match> &out);
+    void count_batch(const BatchView &batch, size_t matches, double engine_seconds);
     void filter_by_meta(const BatchView &batch, std::vector<Match> &m) const;
     void setup_approx(int device);
     void setup_align(int device);
