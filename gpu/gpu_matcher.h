@@ -143,8 +143,11 @@ class GpuMatcher {
     // whose bytes lie in it (or in any cudaHostAlloc / cudaHostRegister memory)
     // is copied to the device straight from there: no host memcpy, full PCIe
     // speed. Fill it, point BatchView::data at it, call scan()/count().
+    // slot < kPinnedSlots picks one of several such buffers, so a caller can
+    // fill one while the matcher scans another (replay's double buffering).
     // Throws GpuError when the allocation fails.
-    virtual uint8_t *pinned_buffer(size_t bytes) = 0;
+    static constexpr unsigned kPinnedSlots = 2;
+    virtual uint8_t *pinned_buffer(size_t bytes, unsigned slot = 0) = 0;
 };
 
 } // namespace wm::gpu

@@ -81,7 +81,7 @@ class CudaMatcher final : public GpuMatcher {
     void set_scopes(const std::vector<PatternScope> &scopes) override;
     size_t scan_set_pairs(const BatchView &batch, const PayloadMeta *meta, const SetPair **pairs) override;
     std::string describe() const override;
-    uint8_t *pinned_buffer(size_t bytes) override;
+    uint8_t *pinned_buffer(size_t bytes, unsigned slot) override;
 
   private:
     void stage(Slot &s, const BatchView &batch, bool pinned);
@@ -108,8 +108,8 @@ class CudaMatcher final : public GpuMatcher {
     bool shared_counters_ = false;
     size_t chunk_bytes_ = 0, chunk_segs_ = 0;
     Slot slots_[tuning::kStreams];
-    uint8_t *h_user_ = nullptr; // pinned_buffer()
-    size_t h_user_bytes_ = 0;
+    uint8_t *h_user_[kPinnedSlots] = {}; // pinned_buffer()
+    size_t h_user_bytes_[kPinnedSlots] = {};
     // scan_set_pairs(): scopes (host copy and device arrays), payload meta, output.
     FlatScopes scopes_;
     uint8_t *d_scope_proto_ = nullptr;
@@ -190,7 +190,7 @@ CudaMatcher::~CudaMatcher() {
         if (s.stream) cudaStreamDestroy(s.stream);
     }
     cudaFree(d_blob_);
-    cudaFreeHost(h_user_);
+    for (uint8_t *p : h_user_) cudaFreeHost(p);
     free_scope_arrays(d_scope_proto_, d_scope_port_begin_, d_scope_id_, d_scope_ports_);
     cudaFree(d_meta_);
     cudaFreeHost(h_pairs_);
@@ -237,16 +237,17 @@ void CudaMatcher::reserve_pairs(size_t n) {
     pairs_cap_ = cap;
 }
 
-uint8_t *CudaMatcher::pinned_buffer(size_t bytes) {
-    if (bytes > h_user_bytes_) {
+uint8_t *CudaMatcher::pinned_buffer(size_t bytes, unsigned slot) {
+    if (slot >= kPinnedSlots) throw GpuError("pinned_buffer: slot " + std::to_string(slot) + " out of range");
+    if (bytes > h_user_bytes_[slot]) {
         WM_CUDA_CHECK(cudaSetDevice(opts_.device));
-        cudaFreeHost(h_user_);
-        h_user_ = nullptr;
-        h_user_bytes_ = 0;
-        h_user_ = host_alloc<uint8_t>(bytes, "pinned_buffer");
-        h_user_bytes_ = bytes;
+        cudaFreeHost(h_user_[slot]);
+        h_user_[slot] = nullptr;
+        h_user_bytes_[slot] = 0;
+        h_user_[slot] = host_alloc<uint8_t>(bytes, "pinned_buffer");
+        h_user_bytes_[slot] = bytes;
     }
-    return h_user_;
+    return h_user_[slot];
 }
 
 void CudaMatcher::alloc_outputs(Slot &s, size_t capacity) {

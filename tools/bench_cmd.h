@@ -12,6 +12,7 @@ struct BenchArgs {
     int threads = 0;         // CPU threads for Hyperscan; 0 = all cores
     int repeats = 3;
     bool positions = false;  // also time positions mode (match delivery)
+    std::string replay_capture; // a bigger capture for the GPU replay rows (default: capture)
 };
 
 int run_bench(const BenchArgs &a);

@@ -24,6 +24,8 @@ struct ReplayArgs {
     bool streams = false; // TCP reassembly + matches across segments (docs/streams.md)
     unsigned verify_sample = 0;
     int device = 0;
+    unsigned read_threads = 0; // 0: the library's default
+    size_t window_mb = 0;
 };
 
 void on_progress(uint64_t packets, uint64_t bytes, double seconds, void *) {
@@ -70,6 +72,8 @@ int run_replay(const ReplayArgs &a) {
     wm_replay_options_init(&ro);
     ro.streams = a.streams;
     ro.verify_streams = a.streams && a.verify; // Hyperscan stream mode as the oracle
+    ro.read_threads = a.read_threads;
+    ro.window_bytes = a.window_mb << 20;
     wm_stream_stats_t sst;
     wm_stream_stats_init(&sst);
     int rc = wm_replay_file_ex(sc, a.capture.c_str(), &ro, print_alert, &sink,
@@ -171,6 +175,10 @@ int main(int argc, char **argv) {
                      "(default: off, every payload on its own)");
     replay->add_option("--verify-sample", ra.verify_sample, "cross-check one batch in N");
     replay->add_option("--device", ra.device, "CUDA device ordinal");
+    replay->add_option("--read-threads", ra.read_threads,
+                       "libpcap handles reading a window of a classic pcap (default: cores - 1, at most 16)");
+    replay->add_option("--window-mb", ra.window_mb,
+                       "MiB of capture per window (default: 1/8 of the file, 4-32 MiB on the GPU)");
     replay->add_flag("-q,--quiet", ra.quiet, "print only the stats, not the alerts");
 
     auto *rules = app.add_subcommand("rules", "check or import rule files");
@@ -196,6 +204,8 @@ int main(int argc, char **argv) {
     bench->add_option("--repeats", ba.repeats, "timed repeats (median reported)");
     bench->add_option("--json", ba.json, "also write the results here");
     bench->add_flag("--positions", ba.positions, "also time positions mode (every match delivered)");
+    bench->add_option("--replay-capture", ba.replay_capture,
+                      "also replay this capture on the GPU (e.g. the capture tiled to GBs)");
 
 #ifdef WM_HAVE_LIVE_CMD
     LiveArgs la;

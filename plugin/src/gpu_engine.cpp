@@ -47,7 +47,9 @@ GpuEngine::~GpuEngine() = default;
 
 std::string GpuEngine::describe() const { return matcher_->describe(); }
 
-uint8_t *GpuEngine::pinned_buffer(size_t bytes) { return matcher_->pinned_buffer(bytes); }
+uint8_t *GpuEngine::pinned_buffer(size_t bytes, unsigned slot) {
+    return matcher_->pinned_buffer(bytes, slot);
+}
 
 static_assert(sizeof(gpu::PayloadMeta) == sizeof(wm_payload_meta_t) &&
                   offsetof(gpu::PayloadMeta, proto) == offsetof(wm_payload_meta_t, proto) &&

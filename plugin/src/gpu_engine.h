@@ -27,7 +27,7 @@ class GpuEngine final : public Engine {
     // ordered by (payload, rule), in pinned memory valid until the next scan.
     size_t scan_set_hits(const BatchView &batch, const wm_set_hit_t **hits);
     std::string describe() const;
-    uint8_t *pinned_buffer(size_t bytes);
+    uint8_t *pinned_buffer(size_t bytes, unsigned slot = 0);
 
   private:
     std::unique_ptr<gpu::GpuMatcher> matcher_;

@@ -21,12 +21,20 @@ struct ReplayCallbacks {
     void *progress_ctx = nullptr;
 };
 
-// Returns WM_SUCCESS, WM_CAPTURE_ERROR (corrupt file: everything before it
-// scanned and reported), WM_VERIFY_MISMATCH or WM_SCAN_TERMINATED, with a
-// message in *error; stats are filled in every case. Throws on I/O errors
-// opening the file (CaptureError) and on engine failures.
+// How the capture is read (wm_replay_options_t); 0 = chosen by replay_file.
+struct ReplayTuning {
+    unsigned threads = 0;      // libpcap handles per window
+    uint64_t window_bytes = 0; // file bytes per window
+};
+
+// Replay without streams (replay_packets.cpp): windows of the capture are
+// read on other threads while this one scans and delivers. Returns
+// WM_SUCCESS, WM_CAPTURE_ERROR (corrupt file: everything before it scanned
+// and reported), WM_VERIFY_MISMATCH or WM_SCAN_TERMINATED, with a message in
+// *error; stats are filled in every case. Throws on I/O errors opening the
+// file (CaptureError) and on engine failures.
 int replay_file(Scanner &sc, const std::string &path, const ReplayCallbacks &cb,
-                wm_replay_stats_t &stats, std::string *error);
+                wm_replay_stats_t &stats, std::string *error, const ReplayTuning &tuning = {});
 
 // The scanner as the stream pipeline sees it.
 class ScannerForStreams final : public stream::BatchScanner {

@@ -108,6 +108,7 @@ Scanner::~Scanner() = default;
 void Scanner::fall_back_to_cpu(const std::string &why) {
     std::fprintf(stderr, "warpmatch: GPU failed (%s); continuing on Hyperscan\n", why.c_str());
     reason_ = fmt::format("auto: switched to Hyperscan on the CPU after a GPU failure: {}", why);
+    retired_gpu_ = std::move(primary_);
     primary_ = std::make_unique<HyperscanEngine>(rs_);
     checker_.reset();
     approx_checker_.reset();
@@ -121,12 +122,15 @@ void Scanner::fall_back_to_cpu(const std::string &why) {
 
 void Scanner::add_delivery_time(double seconds) { stats_.delivery_seconds += seconds; }
 
-uint8_t *Scanner::batch_buffer(size_t bytes) {
+uint8_t *Scanner::batch_buffer(size_t bytes, unsigned slot) {
+    if (slot >= kBatchBufferSlots)
+        throw std::invalid_argument("batch_buffer: slot out of range");
     if (backend_ == WM_BACKEND_GPU)
-        return static_cast<GpuEngine *>(primary_.get())->pinned_buffer(bytes);
-    if (host_buffer_.size() < bytes)
-        host_buffer_.resize(bytes);
-    return host_buffer_.data();
+        return static_cast<GpuEngine *>(primary_.get())->pinned_buffer(bytes, slot);
+    std::vector<uint8_t> &b = host_buffer_[slot];
+    if (b.size() < bytes)
+        b.resize(bytes);
+    return b.data();
 }
 
 void Scanner::filter_by_meta(const BatchView &batch, std::vector<Match> &m) const {

@@ -46,8 +46,12 @@ class Scanner {
     const std::vector<Match> &gpu_only() const { return gpu_only_; }
     const std::vector<Match> &cpu_only() const { return cpu_only_; }
 
-    // Page-locked on the GPU backend (see wm_scanner_batch_buffer).
-    uint8_t *batch_buffer(size_t bytes);
+    // Page-locked on the GPU backend (see wm_scanner_batch_buffer). slot
+    // (0 or 1) picks one of two buffers: replay fills one while the other is
+    // scanned. Safe to call for one slot while another thread scans a batch
+    // that lies in the other slot.
+    static constexpr unsigned kBatchBufferSlots = 2;
+    uint8_t *batch_buffer(size_t bytes, unsigned slot = 0);
 
     const wm_scanner_stats_t &stats() const { return stats_; }
     void add_delivery_time(double seconds);
@@ -71,6 +75,10 @@ class Scanner {
     bool fallback_allowed_ = false; // `auto`: a GPU failure moves the scanner to the CPU
     std::string reason_;
     std::unique_ptr<Engine> primary_;
+    // The GPU engine after a fall back to the CPU: kept, because the batch
+    // being rescanned (and a replay window being filled) may lie in its
+    // page-locked batch buffers.
+    std::unique_ptr<Engine> retired_gpu_;
     std::unique_ptr<Engine> checker_; // Hyperscan, when verifying a GPU engine
     // Approximate rules (max_edits / max_mismatches), on the same backend as
     // the literals; approx_checker_ is its Hyperscan twin for --verify.
@@ -81,7 +89,7 @@ class Scanner {
     std::vector<Match> gpu_only_, cpu_only_, check_buf_;
     std::vector<Match> set_matches_;     // scan_set() on the general path
     std::vector<wm_set_hit_t> set_hits_; // ... and its hits
-    std::vector<uint8_t> host_buffer_; // batch_buffer() on the CPU backend
+    std::vector<uint8_t> host_buffer_[kBatchBufferSlots]; // batch_buffer() on the CPU backend
     wm_scanner_stats_t stats_{};
     std::atomic<bool> busy_{false};
 };

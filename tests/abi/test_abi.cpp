@@ -1,9 +1,11 @@
 // ABI suite: only the public header and the shared library. Every entry
 // point rejects NULL, zero-length and wrong-state arguments with its code.
 #include "warpmatch.h"
+#include "warpmatch_stream.h"
 
 #include <gtest/gtest.h>
 
+#include <cstddef>
 #include <cstring>
 #include <string>
 #include <thread>
@@ -51,7 +53,7 @@ int stop_now(uint32_t, uint32_t, uint32_t, uint32_t, void *) { return 1; }
 
 TEST(Abi, Versions) {
     EXPECT_EQ(wm_abi_version(), WM_ABI_VERSION);
-    EXPECT_NE(std::string(wm_version()).find("0.2.0"), std::string::npos);
+    EXPECT_NE(std::string(wm_version()).find("0.3.0"), std::string::npos);
     EXPECT_STREQ(wm_status_name(WM_RULE_ERROR), "WM_RULE_ERROR");
     EXPECT_STREQ(wm_status_name(12345), "WM_UNKNOWN_STATUS");
 }
@@ -324,6 +326,29 @@ TEST(Abi, CaptureArgumentChecks) {
     EXPECT_EQ(wm_capture_stats(nullptr, &st), WM_INVALID);
     EXPECT_STREQ(wm_skip_reason_name(WM_SKIP_FRAGMENT), "fragment");
     EXPECT_STREQ(wm_skip_reason_name(-1), "unknown");
+}
+
+// wm_replay_options_t grew read_threads and window_bytes in 0.3: options of
+// a 0.2 caller (the shorter struct) are still taken, other sizes are not.
+TEST_F(Fixture, ReplayOptionsOfTheOlderSizeAreAccepted) {
+    wm_replay_stats_t st;
+    wm_replay_stats_init(&st);
+    wm_replay_options_t ro;
+    wm_replay_options_init(&ro);
+    for (size_t size : {sizeof(ro), offsetof(wm_replay_options_t, read_threads)}) {
+        ro.struct_size = size;
+        wm_error_t *err = nullptr;
+        // Past the argument checks: the missing file is the error.
+        EXPECT_EQ(wm_replay_file_ex(sc, "/nonexistent.pcap", &ro, nullptr, nullptr, nullptr,
+                                    nullptr, &st, nullptr, &err),
+                  WM_IO_ERROR)
+            << size;
+        wm_error_free(err);
+    }
+    ro.struct_size = sizeof(ro) - 1;
+    EXPECT_EQ(wm_replay_file_ex(sc, "/nonexistent.pcap", &ro, nullptr, nullptr, nullptr, nullptr,
+                                &st, nullptr, nullptr),
+              WM_INVALID);
 }
 
 TEST_F(Fixture, ReplayArgumentChecks) {

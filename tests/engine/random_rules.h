@@ -45,6 +45,15 @@ inline rules::RuleSet random_ruleset(std::mt19937 &rng, size_t n, const std::str
     return rs;
 }
 
+inline wm_scanner_options_t scanner_options(int backend, int mode, unsigned verify_every = 0) {
+    wm_scanner_options_t o{};
+    o.struct_size = sizeof(o);
+    o.backend = backend;
+    o.output_mode = mode;
+    o.verify_every = verify_every;
+    return o;
+}
+
 struct OwnedBatch {
     std::string data;
     std::vector<uint32_t> offsets{0};

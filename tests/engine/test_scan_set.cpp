@@ -19,12 +19,7 @@ namespace {
 using Hit = std::pair<uint32_t, uint32_t>; // (payload, rule id): the promised order
 
 wm_scanner_options_t options(int backend, int mode, unsigned verify_every = 0) {
-    wm_scanner_options_t o{};
-    o.struct_size = sizeof(o);
-    o.backend = backend;
-    o.output_mode = mode;
-    o.verify_every = verify_every;
-    return o;
+    return test::scanner_options(backend, mode, verify_every);
 }
 
 // Random rules, a third of them scoped by protocol and/or ports.

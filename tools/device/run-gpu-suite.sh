@@ -55,9 +55,19 @@ want verify && warpmatch replay "$D/pcaps-large/merged-zeek-traces.pcap" --rules
 
 # 3. Benchmarks: every engine through the C API on one corpus, same run.
 #    BENCH_BATCH_MB: batch sizes to run (bench-<MB>.txt / .json each).
+#    The replay rows also replay merged-zeek tiled REPLAY_TILE times (records
+#    repeated after one file header, ~1 GB for 32).
+Z="$D/pcaps-large/merged-zeek-traces.pcap"; BIG=/tmp/zeek-x${REPLAY_TILE:-32}.pcap
+want bench && { head -c 24 "$Z"; for i in $(seq ${REPLAY_TILE:-32}); do tail -c +25 "$Z"; done; } > "$BIG"
 want bench && for mb in ${BENCH_BATCH_MB:-64}; do
-  warpmatch bench "$D/pcaps-large/merged-zeek-traces.pcap" --rules /tmp/et.yaml --corpus-mb ${CORPUS_MB:-1024} \
+  warpmatch bench "$Z" --rules /tmp/et.yaml --corpus-mb ${CORPUS_MB:-1024} --replay-capture "$BIG" \
     --batch-mb "$mb" --repeats 3 --json "$OUT/bench-$mb.json" 2>&1 | tee "$OUT/bench-$mb.txt"
+done
+# Replay of the tiled capture by number of libpcap handles (GPU, set, -q).
+want bench && for t in ${REPLAY_THREADS:-1 2 4 8 15}; do
+  r=$(warpmatch replay "$BIG" --rules /tmp/et.yaml --backend gpu --matches set -q --read-threads "$t" 2>&1 | tail -1 |
+      grep -o '"payload_bytes":[0-9]*\|"alerts":[0-9]*\|"seconds":[0-9.]*' | tr '\n' ' ')
+  note "replay x${REPLAY_TILE:-32} gpu set read-threads $t: $r"
 done
 # 4. Kernel benchmarks of gpu/ (each compares with its CPU peer in-run).
 want kernels && bash tools/device/bench-kernels.sh "$B" "$D" "$OUT" ${KERNELS:-}

@@ -50,29 +50,50 @@ int OfflineCapture::next(wm_packet_t *pkt) {
         if (rc != 1) {
             // PCAP_ERROR: a truncated or corrupt record. The record that
             // failed is the one after the last one read.
-            s.error = s.path + ": packet " + std::to_string(s.stats.packets + 1) +
-                      ": " + pcap_geterr(s.pcap);
+            s.error = record_error(s.path, s.stats.packets + 1, pcap_geterr(s.pcap));
             throw CaptureError(s.error);
         }
-        wm_capture_stats_t &st = s.stats;
-        ++st.packets;
-        st.bytes += hdr->caplen;
-        if (hdr->caplen < hdr->len) ++st.snaplen_truncated;
-
-        pkt->struct_size = sizeof(wm_packet_t);
-        pkt->number = st.packets;
-        pkt->ts_sec = static_cast<int64_t>(hdr->ts.tv_sec);
-        pkt->ts_usec = static_cast<int64_t>(hdr->ts.tv_usec);
-        pkt->caplen = hdr->caplen;
-        pkt->wirelen = hdr->len;
-        const int r = decode_frame(s.dlt, data, hdr->caplen, pkt);
-        if (r == kDecodedPayload) {
-            ++st.payloads;
-            st.payload_bytes += pkt->payload_len;
-            return WM_SUCCESS;
-        }
-        ++st.skipped[r];
+        const int r = decode_record(s.dlt, s.stats.packets + 1, hdr->ts.tv_sec, hdr->ts.tv_usec,
+                                    hdr->caplen, hdr->len, data, pkt);
+        count_record(r, *pkt, s.stats);
+        if (r == kDecodedPayload) return WM_SUCCESS;
     }
+}
+
+int decode_record(int dlt, uint64_t number, int64_t ts_sec, int64_t ts_usec, uint32_t caplen,
+                  uint32_t wirelen, const uint8_t *frame, wm_packet_t *pkt) {
+    pkt->struct_size = sizeof(wm_packet_t);
+    pkt->number = number;
+    pkt->ts_sec = ts_sec;
+    pkt->ts_usec = ts_usec;
+    pkt->caplen = caplen;
+    pkt->wirelen = wirelen;
+    return decode_frame(dlt, frame, caplen, pkt);
+}
+
+void count_record(int result, const wm_packet_t &pkt, wm_capture_stats_t &st) {
+    ++st.packets;
+    st.bytes += pkt.caplen;
+    if (pkt.caplen < pkt.wirelen) ++st.snaplen_truncated;
+    if (result == kDecodedPayload) {
+        ++st.payloads;
+        st.payload_bytes += pkt.payload_len;
+    } else {
+        ++st.skipped[result];
+    }
+}
+
+void add_capture_stats(wm_capture_stats_t &to, const wm_capture_stats_t &from) {
+    to.packets += from.packets;
+    to.bytes += from.bytes;
+    to.payloads += from.payloads;
+    to.payload_bytes += from.payload_bytes;
+    to.snaplen_truncated += from.snaplen_truncated;
+    for (int r = 0; r < WM_SKIP_REASON_COUNT; ++r) to.skipped[r] += from.skipped[r];
+}
+
+std::string record_error(const std::string &path, uint64_t number, const char *why) {
+    return path + ": packet " + std::to_string(number) + ": " + why;
 }
 
 const wm_capture_stats_t &OfflineCapture::stats() const { return impl_->stats; }

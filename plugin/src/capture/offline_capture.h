@@ -42,4 +42,15 @@ class OfflineCapture {
     std::unique_ptr<Impl> impl_;
 };
 
+// One record, shared by every reader so counts and messages agree:
+// decode_record fills pkt's record fields and decodes the frame (returns
+// kDecodedPayload or a wm_skip_reason); count_record adds it to st.
+int decode_record(int dlt, uint64_t number, int64_t ts_sec, int64_t ts_usec, uint32_t caplen,
+                  uint32_t wirelen, const uint8_t *frame, wm_packet_t *pkt);
+void count_record(int result, const wm_packet_t &pkt, wm_capture_stats_t &st);
+// to += from, counter by counter (windows of one capture).
+void add_capture_stats(wm_capture_stats_t &to, const wm_capture_stats_t &from);
+// "FILE: packet N: why", the message of a corrupt or truncated record.
+std::string record_error(const std::string &path, uint64_t number, const char *why);
+
 } // namespace wm::capture

@@ -8,6 +8,7 @@
 #include <fmt/format.h>
 
 #include <atomic>
+#include <cstddef>
 #include <cstdlib>
 #include <cstring>
 #include <memory>
@@ -123,6 +124,15 @@ WM_API int wm_replay_file_ex(wm_scanner_t *sc, const char *path, const wm_replay
     wm_replay_options_t defaults;
     wm_replay_options_init(&defaults);
     if (!opts) opts = &defaults;
+    // Options of a caller built before read_threads: the known prefix, the
+    // new fields at their defaults.
+    constexpr size_t v02_size = offsetof(wm_replay_options_t, read_threads);
+    wm_replay_options_t upgraded = defaults;
+    if (opts->struct_size == v02_size) {
+        std::memcpy(&upgraded, opts, v02_size);
+        upgraded.struct_size = sizeof(upgraded);
+        opts = &upgraded;
+    }
     if (!sc || !path || !*path || !sized(stats) || !sized(opts) || !sized(&opts->stream) ||
         (stream_stats && !sized(stream_stats)))
         return set_error(err, WM_INVALID,

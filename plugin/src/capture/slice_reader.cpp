@@ -1,0 +1,108 @@
+// plugin/src/capture/slice_reader.cpp - see slice_reader.h.
+#include "capture/slice_reader.h"
+
+#include "capture/decoder.h"
+#include "capture/offline_capture.h"
+
+#include <pcap/pcap.h>
+
+#include <cstdio>
+
+namespace wm::capture {
+
+void DecodedRecords::clear() {
+    bytes.clear();
+    packets.clear();
+    ends.clear();
+    stats = wm_capture_stats_t{};
+    stats.struct_size = sizeof(stats);
+    error.clear();
+}
+
+struct SliceReader::Impl {
+    std::string path;
+    pcap_t *pcap = nullptr;
+    int dlt = -1;
+    uint64_t next_number = 1;
+    bool over = false;
+    // A record whose payload did not fit the last call.
+    bool has_pending = false;
+    wm_packet_t pending{};
+    std::vector<uint8_t> pending_bytes;
+
+    ~Impl() {
+        if (pcap != nullptr) pcap_close(pcap);
+    }
+
+    void place(const wm_packet_t &pkt, const uint8_t *payload, DecodedRecords &out) {
+        out.bytes.insert(out.bytes.end(), payload, payload + pkt.payload_len);
+        out.packets.push_back(pkt);
+        out.packets.back().payload = nullptr;
+        out.ends.push_back(static_cast<uint32_t>(out.bytes.size()));
+    }
+};
+
+SliceReader::SliceReader(const std::string &path, uint64_t offset, uint64_t first_number)
+    : impl_(std::make_unique<Impl>()) {
+    Impl &s = *impl_;
+    s.path = path;
+    s.next_number = first_number;
+    char errbuf[PCAP_ERRBUF_SIZE];
+    errbuf[0] = '\0';
+    s.pcap = pcap_open_offline(path.c_str(), errbuf);
+    if (s.pcap == nullptr) throw CaptureError("cannot open " + path + ": " + errbuf);
+    s.dlt = pcap_datalink(s.pcap);
+    // libpcap reads a savefile through stdio, record by record, and keeps no
+    // state between records; seeking its FILE to a record header is how
+    // tcpslice jumps into a capture too.
+    if (offset != 0 && std::fseek(pcap_file(s.pcap), static_cast<long>(offset), SEEK_SET) != 0)
+        throw CaptureError("cannot seek " + path + " to byte " + std::to_string(offset));
+}
+
+SliceReader::~SliceReader() = default;
+
+int SliceReader::link_type() const { return impl_->dlt; }
+
+bool SliceReader::read(uint64_t max_records, size_t max_bytes, DecodedRecords &out) {
+    Impl &s = *impl_;
+    uint64_t taken = 0;
+    if (s.has_pending && max_records > 0) {
+        if (!out.bytes.empty() && out.bytes.size() + s.pending.payload_len > max_bytes)
+            return true;
+        count_record(kDecodedPayload, s.pending, out.stats);
+        s.place(s.pending, s.pending_bytes.data(), out);
+        s.has_pending = false;
+        ++taken;
+    }
+    while (!s.over && taken < max_records) {
+        pcap_pkthdr *hdr = nullptr;
+        const u_char *data = nullptr;
+        const int rc = pcap_next_ex(s.pcap, &hdr, &data);
+        if (rc == PCAP_ERROR_BREAK) {
+            s.over = true;
+            break;
+        }
+        if (rc != 1) {
+            out.error = record_error(s.path, s.next_number, pcap_geterr(s.pcap));
+            s.over = true;
+            break;
+        }
+        wm_packet_t pkt{};
+        const int r = decode_record(s.dlt, s.next_number++, hdr->ts.tv_sec, hdr->ts.tv_usec,
+                                    hdr->caplen, hdr->len, data, &pkt);
+        ++taken;
+        if (r == kDecodedPayload && !out.bytes.empty() &&
+            out.bytes.size() + pkt.payload_len > max_bytes) {
+            // Does not fit: counted and placed by the next call.
+            s.pending = pkt;
+            s.pending_bytes.assign(pkt.payload, pkt.payload + pkt.payload_len);
+            s.has_pending = true;
+            return true;
+        }
+        count_record(r, pkt, out.stats);
+        if (r == kDecodedPayload) s.place(pkt, pkt.payload, out);
+    }
+    return !s.over || s.has_pending;
+}
+
+} // namespace wm::capture

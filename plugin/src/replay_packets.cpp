@@ -1,0 +1,247 @@
+// plugin/src/replay_packets.cpp - replay without streams: every payload on
+// its own, in a pipeline.
+//
+// The capture is read window by window (capture::WindowReader: several
+// libpcap handles per window on a classic pcap) into one of the scanner's two
+// batch buffers, page-locked on the GPU, while the calling thread scans the
+// previous window and delivers its alerts. Alerts leave in packet order; the
+// reader never touches the scanner.
+#include "capture/offline_capture.h"
+#include "capture/window_reader.h"
+#include "replay.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <chrono>
+#include <filesystem>
+#include <future>
+#include <system_error>
+#include <thread>
+#include <unordered_map>
+
+namespace wm {
+
+namespace {
+
+using Clock = std::chrono::steady_clock;
+using capture::PayloadWindow;
+
+double since(Clock::time_point t) { return std::chrono::duration<double>(Clock::now() - t).count(); }
+
+// Scans windows and delivers their alerts.
+class WindowScanner {
+  public:
+    WindowScanner(Scanner &sc, const ReplayCallbacks &cb, wm_replay_stats_t &st)
+        : sc_(sc), cb_(cb), st_(st) {
+        const bool gpu = sc.backend() == WM_BACKEND_GPU;
+        // The GPU takes a window in one call (it splits it into chunks
+        // itself); the CPU scans small batches so alerts keep flowing.
+        max_bytes_ = gpu ? SIZE_MAX : (1u << 20);
+        max_payloads_ = gpu ? SIZE_MAX : 4096;
+        // The set array has no score or region: align rules need matches.
+        set_array_ = sc.output_mode() == WM_OUTPUT_SET && sc.ruleset().alignment_rules() == 0;
+    }
+
+    // False when the alert callback asked to stop.
+    bool window(const PayloadWindow &w) {
+        size_t first = 0;
+        while (first < w.count()) {
+            size_t last = first + 1;
+            while (last < w.count() && last - first < max_payloads_ &&
+                   w.offsets[last + 1] - w.offsets[first] <= max_bytes_)
+                ++last;
+            if (!batch(w, first, last)) return false;
+            first = last;
+        }
+        return true;
+    }
+
+    const std::vector<std::string> &mismatches() const { return mismatch_lines_; }
+
+  private:
+    // Payloads [first, last) of w as one batch.
+    bool batch(const PayloadWindow &w, size_t first, size_t last) {
+        const uint32_t base = w.offsets[first];
+        offsets_.resize(last - first + 1);
+        for (size_t i = first; i <= last; ++i) offsets_[i - first] = w.offsets[i] - base;
+        BatchView view{w.data + base, offsets_.data(), last - first, w.meta.data() + first};
+        const wm_packet_t *packets = w.packets.data() + first;
+        st_.batches++;
+        if (set_array_) {
+            const wm_set_hit_t *hits = nullptr;
+            size_t n = 0;
+            const int rc = sc_.scan_set(view, &hits, &n);
+            if (rc == WM_VERIFY_MISMATCH) record_mismatches(packets);
+            return deliver_hits(packets, hits, n);
+        }
+        const int rc = sc_.scan(view, matches_);
+        if (rc == WM_VERIFY_MISMATCH) record_mismatches(packets);
+        return deliver_matches(packets);
+    }
+
+    void record_mismatches(const wm_packet_t *packets) {
+        auto note = [&](const std::vector<Match> &v, const char *who) {
+            for (const auto &m : v) {
+                st_.verify_mismatches++;
+                if (mismatch_lines_.size() >= 50) continue;
+                mismatch_lines_.push_back(fmt::format(
+                    "verify mismatch: packet {} (batch {}, payload {}) rule {} [{}, {}): {} only",
+                    packets[m.payload].number, st_.batches, m.payload,
+                    sc_.ruleset().rules()[m.rule].id, m.start, m.end, who));
+            }
+        };
+        note(sc_.gpu_only(), "GPU");
+        note(sc_.cpu_only(), "Hyperscan");
+    }
+
+    bool emit(wm_alert_t &a) {
+        st_.alerts++;
+        return !(cb_.on_alert && cb_.on_alert(&a, cb_.alert_ctx) != 0);
+    }
+
+    // Set hits are distinct and ordered by (payload, rule id) already.
+    bool deliver_hits(const wm_packet_t *packets, const wm_set_hit_t *hits, size_t n) {
+        const auto t0 = Clock::now();
+        wm_alert_t a{};
+        a.struct_size = sizeof(a);
+        bool go_on = true;
+        for (size_t i = 0; i < n && go_on; ++i) {
+            a.packet = &packets[hits[i].payload_index];
+            a.rule_id = hits[i].rule_id;
+            go_on = emit(a);
+        }
+        sc_.add_delivery_time(since(t0));
+        return go_on;
+    }
+
+    // One alert per (payload, rule): the first occurrence.
+    bool deliver_matches(const wm_packet_t *packets) {
+        const auto t0 = Clock::now();
+        const bool positions = sc_.output_mode() == WM_OUTPUT_POSITIONS;
+        const auto &rules = sc_.ruleset().rules();
+        bool go_on = true;
+        size_t i = 0;
+        while (i < matches_.size() && go_on) {
+            const uint32_t p = matches_[i].payload;
+            seen_.clear();
+            for (; i < matches_.size() && matches_[i].payload == p && go_on; ++i) {
+                const Match &m = matches_[i];
+                if (!seen_.emplace(m.rule, true).second) continue;
+                wm_alert_t a{};
+                a.struct_size = sizeof(a);
+                a.packet = &packets[p];
+                a.rule_id = rules[m.rule].id;
+                a.has_score = CompiledRuleSet::is_alignment(rules[m.rule]) ? 1 : 0;
+                a.score = m.score;
+                a.has_offset = positions || a.has_score ? 1 : 0; // an align region is always known
+                a.start = m.start;
+                a.end = m.end;
+                go_on = emit(a);
+            }
+        }
+        sc_.add_delivery_time(since(t0));
+        return go_on;
+    }
+
+    Scanner &sc_;
+    const ReplayCallbacks &cb_;
+    wm_replay_stats_t &st_;
+    size_t max_bytes_, max_payloads_;
+    bool set_array_;
+    std::vector<uint32_t> offsets_;
+    std::vector<Match> matches_;
+    std::unordered_map<uint32_t, bool> seen_;
+    std::vector<std::string> mismatch_lines_;
+};
+
+// Window size: a few windows per file so reading overlaps scanning even for
+// a small capture, within bounds that keep the GPU's batches large.
+uint64_t default_window_bytes(const std::string &path, bool gpu) {
+    std::error_code ec;
+    const uint64_t size = std::filesystem::file_size(path, ec);
+    const uint64_t lo = gpu ? (4u << 20) : (1u << 20), hi = gpu ? (32u << 20) : (16u << 20);
+    return std::clamp<uint64_t>(ec ? hi : size / 8, lo, hi);
+}
+
+unsigned default_threads() {
+    // One core stays with the scanning thread.
+    const unsigned n = std::thread::hardware_concurrency();
+    return std::clamp(n > 1 ? n - 1 : 1u, 1u, 16u);
+}
+
+} // namespace
+
+int replay_file(Scanner &sc, const std::string &path, const ReplayCallbacks &cb,
+                wm_replay_stats_t &stats, std::string *error, const ReplayTuning &tuning) {
+    const auto t0 = Clock::now();
+    auto last_progress = t0;
+    const bool gpu = sc.backend() == WM_BACKEND_GPU;
+    const uint64_t window = tuning.window_bytes ? tuning.window_bytes : default_window_bytes(path, gpu);
+    capture::WindowReader reader(path, window, tuning.threads ? tuning.threads : default_threads());
+    WindowScanner ws(sc, cb, stats);
+    stats.capture = wm_capture_stats_t{};
+    stats.capture.struct_size = sizeof(stats.capture);
+
+    // Two windows: the reader fills one while this thread scans the other.
+    // Buffers are taken here, on the scanning thread; a payload too big for
+    // its slot (pcapng allows huge records) goes to ordinary memory.
+    PayloadWindow win[2];
+    uint8_t *slot[2];
+    std::vector<uint8_t> oversize[2];
+    for (unsigned k = 0; k < 2; ++k) slot[k] = sc.batch_buffer(window, k);
+    auto read = [&](unsigned k) {
+        return reader.next(win[k], [&, k](size_t bytes) {
+            if (bytes <= window) return slot[k];
+            oversize[k].resize(bytes);
+            return oversize[k].data();
+        });
+    };
+
+    int status = WM_SUCCESS;
+    auto finish = [&]() {
+        stats.seconds = since(t0);
+        stats.gbit_per_s =
+            stats.seconds > 0 ? stats.capture.payload_bytes * 8.0 / stats.seconds / 1e9 : 0.0;
+    };
+    try {
+        std::future<bool> next = std::async(std::launch::async, read, 0u);
+        for (unsigned k = 0;; k ^= 1) {
+            if (!next.get()) break;
+            const PayloadWindow &w = win[k];
+            capture::add_capture_stats(stats.capture, w.stats);
+            const bool last = !w.error.empty();
+            if (!last) next = std::async(std::launch::async, read, k ^ 1);
+            if (!ws.window(w)) {
+                status = WM_SCAN_TERMINATED;
+                break; // next's destructor waits for the read in flight
+            }
+            if (last) {
+                // Corrupt record: everything before it was scanned.
+                status = WM_CAPTURE_ERROR;
+                if (error) *error = w.error;
+                break;
+            }
+            const auto now = Clock::now();
+            if (cb.on_progress && now - last_progress >= std::chrono::seconds(1)) {
+                last_progress = now;
+                cb.on_progress(stats.capture.packets, stats.capture.bytes, since(t0),
+                               cb.progress_ctx);
+            }
+        }
+    } catch (...) {
+        finish(); // an engine failure still reports what was counted so far
+        throw;
+    }
+    finish();
+    if (status == WM_SUCCESS && !ws.mismatches().empty()) {
+        status = WM_VERIFY_MISMATCH;
+        if (error) {
+            *error = fmt::format("{} verify mismatches; first ones:", stats.verify_mismatches);
+            for (const auto &l : ws.mismatches()) *error += "\n" + l;
+        }
+    }
+    return status;
+}
+
+} // namespace wm

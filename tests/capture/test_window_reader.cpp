@@ -1,0 +1,260 @@
+// tests/capture/test_window_reader.cpp - the windowed, parallel reader
+// against a plain sequential OfflineCapture read: same packets in the same
+// order, same numbers, payloads, counters and errors, for every window size
+// and number of libpcap handles; on crafted files (byte-swapped, corrupt or
+// truncated records) and on every shared real capture.
+#include "capture_test_util.h"
+
+#include "plugin/src/capture/offline_capture.h"
+#include "plugin/src/capture/pcap_writer.h"
+#include "plugin/src/capture/window_reader.h"
+
+#include <filesystem>
+#include <fstream>
+#include <string>
+#include <vector>
+
+namespace wm::capture::test {
+namespace {
+
+namespace b = build;
+namespace fs = std::filesystem;
+
+struct Seen {
+    std::vector<wm_packet_t> packets;
+    std::vector<std::string> payloads;
+    wm_capture_stats_t stats{};
+    std::string error;
+    size_t windows = 0;
+    unsigned most_threads = 0; // libpcap handles on one window, at most
+};
+
+Seen read_plain(const std::string &path) {
+    Seen s;
+    OfflineCapture cap(path);
+    wm_packet_t p{};
+    try {
+        while (cap.next(&p) == WM_SUCCESS) {
+            s.packets.push_back(p);
+            s.payloads.emplace_back(p.payload, p.payload + p.payload_len);
+        }
+    } catch (const CaptureError &e) {
+        s.error = e.what();
+    }
+    s.stats = cap.stats();
+    return s;
+}
+
+Seen read_windows(const std::string &path, uint64_t window, unsigned threads) {
+    Seen s;
+    WindowReader r(path, window, threads);
+    PayloadWindow w;
+    std::vector<uint8_t> buf;
+    while (r.next(w, [&](size_t n) {
+        buf.assign(n, 0xEE); // fresh contents: stale bytes would show
+        return buf.data();
+    })) {
+        ++s.windows;
+        s.most_threads = std::max(s.most_threads, r.threads_used());
+        EXPECT_TRUE(s.error.empty()) << "a window after the error";
+        EXPECT_EQ(w.offsets.size(), w.count() + 1);
+        EXPECT_EQ(w.meta.size(), w.count());
+        for (size_t i = 0; i < w.count(); ++i) {
+            const wm_packet_t &p = w.packets[i];
+            EXPECT_EQ(p.payload, w.data + w.offsets[i]);
+            EXPECT_EQ(p.payload_len, w.offsets[i + 1] - w.offsets[i]);
+            EXPECT_EQ(w.meta[i].proto, p.proto);
+            EXPECT_EQ(w.meta[i].src_port, p.src_port);
+            EXPECT_EQ(w.meta[i].dst_port, p.dst_port);
+            s.packets.push_back(p);
+            s.payloads.emplace_back(p.payload, p.payload + p.payload_len);
+        }
+        s.stats.packets += w.stats.packets;
+        s.stats.bytes += w.stats.bytes;
+        s.stats.payloads += w.stats.payloads;
+        s.stats.payload_bytes += w.stats.payload_bytes;
+        s.stats.snaplen_truncated += w.stats.snaplen_truncated;
+        for (int k = 0; k < WM_SKIP_REASON_COUNT; ++k) s.stats.skipped[k] += w.stats.skipped[k];
+        if (!w.error.empty()) s.error = w.error;
+    }
+    return s;
+}
+
+void expect_same(const Seen &want, const Seen &got) {
+    ASSERT_EQ(got.packets.size(), want.packets.size());
+    for (size_t i = 0; i < want.packets.size(); ++i) {
+        const wm_packet_t &a = want.packets[i], &g = got.packets[i];
+        ASSERT_EQ(g.number, a.number) << "payload " << i;
+        EXPECT_EQ(g.ts_sec, a.ts_sec);
+        EXPECT_EQ(g.ts_usec, a.ts_usec);
+        EXPECT_EQ(g.caplen, a.caplen);
+        EXPECT_EQ(g.wirelen, a.wirelen);
+        EXPECT_EQ(g.proto, a.proto);
+        EXPECT_EQ(g.src_port, a.src_port);
+        EXPECT_EQ(g.dst_port, a.dst_port);
+        EXPECT_EQ(g.flow_id, a.flow_id);
+        EXPECT_EQ(g.payload_offset, a.payload_offset);
+        ASSERT_EQ(got.payloads[i], want.payloads[i]) << "packet " << a.number;
+    }
+    EXPECT_EQ(got.stats.packets, want.stats.packets);
+    EXPECT_EQ(got.stats.bytes, want.stats.bytes);
+    EXPECT_EQ(got.stats.payloads, want.stats.payloads);
+    EXPECT_EQ(got.stats.payload_bytes, want.stats.payload_bytes);
+    EXPECT_EQ(got.stats.snaplen_truncated, want.stats.snaplen_truncated);
+    for (int k = 0; k < WM_SKIP_REASON_COUNT; ++k)
+        EXPECT_EQ(got.stats.skipped[k], want.stats.skipped[k]) << "skip reason " << k;
+    EXPECT_EQ(got.error, want.error);
+}
+
+struct Config {
+    uint64_t window;
+    unsigned threads;
+};
+// Tiny windows force many windows and slices; one thread is the sequential path.
+const Config kConfigs[] = {{1, 1}, {700, 3}, {4096, 4}, {64 << 10, 8}, {16 << 20, 5}};
+
+void expect_all_configs_match(const std::string &path) {
+    const Seen want = read_plain(path);
+    for (const Config &c : kConfigs) {
+        SCOPED_TRACE("window " + std::to_string(c.window) + ", threads " + std::to_string(c.threads));
+        expect_same(want, read_windows(path, c.window, c.threads));
+    }
+}
+
+// n records: payload frames with a payload of i % 300 bytes (some empty),
+// an ARP frame every 7th, a snaplen-cut frame every 11th.
+void write_mixed(const std::string &path, int n) {
+    PcapWriter w(path, kLinktypeEthernet);
+    for (int i = 1; i <= n; ++i) {
+        Bytes f;
+        if (i % 7 == 0) {
+            f = b::arp_request(b::kMacA, kClient4, kServer4);
+        } else {
+            const std::string payload(size_t(i % 300), char('a' + i % 26));
+            f = b::ethernet_ip(b::ipv4(v4(), b::kProtoTcp,
+                                       b::tcp(tcp_ports(uint16_t(1000 + i), 80), b::bytes(payload))));
+        }
+        if (i % 11 == 0 && f.size() > 60) {
+            const uint32_t wire = uint32_t(f.size());
+            f.resize(60);
+            w.write(f, uint32_t(i), uint32_t(i), wire);
+        } else {
+            w.write(f, uint32_t(i), uint32_t(i));
+        }
+    }
+    w.close();
+}
+
+std::vector<uint8_t> slurp(const std::string &path) {
+    std::ifstream in(path, std::ios::binary);
+    return std::vector<uint8_t>(std::istreambuf_iterator<char>(in), {});
+}
+void spit(const std::string &path, const std::vector<uint8_t> &d) {
+    std::ofstream(path, std::ios::binary).write(reinterpret_cast<const char *>(d.data()), long(d.size()));
+}
+uint32_t le32(const std::vector<uint8_t> &d, size_t at) {
+    return uint32_t(d[at]) | uint32_t(d[at + 1]) << 8 | uint32_t(d[at + 2]) << 16 | uint32_t(d[at + 3]) << 24;
+}
+void put_le32(std::vector<uint8_t> &d, size_t at, uint32_t v) {
+    for (int k = 0; k < 4; ++k) d[at + k] = uint8_t(v >> (8 * k));
+}
+// File offsets of the record headers of a little-endian classic pcap.
+std::vector<size_t> record_offsets(const std::vector<uint8_t> &d) {
+    std::vector<size_t> at;
+    for (size_t p = 24; p + 16 <= d.size(); p += 16 + le32(d, p + 8)) at.push_back(p);
+    return at;
+}
+
+TEST(WindowReader, MixedRecordsEqualThePlainReadForEveryWindowAndThreadCount) {
+    const std::string path = temp_path("mixed.pcap");
+    write_mixed(path, 500);
+    const Seen plain = read_plain(path);
+    ASSERT_GT(plain.stats.skipped[WM_SKIP_NOT_IP], 0u);
+    ASSERT_GT(plain.stats.snaplen_truncated, 0u);
+    expect_all_configs_match(path);
+    const Seen sliced = read_windows(path, 4096, 4);
+    EXPECT_GT(sliced.windows, 10u);
+    EXPECT_EQ(sliced.most_threads, 4u);
+}
+
+TEST(WindowReader, BigEndianFileIsSlicedToo) {
+    const std::string path = temp_path("le.pcap"), swapped = temp_path("be.pcap");
+    write_mixed(path, 200);
+    std::vector<uint8_t> d = slurp(path);
+    const auto recs = record_offsets(d);
+    auto swap32 = [&](size_t at) { std::reverse(d.begin() + long(at), d.begin() + long(at) + 4); };
+    auto swap16 = [&](size_t at) { std::swap(d[at], d[at + 1]); };
+    swap32(0);
+    swap16(4);
+    swap16(6);
+    for (size_t at : {8, 12, 16, 20}) swap32(at);
+    for (size_t r : recs)
+        for (size_t k = 0; k < 16; k += 4) swap32(r + k);
+    spit(swapped, d);
+    const Seen want = read_plain(path);
+    ASSERT_EQ(want.stats.packets, 200u);
+    for (const Config &c : kConfigs) expect_same(want, read_windows(swapped, c.window, c.threads));
+}
+
+TEST(WindowReader, CorruptRecordMidFileStopsThereWithThePlainReadsError) {
+    const std::string path = temp_path("corrupt.pcap");
+    write_mixed(path, 400);
+    std::vector<uint8_t> d = slurp(path);
+    const auto recs = record_offsets(d);
+    put_le32(d, recs[250] + 8, 0x7fffffff); // caplen beyond any snaplen
+    spit(path, d);
+    const Seen want = read_plain(path);
+    ASSERT_FALSE(want.error.empty());
+    EXPECT_NE(want.error.find("packet 251"), std::string::npos) << want.error;
+    ASSERT_EQ(want.stats.packets, 250u);
+    expect_all_configs_match(path);
+}
+
+TEST(WindowReader, TruncatedFileEndsWithThePlainReadsError) {
+    for (size_t cut : {5, 20}) { // inside the last record's data, inside its header
+        SCOPED_TRACE(cut);
+        const std::string path = temp_path("cut" + std::to_string(cut) + ".pcap");
+        write_mixed(path, 300);
+        std::vector<uint8_t> d = slurp(path);
+        const size_t last = record_offsets(d).back();
+        d.resize(last + cut);
+        spit(path, d);
+        const Seen want = read_plain(path);
+        ASSERT_FALSE(want.error.empty());
+        expect_all_configs_match(path);
+    }
+}
+
+TEST(WindowReader, EmptyCaptureAndMissingFile) {
+    const std::string path = temp_path("empty.pcap");
+    PcapWriter(path, kLinktypeEthernet).close();
+    WindowReader r(path, 1 << 20, 4);
+    PayloadWindow w;
+    std::vector<uint8_t> buf(16);
+    EXPECT_FALSE(r.next(w, [&](size_t) { return buf.data(); }));
+    try {
+        WindowReader missing(temp_path("nope.pcap"), 1 << 20, 4);
+        FAIL() << "expected CaptureError";
+    } catch (const CaptureError &e) {
+        EXPECT_NE(std::string(e.what()).find("nope.pcap"), std::string::npos) << e.what();
+    }
+}
+
+TEST(WindowReader, EveryRealCaptureEqualsThePlainRead) {
+    const fs::path dir = fs::path(WM_TEST_DATA_DIR);
+    if (!fs::exists(dir / "pcaps")) GTEST_SKIP() << "real captures not found at " << dir;
+    size_t files = 0;
+    for (const auto &e : fs::recursive_directory_iterator(dir)) {
+        const std::string ext = e.path().extension().string();
+        if (!e.is_regular_file() || (ext != ".pcap" && ext != ".pcapng" && ext != ".cap")) continue;
+        SCOPED_TRACE(e.path().string());
+        const Seen want = read_plain(e.path().string());
+        expect_same(want, read_windows(e.path().string(), 256 << 10, 4));
+        expect_same(want, read_windows(e.path().string(), 4 << 20, 1));
+        ++files;
+    }
+    EXPECT_GT(files, 10u);
+}
+
+} // namespace
+} // namespace wm::capture::test

@@ -1,0 +1,242 @@
+// replay_file (no streams) reads the capture in windows on other threads
+// while the scanner works: whatever the window size and number of libpcap
+// handles, the alerts are those of one plain read scanned as one batch, in
+// packet order; a stop request delivers nothing after it; a corrupt record
+// ends the replay with every alert before it delivered. CPU here, GPU on the
+// device (skips without one).
+#include "capture/offline_capture.h"
+#include "capture/packet_builder.h"
+#include "capture/pcap_writer.h"
+#include "compiled_ruleset.h"
+#include "gpu/gpu_matcher.h"
+#include "random_rules.h"
+#include "replay.h"
+#include "scanner.h"
+
+#include <gtest/gtest.h>
+
+#include <fstream>
+#include <map>
+#include <set>
+#include <tuple>
+#include <unistd.h>
+
+using namespace wm;
+
+namespace {
+
+namespace b = capture::build;
+
+struct Alert {
+    uint64_t packet;
+    uint32_t rule;
+    int has_offset;
+    uint32_t start, end;
+    bool operator==(const Alert &o) const {
+        return std::tie(packet, rule, has_offset, start, end) ==
+               std::tie(o.packet, o.rule, o.has_offset, o.start, o.end);
+    }
+    bool operator<(const Alert &o) const {
+        return std::tie(packet, rule, start, end) < std::tie(o.packet, o.rule, o.start, o.end);
+    }
+};
+
+std::string temp_path(const std::string &name) {
+    const auto *info = ::testing::UnitTest::GetInstance()->current_test_info();
+    return ::testing::TempDir() + "wm_replay_" + std::to_string(getpid()) + "_" + info->name() +
+           "_" + name;
+}
+
+// n records: TCP or UDP payloads over "abcABx" (ports 80/53/8080/40000),
+// with an ARP frame now and then.
+void write_capture(const std::string &path, uint32_t seed, int n) {
+    std::mt19937 rng(seed);
+    capture::PcapWriter w(path, capture::kLinktypeEthernet);
+    const uint16_t ports[] = {80, 53, 8080, 40000};
+    const auto a = b::ip4(10, 0, 0, 1), z = b::ip4(10, 0, 0, 2);
+    for (int i = 0; i < n; ++i) {
+        b::Bytes f;
+        const std::string payload = test::random_bytes(rng, rng() % 300, "abcABx");
+        const uint16_t sp = ports[rng() % 4], dp = ports[rng() % 4];
+        b::Ipv4Spec ip;
+        ip.src = a;
+        ip.dst = z;
+        if (rng() % 13 == 0) {
+            f = b::arp_request(b::kMacA, a, z);
+        } else if (rng() % 2) {
+            b::TcpSpec t;
+            t.sport = sp;
+            t.dport = dp;
+            f = b::ethernet_ip(b::ipv4(ip, b::kProtoTcp, b::tcp(t, b::bytes(payload))));
+        } else {
+            f = b::ethernet_ip(b::ipv4(ip, b::kProtoUdp, b::udp(sp, dp, b::bytes(payload))));
+        }
+        w.write(f, uint32_t(i), 0);
+    }
+    w.close();
+}
+
+rules::RuleSet scoped_rules(uint32_t seed) {
+    std::mt19937 rng(seed);
+    rules::RuleSet rs = test::random_ruleset(rng, 60, "abcAB", 4);
+    for (auto &r : rs.rules) {
+        if (rng() % 3 != 0) continue;
+        r.protocol = rng() % 2 ? rules::Protocol::Tcp : rules::Protocol::Udp;
+        if (rng() % 2) r.ports = {{80, 80}, {8000, 8100}};
+    }
+    return rs;
+}
+
+wm_scanner_options_t options(int backend, int mode, unsigned verify_every = 0) {
+    return test::scanner_options(backend, mode, verify_every);
+}
+
+// The reference: a plain sequential read, every payload in one batch, a
+// positions scan on the CPU, first occurrence per (payload, rule). Stops
+// quietly at a corrupt record, as replay does.
+std::vector<Alert> reference(const CompiledRuleSet &crs, const std::string &path, bool positions) {
+    capture::OfflineCapture cap(path);
+    test::OwnedBatch batch;
+    std::vector<uint64_t> numbers;
+    wm_packet_t p{};
+    try {
+        while (cap.next(&p) == WM_SUCCESS) {
+            batch.add(std::string(p.payload, p.payload + p.payload_len),
+                      {p.proto, p.src_port, p.dst_port});
+            numbers.push_back(p.number);
+        }
+    } catch (const capture::CaptureError &) {
+    }
+    Scanner sc(crs, options(WM_BACKEND_CPU, WM_OUTPUT_POSITIONS));
+    std::vector<Match> out;
+    EXPECT_EQ(sc.scan(batch.view(), out), WM_SUCCESS);
+    std::map<std::pair<uint32_t, uint32_t>, Alert> first; // (payload, rule id)
+    for (const auto &m : out) {
+        const uint32_t id = crs.rules()[m.rule].id;
+        Alert a{numbers[m.payload], id, positions ? 1 : 0, positions ? m.start : 0u,
+                positions ? m.end : 0u};
+        auto [it, fresh] = first.emplace(std::make_pair(m.payload, id), a);
+        if (!fresh && positions && std::tie(m.end, m.start) < std::tie(it->second.end, it->second.start))
+            it->second = a;
+    }
+    std::vector<Alert> v;
+    for (const auto &[k, a] : first) v.push_back(a);
+    return v;
+}
+
+struct ReplayRun {
+    int rc = 0;
+    std::vector<Alert> alerts;
+    wm_replay_stats_t stats{};
+    std::string error;
+};
+
+ReplayRun replay(Scanner &sc, const std::string &path, ReplayTuning t, size_t stop_after = 0) {
+    ReplayRun r;
+    struct Ctx {
+        ReplayRun *r;
+        size_t stop_after;
+    } ctx{&r, stop_after};
+    ReplayCallbacks cb;
+    cb.on_alert = [](const wm_alert_t *a, void *c) -> int {
+        auto *x = static_cast<Ctx *>(c);
+        x->r->alerts.push_back({a->packet->number, a->rule_id, a->has_offset, a->start, a->end});
+        return x->stop_after && x->r->alerts.size() >= x->stop_after ? 1 : 0;
+    };
+    cb.alert_ctx = &ctx;
+    r.stats.struct_size = sizeof(r.stats);
+    r.rc = replay_file(sc, path, cb, r.stats, &r.error, t);
+    return r;
+}
+
+// Alerts leave in packet order; within a packet the order is the engine's.
+std::vector<Alert> checked_sorted(std::vector<Alert> v) {
+    for (size_t i = 1; i < v.size(); ++i)
+        EXPECT_LE(v[i - 1].packet, v[i].packet) << "alert " << i << " out of packet order";
+    std::sort(v.begin(), v.end());
+    return v;
+}
+
+const ReplayTuning kTunings[] = {{1, 1}, {1, 3000}, {4, 2000}, {3, 64 << 10}, {8, 1 << 20}};
+
+void expect_every_tuning_matches(int backend, int mode, unsigned verify_every = 0) {
+    const std::string path = temp_path("mixed.pcap");
+    write_capture(path, 7, 900);
+    for (uint32_t seed : {1u, 2u}) {
+        CompiledRuleSet crs(scoped_rules(seed));
+        const auto want = reference(crs, path, mode == WM_OUTPUT_POSITIONS);
+        ASSERT_GT(want.size(), 100u);
+        Scanner sc(crs, options(backend, mode, verify_every));
+        for (const auto &t : kTunings) {
+            SCOPED_TRACE(testing::Message() << "seed " << seed << " threads " << t.threads
+                                            << " window " << t.window_bytes);
+            const ReplayRun r = replay(sc, path, t);
+            EXPECT_EQ(r.rc, WM_SUCCESS) << r.error;
+            EXPECT_EQ(r.stats.alerts, want.size());
+            EXPECT_EQ(r.stats.capture.packets, 900u);
+            EXPECT_EQ(checked_sorted(r.alerts), want);
+        }
+    }
+}
+
+bool gpu_here(std::string *why) { return gpu::gpu_usable(0, why); }
+
+TEST(ReplayWindows, SetAlertsEqualOnePlainBatchForEveryTuning) {
+    expect_every_tuning_matches(WM_BACKEND_CPU, WM_OUTPUT_SET);
+}
+
+TEST(ReplayWindows, PositionAlertsEqualOnePlainBatchForEveryTuning) {
+    expect_every_tuning_matches(WM_BACKEND_CPU, WM_OUTPUT_POSITIONS);
+}
+
+TEST(ReplayWindows, StopRequestDeliversNothingAfterIt) {
+    const std::string path = temp_path("stop.pcap");
+    write_capture(path, 9, 900);
+    CompiledRuleSet crs(scoped_rules(3));
+    Scanner sc(crs, options(WM_BACKEND_CPU, WM_OUTPUT_SET));
+    for (size_t stop : {1u, 57u, 400u}) {
+        const ReplayRun r = replay(sc, path, {4, 2000}, stop);
+        EXPECT_EQ(r.rc, WM_SCAN_TERMINATED);
+        EXPECT_EQ(r.alerts.size(), stop);
+        EXPECT_EQ(r.stats.alerts, stop);
+    }
+}
+
+TEST(ReplayWindows, CorruptRecordEndsTheReplayAfterEverythingBeforeIt) {
+    const std::string path = temp_path("corrupt.pcap");
+    write_capture(path, 11, 700);
+    // Overwrite the caplen of record 500 with a length no capture allows.
+    std::fstream f(path, std::ios::in | std::ios::out | std::ios::binary);
+    uint64_t at = 24;
+    for (int i = 1; i < 500; ++i) {
+        f.seekg(long(at + 8));
+        uint8_t len[4];
+        f.read(reinterpret_cast<char *>(len), 4);
+        at += 16 + (uint32_t(len[0]) | uint32_t(len[1]) << 8 | uint32_t(len[2]) << 16 | uint32_t(len[3]) << 24);
+    }
+    f.seekp(long(at + 8));
+    const uint8_t huge[4] = {0xff, 0xff, 0xff, 0x7f};
+    f.write(reinterpret_cast<const char *>(huge), 4);
+    f.close();
+
+    CompiledRuleSet crs(scoped_rules(4));
+    const auto want = reference(crs, path, false);
+    Scanner sc(crs, options(WM_BACKEND_CPU, WM_OUTPUT_SET));
+    for (const auto &t : kTunings) {
+        const ReplayRun r = replay(sc, path, t);
+        EXPECT_EQ(r.rc, WM_CAPTURE_ERROR);
+        EXPECT_NE(r.error.find("packet 500"), std::string::npos) << r.error;
+        EXPECT_EQ(r.stats.capture.packets, 499u);
+        EXPECT_EQ(checked_sorted(r.alerts), want);
+    }
+}
+
+TEST(ReplayWindowsGpu, SetPositionsAndVerifiedRunsEqualTheReference) {
+    std::string why;
+    if (!gpu_here(&why)) GTEST_SKIP() << "no CUDA device: " << why;
+    expect_every_tuning_matches(WM_BACKEND_GPU, WM_OUTPUT_SET);
+    expect_every_tuning_matches(WM_BACKEND_GPU, WM_OUTPUT_POSITIONS);
+    expect_every_tuning_matches(WM_BACKEND_GPU, WM_OUTPUT_SET, 2);
+}
+
+} // namespace
