@@ -72,6 +72,24 @@ bool is_pinned(const uint8_t *p, size_t bytes) {
     return true;
 }
 
+// Device copy of FlatScopes (owned arrays; the count is the host copy's).
+struct DeviceScopes {
+    uint8_t *proto = nullptr;
+    uint32_t *port_begin = nullptr;
+    PortRange *ports = nullptr;
+    uint32_t *id = nullptr;
+    ScopeView view(const FlatScopes &host) const {
+        return {proto, port_begin, ports, id, static_cast<uint32_t>(host.id.size())};
+    }
+    void free() {
+        cudaFree(proto);
+        cudaFree(port_begin);
+        cudaFree(ports);
+        cudaFree(id);
+        *this = DeviceScopes{};
+    }
+};
+
 class CudaMatcher final : public GpuMatcher {
   public:
     CudaMatcher(const std::vector<Literal> &patterns, const GpuOptions &opts);
@@ -112,25 +130,12 @@ class CudaMatcher final : public GpuMatcher {
     size_t h_user_bytes_[kPinnedSlots] = {};
     // scan_set_pairs(): scopes (host copy and device arrays), payload meta, output.
     FlatScopes scopes_;
-    uint8_t *d_scope_proto_ = nullptr;
-    uint32_t *d_scope_port_begin_ = nullptr, *d_scope_id_ = nullptr;
-    PortRange *d_scope_ports_ = nullptr;
-    ScopeView d_scopes_{};
+    DeviceScopes d_scopes_;
     PayloadMeta *d_meta_ = nullptr;
     size_t meta_cap_ = 0;
     unsigned long long *h_pairs_ = nullptr; // pinned pair words
     size_t pairs_cap_ = 0;
 };
-
-void free_scope_arrays(uint8_t *&proto, uint32_t *&begin, uint32_t *&id, PortRange *&ports) {
-    cudaFree(proto);
-    cudaFree(begin);
-    cudaFree(id);
-    cudaFree(ports);
-    proto = nullptr;
-    begin = id = nullptr;
-    ports = nullptr;
-}
 
 template <typename T> T *upload(const std::vector<T> &v, const char *what) {
     T *d = dev_alloc<T>(std::max<size_t>(v.size(), 1), what);
@@ -191,20 +196,18 @@ CudaMatcher::~CudaMatcher() {
     }
     cudaFree(d_blob_);
     for (uint8_t *p : h_user_) cudaFreeHost(p);
-    free_scope_arrays(d_scope_proto_, d_scope_port_begin_, d_scope_id_, d_scope_ports_);
+    d_scopes_.free();
     cudaFree(d_meta_);
     cudaFreeHost(h_pairs_);
 }
 
 void CudaMatcher::upload_scopes(FlatScopes f) {
     WM_CUDA_CHECK(cudaSetDevice(opts_.device));
-    free_scope_arrays(d_scope_proto_, d_scope_port_begin_, d_scope_id_, d_scope_ports_);
-    d_scope_proto_ = upload(f.proto, "scope protocols");
-    d_scope_port_begin_ = upload(f.port_begin, "scope port index");
-    d_scope_ports_ = upload(f.ports, "scope ports");
-    d_scope_id_ = upload(f.id, "scope ids");
-    d_scopes_ = ScopeView{d_scope_proto_, d_scope_port_begin_, d_scope_ports_, d_scope_id_,
-                          static_cast<uint32_t>(f.id.size())};
+    d_scopes_.free();
+    d_scopes_.proto = upload(f.proto, "scope protocols");
+    d_scopes_.port_begin = upload(f.port_begin, "scope port index");
+    d_scopes_.ports = upload(f.ports, "scope ports");
+    d_scopes_.id = upload(f.id, "scope ids");
     scopes_ = std::move(f);
 }
 
@@ -365,7 +368,7 @@ void CudaMatcher::finish_pairs(Slot &s, bool filter, size_t &total) {
     auto *keys = reinterpret_cast<unsigned long long *>(s.d_matches);
     unsigned long long *alt = s.d_hash; // the dedupe table is spent: scratch of >= 2 x capacity keys
     if (n > 0 && filter) {
-        ac_filter_keys(keys, n, alt, s.d_count + 2, d_scopes_, d_meta_, s.stream);
+        ac_filter_keys(keys, n, alt, s.d_count + 2, d_scopes_.view(scopes_), d_meta_, s.stream);
         WM_CUDA_CHECK(cudaMemcpyAsync(s.h_count + 2, s.d_count + 2, sizeof(uint32_t), cudaMemcpyDeviceToHost,
                                       s.stream));
         WM_CUDA_CHECK(cudaStreamSynchronize(s.stream));
@@ -374,7 +377,7 @@ void CudaMatcher::finish_pairs(Slot &s, bool filter, size_t &total) {
     }
     if (n > 0) {
         unsigned long long *sorted = sorted_keys(s, keys, alt, n);
-        ac_keys_to_pairs(sorted, n, d_scope_id_, s.stream);
+        ac_keys_to_pairs(sorted, n, d_scopes_.id, s.stream);
         reserve_pairs(total + n);
         WM_CUDA_CHECK(cudaMemcpyAsync(h_pairs_ + total, sorted, size_t{n} * sizeof(unsigned long long),
                                       cudaMemcpyDeviceToHost, s.stream));

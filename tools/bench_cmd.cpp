@@ -268,11 +268,11 @@ int run_bench(const BenchArgs &a) {
     Result replay_cpu = run_replay(rs, a.capture, WM_BACKEND_CPU, WM_OUTPUT_SET, "replay cpu (1 thread) set");
     Result replay_gpu = run_replay(rs, a.capture, WM_BACKEND_GPU, WM_OUTPUT_SET, "replay gpu set");
     size_t big_payload = 0;
-    Result replay_big{"replay gpu set, --replay-capture"};
-    replay_big.seconds = -1;
-    if (!a.replay_capture.empty())
-        replay_big = run_replay(rs, a.replay_capture, WM_BACKEND_GPU, WM_OUTPUT_SET,
-                                "replay gpu set, --replay-capture", &big_payload);
+    const Result replay_big =
+        a.replay_capture.empty()
+            ? Result{}
+            : run_replay(rs, a.replay_capture, WM_BACKEND_GPU, WM_OUTPUT_SET,
+                         "replay gpu set, --replay-capture", &big_payload);
     wm_capture_t *cap = nullptr;
     size_t capture_payload = 0;
     if (wm_capture_open_offline(a.capture.c_str(), &cap, nullptr) == WM_SUCCESS) {

@@ -48,8 +48,7 @@ class Scanner {
 
     // Page-locked on the GPU backend (see wm_scanner_batch_buffer). slot
     // (0 or 1) picks one of two buffers: replay fills one while the other is
-    // scanned. Safe to call for one slot while another thread scans a batch
-    // that lies in the other slot.
+    // scanned.
     static constexpr unsigned kBatchBufferSlots = 2;
     uint8_t *batch_buffer(size_t bytes, unsigned slot = 0);
 

@@ -45,7 +45,8 @@ inline rules::RuleSet random_ruleset(std::mt19937 &rng, size_t n, const std::str
     return rs;
 }
 
-inline wm_scanner_options_t scanner_options(int backend, int mode, unsigned verify_every = 0) {
+inline wm_scanner_options_t scanner_options(int backend, int mode = WM_OUTPUT_POSITIONS,
+                                             unsigned verify_every = 0) {
     wm_scanner_options_t o{};
     o.struct_size = sizeof(o);
     o.backend = backend;

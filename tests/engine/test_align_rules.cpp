@@ -156,15 +156,6 @@ std::string describe(const std::vector<Match> &v) {
     return s;
 }
 
-wm_scanner_options_t options(int backend, int mode = WM_OUTPUT_POSITIONS, unsigned verify = 0) {
-    wm_scanner_options_t o{};
-    o.struct_size = sizeof(o);
-    o.backend = backend;
-    o.output_mode = mode;
-    o.verify_every = verify;
-    return o;
-}
-
 } // namespace
 
 TEST(AlignRules, RuleDefaultsAreGpuAlignDefaults) {
@@ -227,7 +218,7 @@ TEST(AlignScanner, GpuBackendVerifiedAgainstTheCpuPath) {
     CompiledRuleSet crs(c.rs);
     std::unique_ptr<Scanner> sc;
     try {
-        sc = std::make_unique<Scanner>(crs, options(WM_BACKEND_GPU, WM_OUTPUT_AUTO, 1));
+        sc = std::make_unique<Scanner>(crs, test::scanner_options(WM_BACKEND_GPU, WM_OUTPUT_AUTO, 1));
     } catch (const std::exception &e) {
         GTEST_SKIP() << "GPU backend unavailable: " << e.what();
     }
@@ -245,7 +236,7 @@ TEST(AlignScanner, CpuBackendRunsAlignRulesNextToLiteralAndApproximateRules) {
     EXPECT_EQ(crs.approximate_rules(), 1u);
     EXPECT_EQ(crs.min_pattern_len(), 7u); // align rules have no pattern
     ASSERT_NE(crs.hs_database(), nullptr);
-    Scanner sc(crs, options(WM_BACKEND_CPU));
+    Scanner sc(crs, test::scanner_options(WM_BACKEND_CPU));
     std::vector<Match> out;
     ASSERT_EQ(sc.scan(c.batch.view(), out), WM_SUCCESS);
     std::vector<Match> aligned, others;
@@ -262,7 +253,7 @@ TEST(AlignScanner, OnlyAlignRulesAndProtocolFilters) {
     rs.rules[0].protocol = rules::Protocol::Udp;
     CompiledRuleSet crs(rs);
     EXPECT_EQ(crs.hs_database(), nullptr); // nothing literal to compile
-    Scanner sc(crs, options(WM_BACKEND_CPU, WM_OUTPUT_SET));
+    Scanner sc(crs, test::scanner_options(WM_BACKEND_CPU, WM_OUTPUT_SET));
     test::OwnedBatch b;
     b.add("xx MALICI0US-PAYLAD-BODY yy", {WM_PROTO_UDP, 1, 2}); // 2 edits
     b.add("xx MALICI0US-PAYLAD-BODY yy", {WM_PROTO_TCP, 1, 2}); // wrong protocol

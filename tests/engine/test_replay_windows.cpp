@@ -87,10 +87,6 @@ rules::RuleSet scoped_rules(uint32_t seed) {
     return rs;
 }
 
-wm_scanner_options_t options(int backend, int mode, unsigned verify_every = 0) {
-    return test::scanner_options(backend, mode, verify_every);
-}
-
 // The reference: a plain sequential read, every payload in one batch, a
 // positions scan on the CPU, first occurrence per (payload, rule). Stops
 // quietly at a corrupt record, as replay does.
@@ -107,7 +103,7 @@ std::vector<Alert> reference(const CompiledRuleSet &crs, const std::string &path
         }
     } catch (const capture::CaptureError &) {
     }
-    Scanner sc(crs, options(WM_BACKEND_CPU, WM_OUTPUT_POSITIONS));
+    Scanner sc(crs, test::scanner_options(WM_BACKEND_CPU, WM_OUTPUT_POSITIONS));
     std::vector<Match> out;
     EXPECT_EQ(sc.scan(batch.view(), out), WM_SUCCESS);
     std::map<std::pair<uint32_t, uint32_t>, Alert> first; // (payload, rule id)
@@ -166,7 +162,7 @@ void expect_every_tuning_matches(int backend, int mode, unsigned verify_every = 
         CompiledRuleSet crs(scoped_rules(seed));
         const auto want = reference(crs, path, mode == WM_OUTPUT_POSITIONS);
         ASSERT_GT(want.size(), 100u);
-        Scanner sc(crs, options(backend, mode, verify_every));
+        Scanner sc(crs, test::scanner_options(backend, mode, verify_every));
         for (const auto &t : kTunings) {
             SCOPED_TRACE(testing::Message() << "seed " << seed << " threads " << t.threads
                                             << " window " << t.window_bytes);
@@ -193,7 +189,7 @@ TEST(ReplayWindows, StopRequestDeliversNothingAfterIt) {
     const std::string path = temp_path("stop.pcap");
     write_capture(path, 9, 900);
     CompiledRuleSet crs(scoped_rules(3));
-    Scanner sc(crs, options(WM_BACKEND_CPU, WM_OUTPUT_SET));
+    Scanner sc(crs, test::scanner_options(WM_BACKEND_CPU, WM_OUTPUT_SET));
     for (size_t stop : {1u, 57u, 400u}) {
         const ReplayRun r = replay(sc, path, {4, 2000}, stop);
         EXPECT_EQ(r.rc, WM_SCAN_TERMINATED);
@@ -221,7 +217,7 @@ TEST(ReplayWindows, CorruptRecordEndsTheReplayAfterEverythingBeforeIt) {
 
     CompiledRuleSet crs(scoped_rules(4));
     const auto want = reference(crs, path, false);
-    Scanner sc(crs, options(WM_BACKEND_CPU, WM_OUTPUT_SET));
+    Scanner sc(crs, test::scanner_options(WM_BACKEND_CPU, WM_OUTPUT_SET));
     for (const auto &t : kTunings) {
         const ReplayRun r = replay(sc, path, t);
         EXPECT_EQ(r.rc, WM_CAPTURE_ERROR);

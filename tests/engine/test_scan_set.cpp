@@ -18,10 +18,6 @@ namespace {
 
 using Hit = std::pair<uint32_t, uint32_t>; // (payload, rule id): the promised order
 
-wm_scanner_options_t options(int backend, int mode, unsigned verify_every = 0) {
-    return test::scanner_options(backend, mode, verify_every);
-}
-
 // Random rules, a third of them scoped by protocol and/or ports.
 rules::RuleSet scoped_rules(uint32_t seed, size_t n) {
     std::mt19937 rng(seed);
@@ -47,7 +43,7 @@ test::OwnedBatch random_batch(uint32_t seed, size_t payloads) {
 
 // The reference: a positions scan on the CPU path, reduced to distinct hits.
 std::vector<Hit> positions_as_set(const CompiledRuleSet &crs, const BatchView &v) {
-    Scanner sc(crs, options(WM_BACKEND_CPU, WM_OUTPUT_POSITIONS));
+    Scanner sc(crs, test::scanner_options(WM_BACKEND_CPU, WM_OUTPUT_POSITIONS));
     std::vector<Match> out;
     EXPECT_EQ(sc.scan(v, out), WM_SUCCESS);
     std::set<Hit> s;
@@ -75,7 +71,7 @@ TEST(ScanSet, CpuPathEqualsPositionsReducedToASet) {
         CompiledRuleSet crs(scoped_rules(seed, 60));
         const auto b = random_batch(100 + seed, 200);
         for (int mode : {WM_OUTPUT_SET, WM_OUTPUT_POSITIONS}) { // set semantics either way
-            Scanner sc(crs, options(WM_BACKEND_CPU, mode));
+            Scanner sc(crs, test::scanner_options(WM_BACKEND_CPU, mode));
             for (bool meta : {true, false}) {
                 const auto want = positions_as_set(crs, b.view(meta));
                 ASSERT_FALSE(want.empty());
@@ -96,7 +92,7 @@ TEST(ScanSet, ApproximateRulesJoinInRuleOrder) {
     rs.rules.insert(rs.rules.begin(), approx);
     CompiledRuleSet crs(rs);
     const auto b = random_batch(42, 150);
-    Scanner sc(crs, options(WM_BACKEND_CPU, WM_OUTPUT_SET));
+    Scanner sc(crs, test::scanner_options(WM_BACKEND_CPU, WM_OUTPUT_SET));
     const auto got = hits_of(sc, b.view());
     EXPECT_EQ(got, positions_as_set(crs, b.view()));
     EXPECT_TRUE(std::any_of(got.begin(), got.end(), [](const Hit &h) { return h.second == 5; }));
@@ -107,7 +103,7 @@ TEST(ScanSetGpu, InPlacePathEqualsTheCpuPath) {
     if (!gpu_here(&why)) GTEST_SKIP() << "no CUDA device: " << why;
     for (uint32_t seed = 1; seed <= 4; ++seed) {
         CompiledRuleSet crs(scoped_rules(seed, 80));
-        Scanner gpu(crs, options(WM_BACKEND_GPU, WM_OUTPUT_SET));
+        Scanner gpu(crs, test::scanner_options(WM_BACKEND_GPU, WM_OUTPUT_SET));
         ASSERT_EQ(gpu.backend(), WM_BACKEND_GPU);
         for (uint32_t batch = 0; batch < 3; ++batch) { // the pinned hits buffer is reused
             const auto b = random_batch(seed * 10 + batch, 100 + 300 * batch);
@@ -125,7 +121,7 @@ TEST(ScanSetGpu, VerifiedAndUnverifiedBatchesAgree) {
     std::string why;
     if (!gpu_here(&why)) GTEST_SKIP() << "no CUDA device: " << why;
     CompiledRuleSet crs(scoped_rules(77, 100));
-    Scanner gpu(crs, options(WM_BACKEND_GPU, WM_OUTPUT_SET, 2));
+    Scanner gpu(crs, test::scanner_options(WM_BACKEND_GPU, WM_OUTPUT_SET, 2));
     const auto b = random_batch(77, 500);
     const auto want = positions_as_set(crs, b.view());
     for (int i = 0; i < 4; ++i)

@@ -78,13 +78,13 @@ bool WindowReader::next_sliced(PayloadWindow &w, const BufferFn &buffer) {
     const size_t n = slices.size();
     if (parts_.size() < n) parts_.resize(n);
     run_parallel(n, [&](size_t i) {
-        DecodedRecords &p = parts_[i];
-        p.clear();
+        DecodedRecords &part = parts_[i];
+        part.clear();
         try {
             SliceReader r(path_, slices[i].begin, slices[i].first_number);
-            r.read(slices[i].records, SIZE_MAX, parts_[i]);
+            r.read(slices[i].records, SIZE_MAX, part);
         } catch (const CaptureError &e) {
-            parts_[i].error = e.what();
+            part.error = e.what();
         }
     });
     used_ = static_cast<unsigned>(n);
@@ -116,7 +116,7 @@ bool WindowReader::next_sequential(PayloadWindow &w, const BufferFn &buffer) {
 }
 
 // Packs parts [0, n) into one buffer, in order, each part's copy on its own
-// thread.
+// thread (one part: on this thread).
 void WindowReader::assemble(size_t n, PayloadWindow &w, const BufferFn &buffer) {
     std::vector<size_t> byte_base(n + 1, 0), packet_base(n + 1, 0);
     for (size_t i = 0; i < n; ++i) {
@@ -127,21 +127,6 @@ void WindowReader::assemble(size_t n, PayloadWindow &w, const BufferFn &buffer) 
     }
     uint8_t *data = buffer(std::max<size_t>(byte_base[n], 1));
     w.data = data;
-    if (n == 1) {
-        // One part (sequential reading): take its packets as they are.
-        DecodedRecords &p = parts_[0];
-        if (!p.bytes.empty()) std::memcpy(data, p.bytes.data(), p.bytes.size());
-        w.packets.swap(p.packets);
-        w.offsets.resize(w.packets.size() + 1);
-        w.meta.resize(w.packets.size());
-        for (size_t j = 0; j < w.packets.size(); ++j) {
-            wm_packet_t &pkt = w.packets[j];
-            pkt.payload = data + w.offsets[j];
-            w.meta[j] = wm_payload_meta_t{pkt.proto, pkt.src_port, pkt.dst_port};
-            w.offsets[j + 1] = p.ends[j];
-        }
-        return;
-    }
     w.offsets.resize(packet_base[n] + 1);
     w.meta.resize(packet_base[n]);
     w.packets.resize(packet_base[n]);
