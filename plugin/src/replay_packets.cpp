@@ -1,8 +1,8 @@
 // plugin/src/replay_packets.cpp - replay without streams: every payload on
 // its own, in a pipeline.
 //
-// The capture is read window by window (capture::WindowReader: several
-// libpcap handles per window on a classic pcap) into one of the scanner's two
+// The capture is read window by window (capture::WindowReader: a classic
+// pcap's windows decoded in place by several threads) into one of the scanner's two
 // batch buffers, page-locked on the GPU, while the calling thread scans the
 // previous window and delivers its alerts. Alerts leave in packet order; the
 // reader never touches the scanner.

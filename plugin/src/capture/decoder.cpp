@@ -235,41 +235,39 @@ int decode_frame(int dlt, const uint8_t *frame, uint32_t caplen, wm_packet_t *ou
 }
 
 namespace {
-// FNV-1a over the bytes, then a splitmix64 finalizer so that flows that
-// differ in one port spread over all 64 bits (flow tables mask low bits).
-struct Fnv {
-    uint64_t h = 1469598103934665603ull;
-    void add(const uint8_t *p, size_t n) {
-        for (size_t i = 0; i < n; ++i) h = (h ^ p[i]) * 1099511628211ull;
-    }
-    void add16(uint16_t v) {
-        const uint8_t b[2] = {uint8_t(v >> 8), uint8_t(v)};
-        add(b, 2);
-    }
-    uint64_t finish() const {
-        uint64_t z = h + 0x9e3779b97f4a7c15ull;
-        z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
-        z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
-        return z ^ (z >> 31);
-    }
-};
+// One multiply-xorshift round per 64-bit word (a byte-serial FNV chain
+// cost a fifth of the time of decoding a capture), then splitmix64's
+// finaliser so that flows differing in one port spread over all 64 bits
+// (flow tables mask low bits).
+inline uint64_t mix_word(uint64_t h, uint64_t w) {
+    h = (h ^ w) * 0x9e3779b97f4a7c15ull;
+    return h ^ (h >> 29);
+}
+inline uint64_t load64(const uint8_t *p) {
+    uint64_t v;
+    std::memcpy(&v, p, 8);
+    return v;
+}
 } // namespace
 
 uint64_t flow_hash(uint8_t ip_version, uint8_t proto, const uint8_t a_ip[16], uint16_t a_port,
                    const uint8_t b_ip[16], uint16_t b_port) {
     // Order the two endpoints canonically so both directions hash alike.
-    const int c = std::memcmp(a_ip, b_ip, 16);
-    const bool swap = c > 0 || (c == 0 && a_port > b_port);
+    // (memcmp order: the addresses as two big-endian words)
+    const uint64_t a0 = __builtin_bswap64(load64(a_ip)), b0 = __builtin_bswap64(load64(b_ip));
+    const uint64_t a1 = __builtin_bswap64(load64(a_ip + 8)), b1 = __builtin_bswap64(load64(b_ip + 8));
+    const bool swap = a0 != b0 ? a0 > b0 : a1 != b1 ? a1 > b1 : a_port > b_port;
     const uint8_t *lo_ip = swap ? b_ip : a_ip, *hi_ip = swap ? a_ip : b_ip;
     const uint16_t lo_port = swap ? b_port : a_port, hi_port = swap ? a_port : b_port;
-    Fnv h;
-    const uint8_t head[2] = {ip_version, proto};
-    h.add(head, 2);
-    h.add(lo_ip, 16);
-    h.add16(lo_port);
-    h.add(hi_ip, 16);
-    h.add16(hi_port);
-    return h.finish();
+    uint64_t h = uint64_t{ip_version} << 56 | uint64_t{proto} << 48 | uint64_t{lo_port} << 16 | hi_port;
+    h = mix_word(h, load64(lo_ip));
+    h = mix_word(h, load64(lo_ip + 8));
+    h = mix_word(h, load64(hi_ip));
+    h = mix_word(h, load64(hi_ip + 8));
+    uint64_t z = h + 0x9e3779b97f4a7c15ull;
+    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
+    z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
+    return z ^ (z >> 31);
 }
 
 } // namespace wm::capture

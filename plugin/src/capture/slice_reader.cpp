@@ -10,15 +10,6 @@
 
 namespace wm::capture {
 
-void DecodedRecords::clear() {
-    bytes.clear();
-    packets.clear();
-    ends.clear();
-    stats = wm_capture_stats_t{};
-    stats.struct_size = sizeof(stats);
-    error.clear();
-}
-
 struct SliceReader::Impl {
     std::string path;
     pcap_t *pcap = nullptr;
@@ -34,11 +25,17 @@ struct SliceReader::Impl {
         if (pcap != nullptr) pcap_close(pcap);
     }
 
-    void place(const wm_packet_t &pkt, const uint8_t *payload, DecodedRecords &out) {
+    // Payload pointers are set once the call's copies stop moving.
+    void place(const wm_packet_t &pkt, const uint8_t *payload, RecordRun &out) {
         out.bytes.insert(out.bytes.end(), payload, payload + pkt.payload_len);
         out.packets.push_back(pkt);
-        out.packets.back().payload = nullptr;
-        out.ends.push_back(static_cast<uint32_t>(out.bytes.size()));
+    }
+    static void point_payloads(RecordRun &out) {
+        size_t at = 0;
+        for (wm_packet_t &p : out.packets) {
+            p.payload = out.bytes.data() + at;
+            at += p.payload_len;
+        }
     }
 };
 
@@ -63,12 +60,14 @@ SliceReader::~SliceReader() = default;
 
 int SliceReader::link_type() const { return impl_->dlt; }
 
-bool SliceReader::read(uint64_t max_records, size_t max_bytes, DecodedRecords &out) {
+bool SliceReader::read(uint64_t max_records, size_t max_bytes, RecordRun &out) {
     Impl &s = *impl_;
     uint64_t taken = 0;
     if (s.has_pending && max_records > 0) {
-        if (!out.bytes.empty() && out.bytes.size() + s.pending.payload_len > max_bytes)
+        if (!out.bytes.empty() && out.bytes.size() + s.pending.payload_len > max_bytes) {
+            Impl::point_payloads(out);
             return true;
+        }
         count_record(kDecodedPayload, s.pending, out.stats);
         s.place(s.pending, s.pending_bytes.data(), out);
         s.has_pending = false;
@@ -97,11 +96,13 @@ bool SliceReader::read(uint64_t max_records, size_t max_bytes, DecodedRecords &o
             s.pending = pkt;
             s.pending_bytes.assign(pkt.payload, pkt.payload + pkt.payload_len);
             s.has_pending = true;
+            Impl::point_payloads(out);
             return true;
         }
         count_record(r, pkt, out.stats);
         if (r == kDecodedPayload) s.place(pkt, pkt.payload, out);
     }
+    Impl::point_payloads(out);
     return !s.over || s.has_pending;
 }
 

@@ -1,8 +1,10 @@
 // plugin/src/capture/slice_reader.h - one libpcap handle reading a run of
-// records, from the start of the file or from a record boundary found by
-// PcapSlicer, into payloads packed back to back.
+// records, from the start of the file or from a record boundary, into
+// payloads packed back to back: the reader for pcapng files and for
+// whatever follows a record that cannot be read in place.
 #pragma once
 
+#include "capture/record_run.h"
 #include "warpmatch.h"
 
 #include <cstdint>
@@ -11,16 +13,6 @@
 #include <vector>
 
 namespace wm::capture {
-
-// Payloads of a run of records, copied out of libpcap's buffer.
-struct DecodedRecords {
-    std::vector<uint8_t> bytes;       // payloads back to back
-    std::vector<wm_packet_t> packets; // payload points nowhere until placed
-    std::vector<uint32_t> ends;       // end of each payload in bytes
-    wm_capture_stats_t stats{};       // every record read, payload or not
-    std::string error;                // reading stopped at this bad record
-    void clear();
-};
 
 class SliceReader {
   public:
@@ -32,11 +24,12 @@ class SliceReader {
     SliceReader(const SliceReader &) = delete;
     SliceReader &operator=(const SliceReader &) = delete;
 
-    // Appends up to max_records records to out. Stops early, before a
-    // payload that would take out.bytes past max_bytes: that record is kept
-    // and comes first in the next call. False once the file is over: at its
-    // end, or at a bad record (out.error, everything before it in out).
-    bool read(uint64_t max_records, size_t max_bytes, DecodedRecords &out);
+    // Appends up to max_records records to out (payloads copied into
+    // out.bytes, packets pointing there). Stops early, before a payload that
+    // would take out.bytes past max_bytes: that record is kept and comes
+    // first in the next call. False once the file is over: at its end, or
+    // at a bad record (out.error, everything before it in out).
+    bool read(uint64_t max_records, size_t max_bytes, RecordRun &out);
 
     int link_type() const;
 

@@ -36,11 +36,16 @@ template <typename Fn> void run_parallel(size_t n, Fn fn) {
 
 WindowReader::WindowReader(const std::string &path, uint64_t window_bytes, unsigned threads)
     : path_(path), window_bytes_(std::clamp<uint64_t>(window_bytes, 1, uint64_t{1} << 30)),
-      threads_(std::max(threads, 1u)), slicer_(path) {
+      threads_(std::clamp(threads, 1u, 64u)) {
     // Opening with libpcap first gives the error of a plain read for a file
-    // that is missing or not a capture; it is also the sequential reader.
+    // that is missing or not a capture, and the link type as libpcap maps it.
     sequential_ = std::make_unique<SliceReader>(path, 0, 1);
-    if (slicer_.sliceable() && threads_ > 1) sequential_.reset();
+    dlt_ = sequential_->link_type();
+    map_ = std::make_unique<PcapMap>(path, dlt_);
+    if (map_->usable())
+        sequential_.reset();
+    else
+        map_.reset();
 }
 
 WindowReader::~WindowReader() = default;
@@ -54,60 +59,63 @@ bool WindowReader::next(PayloadWindow &w, const BufferFn &buffer) {
     w.stats.struct_size = sizeof(w.stats);
     w.error.clear();
     if (over_) return false;
-    return sequential_ ? next_sequential(w, buffer) : next_sliced(w, buffer);
+    return sequential_ ? next_sequential(w, buffer) : next_in_place(w, buffer);
 }
 
-bool WindowReader::next_sliced(PayloadWindow &w, const BufferFn &buffer) {
-    const bool have = walk_.valid() ? walk_.get()
-                                    : slicer_.next_window(window_bytes_, threads_, slices_[cur_]);
-    if (!have) {
-        if (slicer_.at_clean_end()) {
-            over_ = true;
-            return false;
-        }
-        // A record the walk is unsure of: libpcap reads on from it alone.
-        sequential_ =
-            std::make_unique<SliceReader>(path_, slicer_.rest_offset(), slicer_.rest_number());
-        return next_sequential(w, buffer);
+bool WindowReader::next_in_place(PayloadWindow &w, const BufferFn &buffer) {
+    const uint64_t size = map_->size();
+    if (pos_ >= size) {
+        over_ = true;
+        return false;
     }
-    const std::vector<FileSlice> &slices = slices_[cur_];
-    cur_ ^= 1;
-    walk_ = std::async(std::launch::async, [this, k = cur_] {
-        return slicer_.next_window(window_bytes_, threads_, slices_[k]);
+    const uint64_t end = std::min(size, pos_ + window_bytes_);
+    const size_t n = static_cast<size_t>(std::clamp<uint64_t>(end - pos_, 1, threads_));
+    // Part k holds the records that start in [stop[k-1], stop[k]).
+    std::vector<uint64_t> stop(n);
+    for (size_t k = 0; k < n; ++k) stop[k] = pos_ + (end - pos_) * (k + 1) / n;
+    if (runs_.size() < n) runs_.resize(n);
+    run_parallel(n, [&](size_t k) {
+        const uint64_t from = k == 0 ? pos_ : map_->guess_record_start(stop[k - 1], stop[k]);
+        decode_in_place(*map_, dlt_, from, stop[k], runs_[k]);
     });
-    const size_t n = slices.size();
-    if (parts_.size() < n) parts_.resize(n);
-    run_parallel(n, [&](size_t i) {
-        DecodedRecords &part = parts_[i];
-        part.clear();
-        try {
-            SliceReader r(path_, slices[i].begin, slices[i].first_number);
-            r.read(slices[i].records, SIZE_MAX, part);
-        } catch (const CaptureError &e) {
-            part.error = e.what();
+    // Chain the parts: each must begin where the previous one ended.
+    uint64_t at = pos_;
+    size_t used = n;
+    for (size_t k = 0; k < n; ++k) {
+        RecordRun &run = runs_[k];
+        if (run.begin != at) {
+            // A wrong guess; a record that spans the whole part leaves it empty.
+            decode_in_place(*map_, dlt_, at, std::max(at, stop[k]), run);
+            if (at < stop[k]) ++redone_;
         }
-    });
-    used_ = static_cast<unsigned>(n);
-    // A plain read stops at the first bad record: later slices never happen.
-    size_t keep = n;
-    for (size_t i = 0; i < n; ++i)
-        if (!parts_[i].error.empty()) {
-            keep = i + 1;
-            over_ = true;
+        at = run.end;
+        if (run.stopped_short) {
+            used = k + 1;
             break;
         }
-    assemble(keep, w, buffer);
+    }
+    pos_ = at;
+    used_ = static_cast<unsigned>(used);
+    if (runs_[used - 1].stopped_short) {
+        // A record libpcap must read itself (cut, refused, or truncated by
+        // the end of the file): it reads on from there, alone.
+        uint64_t records = 0;
+        for (size_t k = 0; k < used; ++k) records += runs_[k].stats.packets;
+        sequential_ = std::make_unique<SliceReader>(path_, pos_, next_number_ + records);
+        if (records == 0) return next_sequential(w, buffer);
+    }
+    assemble(used, w, buffer);
     return true;
 }
 
 bool WindowReader::next_sequential(PayloadWindow &w, const BufferFn &buffer) {
-    if (parts_.empty()) parts_.resize(1);
-    DecodedRecords &part = parts_[0];
-    part.clear();
-    const bool more = sequential_->read(UINT64_MAX, window_bytes_, part);
+    if (runs_.empty()) runs_.resize(1);
+    RecordRun &run = runs_[0];
+    run.clear();
+    const bool more = sequential_->read(UINT64_MAX, window_bytes_, run);
     used_ = 1;
-    if (!more || !part.error.empty()) over_ = true;
-    if (part.stats.packets == 0 && part.error.empty()) {
+    if (!more || !run.error.empty()) over_ = true;
+    if (run.stats.packets == 0 && run.error.empty()) {
         over_ = true;
         return false;
     }
@@ -115,15 +123,20 @@ bool WindowReader::next_sequential(PayloadWindow &w, const BufferFn &buffer) {
     return true;
 }
 
-// Packs parts [0, n) into one buffer, in order, each part's copy on its own
-// thread (one part: on this thread).
+// Packs runs [0, n) into one buffer, in order, each run on its own thread.
 void WindowReader::assemble(size_t n, PayloadWindow &w, const BufferFn &buffer) {
     std::vector<size_t> byte_base(n + 1, 0), packet_base(n + 1, 0);
+    std::vector<uint64_t> number_base(n, 0);
     for (size_t i = 0; i < n; ++i) {
-        byte_base[i + 1] = byte_base[i] + parts_[i].bytes.size();
-        packet_base[i + 1] = packet_base[i] + parts_[i].packets.size();
-        add_capture_stats(w.stats, parts_[i].stats);
-        if (!parts_[i].error.empty()) w.error = parts_[i].error;
+        const RecordRun &r = runs_[i];
+        size_t bytes = 0;
+        for (const wm_packet_t &p : r.packets) bytes += p.payload_len;
+        byte_base[i + 1] = byte_base[i] + bytes;
+        packet_base[i + 1] = packet_base[i] + r.packets.size();
+        if (r.numbered_in_run) number_base[i] = next_number_ - 1;
+        next_number_ += r.stats.packets;
+        add_capture_stats(w.stats, r.stats);
+        if (!r.error.empty()) w.error = r.error;
     }
     uint8_t *data = buffer(std::max<size_t>(byte_base[n], 1));
     w.data = data;
@@ -131,17 +144,18 @@ void WindowReader::assemble(size_t n, PayloadWindow &w, const BufferFn &buffer) 
     w.meta.resize(packet_base[n]);
     w.packets.resize(packet_base[n]);
     run_parallel(n, [&](size_t i) {
-        const DecodedRecords &p = parts_[i];
-        if (!p.bytes.empty()) std::memcpy(data + byte_base[i], p.bytes.data(), p.bytes.size());
-        size_t start = 0;
-        for (size_t j = 0; j < p.packets.size(); ++j) {
+        const RecordRun &r = runs_[i];
+        size_t at = byte_base[i];
+        for (size_t j = 0; j < r.packets.size(); ++j) {
             const size_t k = packet_base[i] + j;
             wm_packet_t &pkt = w.packets[k];
-            pkt = p.packets[j];
-            pkt.payload = data + byte_base[i] + start;
+            pkt = r.packets[j];
+            std::memcpy(data + at, pkt.payload, pkt.payload_len);
+            pkt.payload = data + at;
+            pkt.number += number_base[i];
             w.meta[k] = wm_payload_meta_t{pkt.proto, pkt.src_port, pkt.dst_port};
-            start = p.ends[j];
-            w.offsets[k + 1] = static_cast<uint32_t>(byte_base[i] + start);
+            at += pkt.payload_len;
+            w.offsets[k + 1] = static_cast<uint32_t>(at);
         }
     });
 }

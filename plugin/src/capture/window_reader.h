@@ -1,21 +1,25 @@
 // plugin/src/capture/window_reader.h - a capture file read window by window,
 // each window's payloads packed back to back in a buffer the caller gives.
 //
-// A classic pcap file is cut at record boundaries (PcapSlicer) and the slices
-// of a window are read by several libpcap handles in parallel; pcapng files
-// and whatever follows a record the walk is unsure of are read by one handle
-// in sequence. Either way the packets, their numbers, the counters and the
-// error of a corrupt record are those of one plain sequential read
+// A classic pcap file is read in place (capture/pcap_map.h): each window is
+// cut into parts that threads decode in parallel. A part after the first
+// starts where a few records in a row look sound; since a guess can be
+// wrong (a payload may hold something that looks like records), each part
+// is checked, in order, to start exactly where the one before it ended, and
+// is decoded again from there when it does not. pcapng files, and whatever
+// follows a record that libpcap must read itself, are read by one libpcap
+// handle in sequence. Either way the packets, their numbers, the counters
+// and the error of a corrupt record are those of one plain sequential read
 // (OfflineCapture); tests/capture/test_window_reader.cpp holds it to that.
 #pragma once
 
-#include "capture/pcap_slicer.h"
+#include "capture/pcap_map.h"
+#include "capture/record_run.h"
 #include "capture/slice_reader.h"
 #include "warpmatch.h"
 
 #include <cstdint>
 #include <functional>
-#include <future>
 #include <memory>
 #include <string>
 #include <vector>
@@ -35,8 +39,9 @@ struct PayloadWindow {
 
 class WindowReader {
   public:
-    // Throws CaptureError when the file cannot be opened. threads: libpcap
-    // handles reading one window (1 = always in sequence).
+    // Throws CaptureError when the file cannot be opened. window_bytes: file
+    // bytes per window (at least one record); threads: parts decoded in
+    // parallel per window.
     WindowReader(const std::string &path, uint64_t window_bytes, unsigned threads);
     ~WindowReader();
 
@@ -48,11 +53,15 @@ class WindowReader {
     // w.error set is the last one.
     bool next(PayloadWindow &w, const BufferFn &buffer);
 
-    // Handles reading the current window (1 when sequential).
+    // Parts the current window was decoded in (1 when read by libpcap).
     unsigned threads_used() const { return used_; }
+    // Parts whose guessed start was wrong and that were decoded again.
+    uint64_t parts_redone() const { return redone_; }
+    // Whether the file is being read in place (else by libpcap).
+    bool in_place() const { return !sequential_; }
 
   private:
-    bool next_sliced(PayloadWindow &w, const BufferFn &buffer);
+    bool next_in_place(PayloadWindow &w, const BufferFn &buffer);
     bool next_sequential(PayloadWindow &w, const BufferFn &buffer);
     void assemble(size_t parts, PayloadWindow &w, const BufferFn &buffer);
 
@@ -60,14 +69,13 @@ class WindowReader {
     uint64_t window_bytes_;
     unsigned threads_;
     unsigned used_ = 1;
+    uint64_t redone_ = 0;
     bool over_ = false;
-    PcapSlicer slicer_;
-    // The walk of the next window runs while this one is decoded (it is
-    // serial: each record header says where the next one starts).
-    std::vector<FileSlice> slices_[2];
-    unsigned cur_ = 0;
-    std::future<bool> walk_;
-    std::vector<DecodedRecords> parts_;
+    int dlt_ = -1;
+    std::unique_ptr<PcapMap> map_;
+    uint64_t pos_ = PcapMap::kFirstRecord; // next record to read in place
+    uint64_t next_number_ = 1;             // its packet number
+    std::vector<RecordRun> runs_;
     std::unique_ptr<SliceReader> sequential_;
 };
 

@@ -1,0 +1,42 @@
+// plugin/src/capture/record_run.cpp - see record_run.h.
+#include "capture/record_run.h"
+
+#include "capture/decoder.h"
+#include "capture/offline_capture.h"
+
+namespace wm::capture {
+
+void RecordRun::clear() {
+    begin = end = 0;
+    stopped_short = false;
+    bytes.clear();
+    packets.clear();
+    numbered_in_run = false;
+    stats = wm_capture_stats_t{};
+    stats.struct_size = sizeof(stats);
+    error.clear();
+}
+
+void decode_in_place(const PcapMap &map, int dlt, uint64_t begin, uint64_t stop, RecordRun &run) {
+    run.clear();
+    run.begin = begin;
+    run.numbered_in_run = true;
+    uint64_t pos = begin, number = 0;
+    while (pos < stop) {
+        RecordHeader h;
+        const uint64_t n = map.record_at(pos, &h);
+        if (n == 0) {
+            run.stopped_short = pos != map.size();
+            break;
+        }
+        wm_packet_t pkt{};
+        const int r = decode_record(dlt, ++number, h.ts_sec, h.ts_usec, h.caplen, h.wirelen,
+                                    map.data() + pos + PcapMap::kRecordHeader, &pkt);
+        count_record(r, pkt, run.stats);
+        if (r == kDecodedPayload) run.packets.push_back(pkt);
+        pos += n;
+    }
+    run.end = pos;
+}
+
+} // namespace wm::capture

@@ -1,0 +1,38 @@
+// plugin/src/capture/record_run.h - the decoded records of one run of a
+// capture file, as the window reader gathers them before packing a window.
+#pragma once
+
+#include "capture/pcap_map.h"
+#include "warpmatch.h"
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace wm::capture {
+
+struct RecordRun {
+    // File offsets: the run's first record header, and just past its last
+    // record (in-place runs only).
+    uint64_t begin = 0, end = 0;
+    // In place: stopped at `end` before a record that libpcap must read.
+    bool stopped_short = false;
+    // Payload copies, for runs read through libpcap; in-place runs leave
+    // it empty and point their payloads into the mapping.
+    std::vector<uint8_t> bytes;
+    // Packets with payloads; number counts from 1 within the run for
+    // in-place runs (the reader adds the records before it), and is the
+    // file's packet number for libpcap runs.
+    std::vector<wm_packet_t> packets;
+    bool numbered_in_run = false;
+    wm_capture_stats_t stats{}; // every record of the run, payload or not
+    std::string error;          // reading stopped at this bad record
+    void clear();
+};
+
+// Decodes, in place, every record that starts in [begin, stop), following
+// the chain of record lengths from begin; stops early before a record that
+// libpcap must read (run.stopped_short).
+void decode_in_place(const PcapMap &map, int dlt, uint64_t begin, uint64_t stop, RecordRun &run);
+
+} // namespace wm::capture
