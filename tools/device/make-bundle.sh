@@ -10,7 +10,7 @@ out=$root/.devbundle
 stage=$root/.devbundle-stage
 rm -rf "$out" "$stage"
 bins=("$build/tools/warpmatch")
-while IFS= read -r -d '' f; do bins+=("$f"); done < <(find "$build/tests" "$build/gpu" -maxdepth 3 -type f \
+while IFS= read -r -d '' f; do bins+=("$f"); done < <(find "$build/tests" "$build/gpu" "$build/plugin" -maxdepth 3 -type f \
   \( -name 'test_*' -o -name 'bench_*' \) -perm -u+x -print0)
 "$root/../shared/tools/device-bundle" "$stage" "${bins[@]}" >/dev/null
 strip --strip-debug "$stage"/bin/* "$stage"/lib/* 2>/dev/null || true

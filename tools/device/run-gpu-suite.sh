@@ -63,7 +63,11 @@ want bench && for mb in ${BENCH_BATCH_MB:-64}; do
   warpmatch bench "$Z" --rules /tmp/et.yaml --corpus-mb ${CORPUS_MB:-1024} --replay-capture "$BIG" \
     --batch-mb "$mb" --repeats 3 --json "$OUT/bench-$mb.json" 2>&1 | tee "$OUT/bench-$mb.txt"
 done
-# Replay of the tiled capture by number of libpcap handles (GPU, set, -q).
+# Reading alone: the tiled capture decoded into windows by threads, against
+# libpcap's sequential read in the same run.
+want bench && "$B/bin/bench_window_reader" "$BIG" --threads ${READ_THREADS:-1,4,8,15} --repeats 2 \
+  2>&1 | tee "$OUT/bench-read.txt"
+# Replay of the tiled capture by number of read threads (GPU, set, -q).
 want bench && for t in ${REPLAY_THREADS:-1 2 4 8 15}; do
   r=$(warpmatch replay "$BIG" --rules /tmp/et.yaml --backend gpu --matches set -q --read-threads "$t" 2>&1 | tail -1 |
       grep -o '"payload_bytes":[0-9]*\|"alerts":[0-9]*\|"seconds":[0-9.]*' | tr '\n' ' ')
@@ -73,4 +77,4 @@ done
 want kernels && bash tools/device/bench-kernels.sh "$B" "$D" "$OUT" ${KERNELS:-}
 
 echo; echo "==== summary ===="; printf '%s\n' "${summary[@]}"
-for f in "$OUT"/bench-*.txt; do [ -f "$f" ] && { echo "-- $f"; grep -E "^(corpus|engine|hyperscan|gpu|replay)" "$f"; }; done
+for f in "$OUT"/bench-*.txt; do [ -f "$f" ] && { echo "-- $f"; grep -E "^(corpus|engine|hyperscan|gpu|replay|reader|libpcap|windows)" "$f"; }; done

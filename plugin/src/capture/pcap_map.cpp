@@ -109,6 +109,20 @@ uint64_t PcapMap::record_at(uint64_t pos, RecordHeader *h) const {
     return kRecordHeader + caplen;
 }
 
+void PcapMap::prefault(uint64_t begin, uint64_t end) const {
+#ifdef MADV_POPULATE_READ
+    const uint64_t page = static_cast<uint64_t>(sysconf(_SC_PAGESIZE));
+    begin -= begin % page;
+    end = end < size_ ? end : size_;
+    // Linux 5.14 and later; elsewhere the pages fault in as they are read.
+    if (end > begin)
+        madvise(const_cast<uint8_t *>(data_) + begin, static_cast<size_t>(end - begin), MADV_POPULATE_READ);
+#else
+    (void)begin;
+    (void)end;
+#endif
+}
+
 bool PcapMap::plausible_chain(uint64_t pos) const {
     const uint32_t frac_limit = nanoseconds_ ? 1000000000u : 1000000u;
     for (int i = 0; i < kGuessChain; ++i) {

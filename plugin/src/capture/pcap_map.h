@@ -47,6 +47,10 @@ class PcapMap {
     // or 0 when libpcap must read it (see above) or pos is the end of file.
     uint64_t record_at(uint64_t pos, RecordHeader *h) const;
 
+    // Maps the pages of [begin, end) now, in one call, rather than fault by
+    // fault while decoding (several threads faulting on one mapping contend).
+    void prefault(uint64_t begin, uint64_t end) const;
+
     // A likely record start in [from, to), or `to` when none is found: the
     // first offset from which a few records in a row (or all the records up
     // to the end of the file) look sound. Only a guess, for cutting the file

@@ -5,38 +5,19 @@
 
 #include <algorithm>
 #include <cstring>
-#include <exception>
-#include <thread>
 
 namespace wm::capture {
 
 namespace {
 
-// Runs fn(0..n-1), one thread each (the caller's thread takes 0); the first
-// exception is rethrown after every thread has finished.
-template <typename Fn> void run_parallel(size_t n, Fn fn) {
-    std::vector<std::exception_ptr> errors(n);
-    auto guarded = [&](size_t i) {
-        try {
-            fn(i);
-        } catch (...) {
-            errors[i] = std::current_exception();
-        }
-    };
-    std::vector<std::thread> threads;
-    threads.reserve(n > 0 ? n - 1 : 0);
-    for (size_t i = 1; i < n; ++i) threads.emplace_back(guarded, i);
-    if (n > 0) guarded(0);
-    for (auto &t : threads) t.join();
-    for (auto &e : errors)
-        if (e) std::rethrow_exception(e);
-}
+// Bytes past a part's end that its last record usually runs into.
+constexpr uint64_t kPrefaultPast = 4096;
 
 } // namespace
 
 WindowReader::WindowReader(const std::string &path, uint64_t window_bytes, unsigned threads)
     : path_(path), window_bytes_(std::clamp<uint64_t>(window_bytes, 1, uint64_t{1} << 30)),
-      threads_(std::clamp(threads, 1u, 64u)) {
+      threads_(std::clamp(threads, 1u, 64u)), pool_(threads_) {
     // Opening with libpcap first gives the error of a plain read for a file
     // that is missing or not a capture, and the link type as libpcap maps it.
     sequential_ = std::make_unique<SliceReader>(path, 0, 1);
@@ -74,7 +55,8 @@ bool WindowReader::next_in_place(PayloadWindow &w, const BufferFn &buffer) {
     std::vector<uint64_t> stop(n);
     for (size_t k = 0; k < n; ++k) stop[k] = pos_ + (end - pos_) * (k + 1) / n;
     if (runs_.size() < n) runs_.resize(n);
-    run_parallel(n, [&](size_t k) {
+    pool_.run(n, [&](size_t k) {
+        map_->prefault(k == 0 ? pos_ : stop[k - 1], stop[k] + kPrefaultPast);
         const uint64_t from = k == 0 ? pos_ : map_->guess_record_start(stop[k - 1], stop[k]);
         decode_in_place(*map_, dlt_, from, stop[k], runs_[k]);
     });
@@ -143,7 +125,7 @@ void WindowReader::assemble(size_t n, PayloadWindow &w, const BufferFn &buffer) 
     w.offsets.resize(packet_base[n] + 1);
     w.meta.resize(packet_base[n]);
     w.packets.resize(packet_base[n]);
-    run_parallel(n, [&](size_t i) {
+    pool_.run(n, [&](size_t i) {
         const RecordRun &r = runs_[i];
         size_t at = byte_base[i];
         for (size_t j = 0; j < r.packets.size(); ++j) {

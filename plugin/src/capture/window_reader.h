@@ -16,6 +16,7 @@
 #include "capture/pcap_map.h"
 #include "capture/record_run.h"
 #include "capture/slice_reader.h"
+#include "capture/worker_pool.h"
 #include "warpmatch.h"
 
 #include <cstdint>
@@ -68,6 +69,7 @@ class WindowReader {
     std::string path_;
     uint64_t window_bytes_;
     unsigned threads_;
+    WorkerPool pool_;
     unsigned used_ = 1;
     uint64_t redone_ = 0;
     bool over_ = false;

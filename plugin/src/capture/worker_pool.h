@@ -1,0 +1,44 @@
+// plugin/src/capture/worker_pool.h - a fixed set of threads that run one
+// indexed job at a time, so that reading a window does not start and join
+// a thread per part (twice per window, dozens of windows per capture).
+#pragma once
+
+#include <condition_variable>
+#include <cstddef>
+#include <exception>
+#include <functional>
+#include <mutex>
+#include <thread>
+#include <vector>
+
+namespace wm::capture {
+
+class WorkerPool {
+  public:
+    // Up to `width` parallel calls per run(): the caller's thread and
+    // width - 1 workers.
+    explicit WorkerPool(size_t width);
+    ~WorkerPool();
+    WorkerPool(const WorkerPool &) = delete;
+    WorkerPool &operator=(const WorkerPool &) = delete;
+
+    // Calls fn(i) for every i in [0, n), n <= width, i = 0 on the caller's
+    // thread, and returns when all are done; the first exception thrown is
+    // rethrown then.
+    void run(size_t n, const std::function<void(size_t)> &fn);
+
+  private:
+    void work(size_t index);
+
+    std::vector<std::thread> workers_;
+    std::mutex mu_;
+    std::condition_variable start_, done_;
+    const std::function<void(size_t)> *job_ = nullptr;
+    size_t job_size_ = 0;
+    size_t pending_ = 0;
+    unsigned long long generation_ = 0;
+    bool stop_ = false;
+    std::vector<std::exception_ptr> errors_;
+};
+
+} // namespace wm::capture

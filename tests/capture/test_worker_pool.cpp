@@ -1,0 +1,54 @@
+// tests/capture/test_worker_pool.cpp - the reader's thread pool: every index
+// runs exactly once per call, on distinct threads, and an exception from any
+// of them reaches the caller after all have finished.
+#include "plugin/src/capture/worker_pool.h"
+
+#include <gtest/gtest.h>
+
+#include <atomic>
+#include <set>
+#include <stdexcept>
+#include <thread>
+#include <vector>
+
+namespace wm::capture {
+namespace {
+
+TEST(WorkerPool, EveryIndexRunsOncePerCallOnItsOwnThread) {
+    WorkerPool pool(6);
+    for (size_t n = 0; n <= 6; ++n) {
+        for (int round = 0; round < 50; ++round) {
+            std::vector<std::atomic<int>> hits(6);
+            std::vector<std::thread::id> ids(6);
+            pool.run(n, [&](size_t i) {
+                hits[i]++;
+                ids[i] = std::this_thread::get_id();
+            });
+            for (size_t i = 0; i < 6; ++i) ASSERT_EQ(hits[i].load(), i < n ? 1 : 0) << n << " " << i;
+            std::set<std::thread::id> distinct(ids.begin(), ids.begin() + long(n));
+            EXPECT_EQ(distinct.size(), n);
+            if (n > 0) EXPECT_EQ(ids[0], std::this_thread::get_id()) << "index 0 runs on the caller";
+        }
+    }
+}
+
+TEST(WorkerPool, AnExceptionReachesTheCallerAfterEveryJobFinished) {
+    WorkerPool pool(4);
+    std::atomic<int> finished{0};
+    EXPECT_THROW(pool.run(4,
+                          [&](size_t i) {
+                              if (i == 2) throw std::runtime_error("part 2");
+                              std::this_thread::sleep_for(std::chrono::milliseconds(5));
+                              finished++;
+                          }),
+                 std::runtime_error);
+    EXPECT_EQ(finished.load(), 3);
+    // The pool is still usable afterwards.
+    std::atomic<int> again{0};
+    pool.run(4, [&](size_t) { again++; });
+    EXPECT_EQ(again.load(), 4);
+    EXPECT_THROW(pool.run(5, [](size_t) {}), std::invalid_argument);
+}
+
+} // namespace
+} // namespace wm::capture
