@@ -176,7 +176,7 @@ int main(int argc, char **argv) {
     replay->add_option("--verify-sample", ra.verify_sample, "cross-check one batch in N");
     replay->add_option("--device", ra.device, "CUDA device ordinal");
     replay->add_option("--read-threads", ra.read_threads,
-                       "libpcap handles reading a window of a classic pcap (default: cores - 1, at most 16)");
+                       "threads decoding a window of a classic pcap (default: cores - 1, at most 16)");
     replay->add_option("--window-mb", ra.window_mb,
                        "MiB of capture per window (default: 1/8 of the file, 4-32 MiB on the GPU)");
     replay->add_flag("-q,--quiet", ra.quiet, "print only the stats, not the alerts");

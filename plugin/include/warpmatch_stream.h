@@ -112,9 +112,9 @@ typedef struct wm_replay_options {
     wm_stream_config_t stream;
     /* Since 0.3 (a caller built before passes the shorter struct; these are
      * then 0). Without streams the capture is read window by window while the
-     * previous window is scanned; a classic pcap window is read by several
-     * libpcap handles at once. */
-    unsigned read_threads;   /**< libpcap handles per window; 0 = cores - 1, at most 16 */
+     * previous window is scanned; a classic pcap window is decoded by several
+     * threads at once. */
+    unsigned read_threads;   /**< threads decoding a window; 0 = cores - 1, at most 16 */
     size_t window_bytes;     /**< file bytes per window; 0 = 1/8 of the file,
                                   within 4-32 MB on the GPU, 1-16 MB on the CPU */
 } wm_replay_options_t;

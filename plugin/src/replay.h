@@ -23,7 +23,7 @@ struct ReplayCallbacks {
 
 // How the capture is read (wm_replay_options_t); 0 = chosen by replay_file.
 struct ReplayTuning {
-    unsigned threads = 0;      // libpcap handles per window
+    unsigned threads = 0;      // threads decoding a window
     uint64_t window_bytes = 0; // file bytes per window
 };
 

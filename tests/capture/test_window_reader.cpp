@@ -28,7 +28,7 @@ struct Seen {
     wm_capture_stats_t stats{};
     std::string error;
     size_t windows = 0;
-    unsigned most_threads = 0; // libpcap handles on one window, at most
+    unsigned most_threads = 0; // parts of one window, at most
 };
 
 Seen read_plain(const std::string &path) {
