@@ -129,7 +129,11 @@ bool PcapMap::plausible_chain(uint64_t pos) const {
         if (pos == size_) return i > 0; // the records run exactly to the end
         RecordHeader h;
         const uint64_t n = record_at(pos, &h);
-        if (n == 0 || h.caplen == 0 || h.caplen > h.wirelen) return false;
+        // A view shifted by 4 bytes reads (usec, caplen, len, frame) as a
+        // record whose "len" is the frame's first bytes: real wire lengths
+        // stay far below 2^18 (checked here only, for guessing). Time stamps
+        // are no help: merged captures jump back and forth.
+        if (n == 0 || h.caplen == 0 || h.caplen > h.wirelen || h.wirelen > kMaxSnaplen) return false;
         if (load32(data_ + pos + 4, swapped_) >= frac_limit) return false;
         pos += n;
     }
