@@ -25,7 +25,7 @@ struct SliceReader::Impl {
         if (pcap != nullptr) pcap_close(pcap);
     }
 
-    // Payload pointers are set once the call's copies stop moving.
+    // Payload pointers are set by read() once the call's copies stop moving.
     void place(const wm_packet_t &pkt, const uint8_t *payload, RecordRun &out) {
         out.bytes.insert(out.bytes.end(), payload, payload + pkt.payload_len);
         out.packets.push_back(pkt);
@@ -61,13 +61,16 @@ SliceReader::~SliceReader() = default;
 int SliceReader::link_type() const { return impl_->dlt; }
 
 bool SliceReader::read(uint64_t max_records, size_t max_bytes, RecordRun &out) {
+    const bool more = read_records(max_records, max_bytes, out);
+    Impl::point_payloads(out);
+    return more;
+}
+
+bool SliceReader::read_records(uint64_t max_records, size_t max_bytes, RecordRun &out) {
     Impl &s = *impl_;
     uint64_t taken = 0;
     if (s.has_pending && max_records > 0) {
-        if (!out.bytes.empty() && out.bytes.size() + s.pending.payload_len > max_bytes) {
-            Impl::point_payloads(out);
-            return true;
-        }
+        if (!out.bytes.empty() && out.bytes.size() + s.pending.payload_len > max_bytes) return true;
         count_record(kDecodedPayload, s.pending, out.stats);
         s.place(s.pending, s.pending_bytes.data(), out);
         s.has_pending = false;
@@ -96,13 +99,11 @@ bool SliceReader::read(uint64_t max_records, size_t max_bytes, RecordRun &out) {
             s.pending = pkt;
             s.pending_bytes.assign(pkt.payload, pkt.payload + pkt.payload_len);
             s.has_pending = true;
-            Impl::point_payloads(out);
             return true;
         }
         count_record(r, pkt, out.stats);
         if (r == kDecodedPayload) s.place(pkt, pkt.payload, out);
     }
-    Impl::point_payloads(out);
     return !s.over || s.has_pending;
 }
 

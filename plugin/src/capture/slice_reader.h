@@ -34,6 +34,8 @@ class SliceReader {
     int link_type() const;
 
   private:
+    bool read_records(uint64_t max_records, size_t max_bytes, RecordRun &out);
+
     struct Impl;
     std::unique_ptr<Impl> impl_;
 };

@@ -111,9 +111,8 @@ void WindowReader::assemble(size_t n, PayloadWindow &w, const BufferFn &buffer) 
     std::vector<uint64_t> number_base(n, 0);
     for (size_t i = 0; i < n; ++i) {
         const RecordRun &r = runs_[i];
-        size_t bytes = 0;
-        for (const wm_packet_t &p : r.packets) bytes += p.payload_len;
-        byte_base[i + 1] = byte_base[i] + bytes;
+        // Every payload packet of the run, and only those, is in payload_bytes.
+        byte_base[i + 1] = byte_base[i] + r.stats.payload_bytes;
         packet_base[i + 1] = packet_base[i] + r.packets.size();
         if (r.numbered_in_run) number_base[i] = next_number_ - 1;
         next_number_ += r.stats.packets;
