@@ -79,8 +79,13 @@ template <EmitKind KIND, typename StateT, uint32_t BLOCK, uint32_t TILE> struct 
         }
     }
 
-    // Emits the first n entries of this warp's queue, one per lane per round;
-    // segment fields come from the lane that queued the entry. Warp-collective.
+    // Emits the first n entries of this warp's queue. Per round of 32 queue
+    // entries, each lane reads one entry's output-list bounds, then the
+    // warp spreads the round's output items over its lanes, one item per
+    // lane (an item's entry is found by binary search over the warp's scan of
+    // list lengths): the warp waits on one out_ids load per 32 items, not on
+    // its longest list. Segment fields come from the lane that queued the
+    // entry. Warp-collective.
     template <typename TextFn>
     __device__ void drain(uint32_t g0, uint32_t n, const Segment &sg, TextFn text, unsigned long long &last_key) {
         const uint32_t lane = threadIdx.x & 31;
@@ -89,14 +94,39 @@ template <EmitKind KIND, typename StateT, uint32_t BLOCK, uint32_t TILE> struct 
         for (uint32_t r = 0; r < n; r += 32) {
             const bool valid = r + lane < n;
             const uint2 e = valid ? q[r + lane] : make_uint2(0, lane << 27);
-            const uint32_t owner = e.y >> 27;
+            const uint32_t owner = e.y >> 27, grp = (e.y >> 26) & 1u;
             const uint32_t seg_begin = __shfl_sync(~0u, sg.data_begin, owner);
             const uint32_t pos_delta = __shfl_sync(~0u, sg.pos_base - sg.data_begin, owner);
             const uint32_t payload = __shfl_sync(~0u, sg.payload, owner);
-            if (valid)
-                ac_emit_state(p.view, p.view.groups[g0 + ((e.y >> 26) & 1u)], e.y & kQueueStateMask, e.x, text,
-                              seg_begin, pos_delta,
-                              [&](uint32_t pat, uint32_t end) { emit(pat, payload, end, last_key); });
+            uint32_t ob = 0, cnt = 0;
+            if (valid) {
+                const AcGroupView &g = p.view.groups[g0 + grp];
+                const uint32_t st = e.y & kQueueStateMask;
+                ob = wm_ld(&g.out_off[st]);
+                cnt = wm_ld(&g.out_off[st + 1]) - ob;
+            }
+            uint32_t incl = cnt; // inclusive scan of list lengths
+            WM_UNROLL for (uint32_t d = 1; d < 32; d <<= 1) {
+                const uint32_t t = __shfl_up_sync(~0u, incl, d);
+                if (lane >= d) incl += t;
+            }
+            const uint32_t total = __shfl_sync(~0u, incl, 31);
+            const uint32_t first = incl - cnt; // this entry's first item
+            for (uint32_t base = 0; base < total; base += 32) {
+                const uint32_t j = base + lane;
+                uint32_t k = 0; // entry owning item j: first lane with incl > j
+                WM_UNROLL for (uint32_t step = 16; step; step >>= 1)
+                    if (__shfl_sync(~0u, incl, k + step - 1) <= j) k += step;
+                const uint32_t item = j - __shfl_sync(~0u, first, k) + __shfl_sync(~0u, ob, k);
+                const uint32_t pos = __shfl_sync(~0u, e.x, k), gk = __shfl_sync(~0u, grp, k);
+                const uint32_t sb = __shfl_sync(~0u, seg_begin, k), pd = __shfl_sync(~0u, pos_delta, k);
+                const uint32_t pl = __shfl_sync(~0u, payload, k);
+                if (j < total) {
+                    const AcGroupView &g = p.view.groups[g0 + gk];
+                    ac_emit_entry(p.view, g, wm_ld(&g.out_ids[item]), pos, text, sb, pd,
+                                  [&](uint32_t pat, uint32_t end) { emit(pat, pl, end, last_key); });
+                }
+            }
         }
         __syncwarp();
     }

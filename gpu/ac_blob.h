@@ -13,15 +13,28 @@
 // a thread's warm-up overlap is key_len - 1 bytes, not longest - 1.
 //   per group:      class_map[256] (uint8), dense[num_dense * num_classes]
 //                   (state ids, full DFA rows of BFS-shallow states),
-//                   out_off[num_states + 1] (uint32), out_ids[] (uint32),
-//                   sparse part for states >= num_dense: sp_child_off[n+1]
-//                   (uint32), sp_fail[n], sp_cls[] (uint8), sp_tgt[] (state ids)
+//                   out_off[num_states + 1] (uint32), out_ids[] (uint32: pattern
+//                   id, kOutCheck set when the match end must be checked),
+//                   sparse part for states >= num_dense: sp_rec[n] (32-byte
+//                   records, 32-aligned), sp_over[] (entries of big records)
+// A sparse state's record lists only the classes on which its transition
+// differs from the row of its "dense fallback" d, the first dense state on its
+// failure chain (d's row holds every other transition). So a step from a
+// sparse state costs one record load, plus one dense load when the class is
+// not listed: no failure-link walk (ET Open: 99.6% of sparse visits land on a
+// record with <= 7 entries, which are held inline).
+//   word 0: d (bits 0-23) | entry count (bits 24-31; kSpOverflow: entries in
+//           sp_over[word 1 .. word 1 + word 2))
+//   words 1-7: inline entries; unused ones repeat a real entry (so a match on
+//           them is still right)
+//   entry: class (bits 24-31) | output flag (bit 23) | target id (bits 0-22)
 // State ids are uint16 when every group has < 32768 states, else uint32
-// (BlobHeader::state_bytes). Transition targets (dense rows, sp_tgt) carry the
+// (BlobHeader::state_bytes); a group has at most kMaxGroupStates states.
+// Transition targets (dense rows, sparse entries) carry the
 // id's top bit (kOutFlag16/32) when the target state has a non-empty output
 // list, so the walk reads out_off only on the few steps that can match (one
-// dependent load per byte instead of three); sp_fail holds plain ids. The blob
-// is deterministic: the same pattern list gives the same bytes.
+// dependent load per byte instead of three). The blob is deterministic: the
+// same pattern list gives the same bytes.
 #pragma once
 
 #include <cstdint>
@@ -29,11 +42,22 @@
 namespace wm::gpu {
 
 constexpr uint32_t kBlobMagic = 0x43414d57u; // "WMAC"
-constexpr uint32_t kBlobVersion = 2; // 2: output flag in transition targets
+constexpr uint32_t kBlobVersion = 3; // 2: output flag in transition targets; 3: sparse records, kOutCheck
 constexpr uint32_t kMaxGroups = 4;
 // Top bit of a transition target: "the target state has outputs".
 constexpr uint32_t kOutFlag16 = 0x8000u;
 constexpr uint32_t kOutFlag32 = 0x80000000u;
+// out_ids entry: the pattern has offset/depth bounds or is longer than the key
+// (the match end or leading bytes must be checked); clear for most patterns.
+constexpr uint32_t kOutCheck = 0x80000000u;
+// Sparse records (see above).
+constexpr uint32_t kSpRecordWords = 8;
+constexpr uint32_t kSpInline = kSpRecordWords - 1;
+constexpr uint32_t kSpDenseMask = 0xFFFFFFu;
+constexpr uint32_t kSpOverflow = 0xFFu;
+constexpr uint32_t kSpIdMask = 0x7FFFFFu;
+constexpr uint32_t kSpFlag = 0x800000u;
+constexpr uint32_t kMaxGroupStates = kSpIdMask + 1;
 
 struct BlobHeader {
     uint32_t magic;
@@ -56,10 +80,10 @@ struct GroupHeader {
     uint32_t fold;        // 1: nocase group (class map folds ASCII case)
     uint32_t key_len;     // longest key of the group (<= BlobHeader::key_len)
     uint32_t num_outputs; // entries in out_ids
-    uint32_t num_sparse_children;
+    uint32_t num_sparse_overflow; // entries in sp_over
     uint32_t num_patterns;
     uint64_t class_map_off, dense_off, out_off_off, out_ids_off;
-    uint64_t sp_child_off_off, sp_fail_off, sp_cls_off, sp_tgt_off;
+    uint64_t sp_rec_off, sp_over_off, reserved[2];
 };
 static_assert(sizeof(GroupHeader) == 96, "GroupHeader layout");
 
@@ -70,10 +94,8 @@ struct AcGroupView {
     const void *dense;
     const uint32_t *out_off;
     const uint32_t *out_ids;
-    const uint32_t *sp_child_off;
-    const void *sp_fail;
-    const uint8_t *sp_cls;
-    const void *sp_tgt;
+    const uint32_t *sp_rec;  // kSpRecordWords per sparse state
+    const uint32_t *sp_over; // entries of records with more than kSpInline
     uint32_t num_classes;
     uint32_t num_dense;
     uint32_t num_states;
@@ -117,10 +139,8 @@ inline AcView make_ac_view(const uint8_t *host_blob, const uint8_t *base) {
         o.dense = base + gh[g].dense_off;
         o.out_off = reinterpret_cast<const uint32_t *>(base + gh[g].out_off_off);
         o.out_ids = reinterpret_cast<const uint32_t *>(base + gh[g].out_ids_off);
-        o.sp_child_off = reinterpret_cast<const uint32_t *>(base + gh[g].sp_child_off_off);
-        o.sp_fail = base + gh[g].sp_fail_off;
-        o.sp_cls = base + gh[g].sp_cls_off;
-        o.sp_tgt = base + gh[g].sp_tgt_off;
+        o.sp_rec = reinterpret_cast<const uint32_t *>(base + gh[g].sp_rec_off);
+        o.sp_over = reinterpret_cast<const uint32_t *>(base + gh[g].sp_over_off);
         o.num_classes = gh[g].num_classes;
         o.num_dense = gh[g].num_dense;
         o.num_states = gh[g].num_states;

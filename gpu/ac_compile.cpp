@@ -121,8 +121,8 @@ Automaton build_group(const std::vector<Literal> &pats, const std::vector<uint32
 
 struct Writer {
     std::vector<uint8_t> buf;
-    uint64_t put(const void *p, size_t bytes) {
-        buf.resize((buf.size() + 15) & ~size_t{15}, 0);
+    uint64_t put(const void *p, size_t bytes, size_t align = 16) {
+        buf.resize((buf.size() + align - 1) & ~(align - 1), 0);
         uint64_t off = buf.size();
         buf.resize(off + bytes);
         if (bytes) std::memcpy(buf.data() + off, p, bytes);
@@ -130,6 +130,73 @@ struct Writer {
     }
     template <typename T> uint64_t put_vec(const std::vector<T> &v) { return put(v.data(), v.size() * sizeof(T)); }
 };
+
+
+// out_ids with kOutCheck on patterns whose match end can fail a check: an
+// offset/depth bound, or leading bytes before the key. A match of a key of
+// length L ends at >= L in its segment, so lo == L needs no check.
+std::vector<uint32_t> flag_checked_outputs(const std::vector<uint32_t> &ids, const std::vector<uint32_t> &lo,
+                                           const std::vector<uint32_t> &hi, const std::vector<uint32_t> &len,
+                                           uint32_t key_len) {
+    std::vector<uint32_t> out(ids);
+    for (uint32_t &p : out)
+        if (lo[p] != len[p] || hi[p] != UINT32_MAX || len[p] > key_len) p |= kOutCheck;
+    return out;
+}
+
+struct SparseRecords {
+    std::vector<uint32_t> rec;  // kSpRecordWords per sparse state
+    std::vector<uint32_t> over; // entries of records with more than kSpInline
+};
+
+// Records of states [nd, n): each lists the classes whose target differs from
+// the row of its dense fallback d (first dense state on the failure chain).
+// With fail(s) sparse, d(s) = d(fail(s)) and s's differences are fail(s)'s
+// plus its own children (a child is deeper than any target of d, so it always
+// differs); BFS order (fail[s] < s) has fail(s)'s list ready.
+// tgt(t): state t's id with the output flag `flag` when t has outputs;
+// dense: the dense rows (flagged targets), C classes per row.
+template <typename TargetFn>
+SparseRecords build_sparse_records(const Automaton &a, uint32_t nd, TargetFn tgt, uint32_t flag,
+                                   const std::vector<uint32_t> &dense, uint32_t C) {
+    auto entry = [flag](uint32_t cls, uint32_t t) {
+        return (cls << 24) | (t & ~flag & kSpIdMask) | ((t & flag) ? kSpFlag : 0);
+    };
+    const uint32_t n = static_cast<uint32_t>(a.kids.size());
+    std::vector<std::vector<uint32_t>> diff(n - nd); // entries sorted by class
+    std::vector<uint32_t> fallback(n - nd);
+    SparseRecords out;
+    out.rec.reserve(size_t{n - nd} * kSpRecordWords);
+    for (uint32_t s = nd; s < n; ++s) {
+        const uint32_t f = a.fail[s];
+        std::map<uint32_t, uint32_t> m; // class -> entry
+        if (f >= nd)
+            for (uint32_t e : diff[f - nd]) m[e >> 24] = e;
+        fallback[s - nd] = f >= nd ? fallback[f - nd] : f;
+        for (auto &k : a.kids[s]) {
+            m[k.first] = entry(k.first, tgt(k.second));
+        }
+        auto &d = diff[s - nd];
+        for (auto &kv : m) d.push_back(kv.second);
+        uint32_t w[kSpRecordWords];
+        w[0] = fallback[s - nd];
+        if (d.size() <= kSpInline) {
+            w[0] |= static_cast<uint32_t>(d.size()) << 24;
+            // Padding repeats a real entry (an empty record: the true class-0
+            // step, which is d's), so the walk can test every slot.
+            const uint32_t pad = d.empty() ? entry(0, dense[size_t{fallback[s - nd]} * C]) : d[0];
+            for (uint32_t k = 0; k < kSpInline; ++k) w[1 + k] = k < d.size() ? d[k] : pad;
+        } else {
+            w[0] |= kSpOverflow << 24;
+            w[1] = static_cast<uint32_t>(out.over.size());
+            w[2] = static_cast<uint32_t>(d.size());
+            for (uint32_t k = 3; k < kSpRecordWords; ++k) w[k] = 0;
+            out.over.insert(out.over.end(), d.begin(), d.end());
+        }
+        out.rec.insert(out.rec.end(), w, w + kSpRecordWords);
+    }
+    return out;
+}
 
 template <typename S> std::vector<S> narrow(const std::vector<uint32_t> &v) { return std::vector<S>(v.begin(), v.end()); }
 
@@ -184,6 +251,9 @@ AcBlob compile_ac(const std::vector<Literal> &pats, const AcCompileOptions &opts
 
     uint32_t max_states = 0;
     for (auto &g : groups) max_states = std::max<uint32_t>(max_states, static_cast<uint32_t>(g.kids.size()));
+    if (max_states > kMaxGroupStates)
+        throw std::invalid_argument("the automaton needs " + std::to_string(max_states) + " states in one group; at most " +
+                                    std::to_string(kMaxGroupStates) + " fit the blob (split the rule set)");
     const uint32_t sb = max_states < 32768 ? 2 : 4; // top bit = output flag
     const uint32_t flag = sb == 2 ? kOutFlag16 : kOutFlag32;
 
@@ -222,7 +292,7 @@ AcBlob compile_ac(const std::vector<Literal> &pats, const AcCompileOptions &opts
         Automaton &a = groups[gi];
         const uint32_t n = static_cast<uint32_t>(a.kids.size()), C = a.bc.count;
         const uint32_t nd = static_cast<uint32_t>(
-            std::clamp<uint64_t>(budget / (uint64_t{C} * sb), 1, n));
+            std::clamp<uint64_t>(budget / (uint64_t{C} * sb), 1, std::min<uint64_t>(n, kSpDenseMask + 1)));
         // Flagged target: the walk skips out_off for states without outputs.
         auto tgt = [&](uint32_t t) { return a.out_off[t + 1] > a.out_off[t] ? t | flag : t; };
         std::vector<uint32_t> dense(uint64_t{nd} * C);
@@ -232,16 +302,7 @@ AcBlob compile_ac(const std::vector<Literal> &pats, const AcCompileOptions &opts
             else std::fill(row, row + C, 0u);
             for (auto &e : a.kids[s]) row[e.first] = tgt(e.second);
         }
-        std::vector<uint32_t> sp_off{0}, sp_fail, sp_tgt;
-        std::vector<uint8_t> sp_cls;
-        for (uint32_t s = nd; s < n; ++s) {
-            for (auto &e : a.kids[s]) {
-                sp_cls.push_back(e.first);
-                sp_tgt.push_back(tgt(e.second));
-            }
-            sp_off.push_back(static_cast<uint32_t>(sp_cls.size()));
-            sp_fail.push_back(a.fail[s]);
-        }
+        SparseRecords sp = build_sparse_records(a, nd, tgt, flag, dense, C);
         GroupHeader &g = gh[gi];
         g.num_states = n;
         g.num_classes = C;
@@ -249,16 +310,14 @@ AcBlob compile_ac(const std::vector<Literal> &pats, const AcCompileOptions &opts
         g.fold = a.fold;
         g.key_len = a.key_len;
         g.num_outputs = static_cast<uint32_t>(a.out_ids.size());
-        g.num_sparse_children = static_cast<uint32_t>(sp_cls.size());
+        g.num_sparse_overflow = static_cast<uint32_t>(sp.over.size());
         g.num_patterns = a.num_patterns;
         g.class_map_off = w.put(a.bc.map.data(), 256);
         g.dense_off = sb == 2 ? w.put_vec(narrow<uint16_t>(dense)) : w.put_vec(dense);
         g.out_off_off = w.put_vec(a.out_off);
-        g.out_ids_off = w.put_vec(a.out_ids);
-        g.sp_child_off_off = w.put_vec(sp_off);
-        g.sp_fail_off = sb == 2 ? w.put_vec(narrow<uint16_t>(sp_fail)) : w.put_vec(sp_fail);
-        g.sp_cls_off = w.put_vec(sp_cls);
-        g.sp_tgt_off = sb == 2 ? w.put_vec(narrow<uint16_t>(sp_tgt)) : w.put_vec(sp_tgt);
+        g.out_ids_off = w.put_vec(flag_checked_outputs(a.out_ids, lo, hi, len, h.key_len));
+        g.sp_rec_off = w.put(sp.rec.data(), sp.rec.size() * sizeof(uint32_t), 32); // one sector per record
+        g.sp_over_off = w.put_vec(sp.over);
 
         AcGroupStats st;
         st.states = n;
@@ -268,7 +327,7 @@ AcBlob compile_ac(const std::vector<Literal> &pats, const AcCompileOptions &opts
         st.key_len = a.key_len;
         st.fold = a.fold;
         st.dense_bytes = uint64_t{nd} * C * sb;
-        st.sparse_bytes = sp_off.size() * 4 + uint64_t(sp_fail.size()) * sb + sp_cls.size() * (1 + sb);
+        st.sparse_bytes = (sp.rec.size() + sp.over.size()) * sizeof(uint32_t);
         st.output_entries = a.out_ids.size();
         blob.groups.push_back(st);
     }

@@ -57,48 +57,81 @@ template <typename StateT> WM_HD constexpr uint32_t out_flag() {
     return sizeof(StateT) == 2 ? kOutFlag16 : kOutFlag32;
 }
 
+// Reads one sparse record (kSpRecordWords words, 32-byte aligned): on the
+// device two 16-byte loads of one sector.
+WM_HD inline void ac_load_record(const uint32_t *rec, uint32_t (&w)[kSpRecordWords]) {
+#ifdef __CUDA_ARCH__
+    const uint4 a = __ldg(reinterpret_cast<const uint4 *>(rec)), b = __ldg(reinterpret_cast<const uint4 *>(rec) + 1);
+    w[0] = a.x, w[1] = a.y, w[2] = a.z, w[3] = a.w, w[4] = b.x, w[5] = b.y, w[6] = b.z, w[7] = b.w;
+#else
+    for (uint32_t k = 0; k < kSpRecordWords; ++k) w[k] = rec[k];
+#endif
+}
+
+// Target (with StateT's output flag) held in a sparse entry.
+template <typename StateT> WM_HD inline uint32_t ac_sparse_target(uint32_t e) {
+    return (e & kSpIdMask) | ((e & kSpFlag) ? out_flag<StateT>() : 0u);
+}
+
 // One DFA step from plain state `s` on class `c`; returns the target with its
-// output flag. Dense row for BFS-shallow states, else trie children then the
-// failure link (fail[s] < s, so the loop ends at a dense state).
+// output flag. Dense row for BFS-shallow states; a sparse state's record
+// lists the classes where it differs from its dense fallback's row, so the
+// step is one record load plus at most one dense load.
 // StateT: uint16_t or uint32_t, the blob's state width.
 template <typename StateT> WM_HD inline uint32_t ac_step(const AcGroupView &g, uint32_t s, uint32_t c) {
-    while (s >= g.num_dense) {
-        const uint32_t k = s - g.num_dense;
-        const uint32_t e = wm_ld(&g.sp_child_off[k + 1]);
-        for (uint32_t i = wm_ld(&g.sp_child_off[k]); i < e; ++i)
-            if (wm_ld(&g.sp_cls[i]) == c) return wm_ld(&static_cast<const StateT *>(g.sp_tgt)[i]);
-        s = wm_ld(&static_cast<const StateT *>(g.sp_fail)[k]);
+    const StateT *dense = static_cast<const StateT *>(g.dense);
+    if (s < g.num_dense) return wm_ld(&dense[static_cast<size_t>(s) * g.num_classes + c]);
+    uint32_t w[kSpRecordWords];
+    ac_load_record(g.sp_rec + static_cast<size_t>(s - g.num_dense) * kSpRecordWords, w);
+    if ((w[0] >> 24) != kSpOverflow) {
+        uint32_t hit = 0;
+        bool found = false;
+        WM_UNROLL for (uint32_t k = 1; k < kSpRecordWords; ++k) if ((w[k] >> 24) == c) hit = w[k], found = true;
+        if (found) return ac_sparse_target<StateT>(hit);
+    } else { // entries sorted by class
+        uint32_t lo = w[1], hi = w[1] + w[2];
+        while (lo < hi) {
+            const uint32_t mid = (lo + hi) >> 1, e = wm_ld(&g.sp_over[mid]);
+            if ((e >> 24) == c) return ac_sparse_target<StateT>(e);
+            if ((e >> 24) < c) lo = mid + 1;
+            else hi = mid;
+        }
     }
-    return wm_ld(&static_cast<const StateT *>(g.dense)[static_cast<size_t>(s) * g.num_classes + c]);
+    return wm_ld(&dense[static_cast<size_t>(w[0] & kSpDenseMask) * g.num_classes + c]);
 }
 
 WM_HD inline uint8_t fold_ascii(uint8_t c) { return (c >= 'A' && c <= 'Z') ? c + 32 : c; }
 
-// Emits the outputs of plain state `s` reached after chunk-local byte i
-// (bounds, then the leading bytes of patterns longer than the key).
+// Emits output entry `e` (an out_ids word) of a state reached after
+// chunk-local byte i, if it passes its checks (bounds, then the leading bytes
+// of a pattern longer than the key); entries without kOutCheck need none.
+template <typename TextFn, typename EmitFn>
+WM_HD inline void ac_emit_entry(const AcView &v, const AcGroupView &g, uint32_t e, uint32_t i, TextFn text,
+                                uint32_t seg_begin, uint32_t pos_delta, EmitFn emit) {
+    const uint32_t p = e & ~kOutCheck, end = i + 1 + pos_delta;
+    if (e & kOutCheck) {
+        if (end < wm_ld(&v.pat_lo[p]) || end > wm_ld(&v.pat_hi[p])) return;
+        const uint32_t len = wm_ld(&v.pat_len[p]);
+        if (len > v.key_len) { // verify the bytes before the key
+            if (i + 1 - seg_begin < len) return;
+            const uint8_t *pb = v.pat_bytes + wm_ld(&v.pat_boff[p]);
+            const uint32_t start = i + 1 - len, n = len - v.key_len;
+            for (uint32_t j = 0; j < n; ++j) {
+                uint8_t t = text(start + j), q = wm_ld(&pb[j]);
+                if (g.fold) { t = fold_ascii(t); q = fold_ascii(q); }
+                if (t != q) return;
+            }
+        }
+    }
+    emit(p, end);
+}
+
+// Emits the outputs of plain state `s` reached after chunk-local byte i.
 template <typename TextFn, typename EmitFn>
 WM_HD inline void ac_emit_state(const AcView &v, const AcGroupView &g, uint32_t s, uint32_t i, TextFn text,
                                 uint32_t seg_begin, uint32_t pos_delta, EmitFn emit) {
     const uint32_t ob = wm_ld(&g.out_off[s]), oe = wm_ld(&g.out_off[s + 1]);
-    const uint32_t end = i + 1 + pos_delta;
-    for (uint32_t k = ob; k < oe; ++k) {
-        const uint32_t p = wm_ld(&g.out_ids[k]);
-        if (end < wm_ld(&v.pat_lo[p]) || end > wm_ld(&v.pat_hi[p])) continue;
-        const uint32_t len = wm_ld(&v.pat_len[p]);
-        if (len > v.key_len) { // verify the bytes before the key
-            if (i + 1 - seg_begin < len) continue;
-            const uint8_t *pb = v.pat_bytes + wm_ld(&v.pat_boff[p]);
-            const uint32_t start = i + 1 - len, n = len - v.key_len;
-            bool ok = true;
-            for (uint32_t j = 0; j < n && ok; ++j) {
-                uint8_t t = text(start + j), q = wm_ld(&pb[j]);
-                if (g.fold) { t = fold_ascii(t); q = fold_ascii(q); }
-                ok = t == q;
-            }
-            if (!ok) continue;
-        }
-        emit(p, end);
-    }
+    for (uint32_t k = ob; k < oe; ++k) ac_emit_entry(v, g, wm_ld(&g.out_ids[k]), i, text, seg_begin, pos_delta, emit);
 }
 
 // First byte of a tile's walk for groups [g0, g0 + NG): (longest key - 1)

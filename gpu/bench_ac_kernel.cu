@@ -5,6 +5,7 @@
 //   bench_ac_kernel --import-rules OUT.txt FILE.rules...   (host only: ET/Snort -> literal list)
 //   bench_ac_kernel --literals L.txt --corpus C [--gb 4] [--sweep 1000,3000,10000,0]
 //                   [--hs-threads 16] [--hs-mb 256] [--hs-sweep 0|1] [--plugin-mb 1024] [--json OUT.json]
+//                   [--key-bytes 32] [--dense-mb 24]   (automaton of the kernel rows; the plugin path keeps ac_tuning.h's)
 // literals: "<nocase 0|1>\t<hex>" per line; sweep 0 = every literal.
 // Per pattern count: (1) kernels Count / Set / Positions over the corpus tiled
 // to >= --gb GB already on the device (1 GiB chunks, CUDA events, median of 7
@@ -78,7 +79,9 @@ struct DevChunk {
 
 std::map<std::string, std::string> parse(int argc, char **argv) {
     std::map<std::string, std::string> a{{"gb", "4"}, {"sweep", "0,1000,3000,10000"}, {"hs-sweep", "0"}, {"hs-threads", "16"},
-                                         {"hs-mb", "256"}, {"plugin-mb", "1024"}, {"json", "bench_ac.json"}};
+                                         {"hs-mb", "256"}, {"plugin-mb", "1024"}, {"json", "bench_ac.json"},
+                                         {"key-bytes", std::to_string(tuning::kKeyBytes)},
+                                         {"dense-mb", std::to_string(tuning::kDenseBudgetBytes >> 20)}};
     for (int i = 1; i + 1 < argc; i += 2) a[std::string(argv[i]).substr(2)] = argv[i + 1];
     return a;
 }
@@ -153,9 +156,10 @@ int main(int argc, char **argv) try {
         const auto pats = literal_subset(all, sweep[si], 7);
         const bool full = pats.size() == all.size();
         AcCompileOptions co;
-        co.key_bytes = tuning::kKeyBytes;
-        co.dense_budget_bytes = tuning::kDenseBudgetBytes;
+        co.key_bytes = static_cast<uint32_t>(std::stoul(arg["key-bytes"]));
+        co.dense_budget_bytes = std::stoul(arg["dense-mb"]) << 20;
         AcBlob blob = compile_ac(pats, co);
+        if (full) std::printf("automaton (kernel rows): %s\n", blob.describe().c_str());
         uint8_t *d_blob;
         WM_CUDA_CHECK(cudaMalloc(&d_blob, blob.bytes.size()));
         WM_CUDA_CHECK(cudaMemcpy(d_blob, blob.bytes.data(), blob.bytes.size(), cudaMemcpyHostToDevice));

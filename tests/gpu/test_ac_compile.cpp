@@ -1,6 +1,8 @@
 // tests/gpu/test_ac_compile.cpp - automaton compiler: byte classes, BFS order,
 // deterministic blob, header.
 #include "gpu/ac_compile.h"
+#include "gpu/ac_cpu_walk.h"
+#include "gpu/ac_walk.cuh"
 #include "reference.h"
 
 #include <gtest/gtest.h>
@@ -102,8 +104,8 @@ TEST(AcCompile, ShuffledInputSameAutomaton) {
         EXPECT_EQ(0, memcmp(x.dense, y.dense, size_t{x.num_dense} * x.num_classes * va.state_bytes));
         for (uint32_t st = 0; st < x.num_states; ++st) {
             std::vector<uint32_t> ox, oy;
-            for (uint32_t k = x.out_off[st]; k < x.out_off[st + 1]; ++k) ox.push_back(x.out_ids[k]);
-            for (uint32_t k = y.out_off[st]; k < y.out_off[st + 1]; ++k) oy.push_back(perm[y.out_ids[k]]);
+            for (uint32_t k = x.out_off[st]; k < x.out_off[st + 1]; ++k) ox.push_back(x.out_ids[k] & ~kOutCheck);
+            for (uint32_t k = y.out_off[st]; k < y.out_off[st + 1]; ++k) oy.push_back(perm[y.out_ids[k] & ~kOutCheck]);
             std::sort(oy.begin(), oy.end());
             EXPECT_EQ(ox, oy) << "state " << st;
         }
@@ -154,8 +156,8 @@ TEST(AcCompile, OutputFlagMarksExactlyStatesWithOutputs) {
             };
             const auto *dense = static_cast<const uint16_t *>(g.dense);
             for (size_t k = 0; k < size_t{g.num_dense} * g.num_classes; ++k) check(dense[k], "dense");
-            const auto *tgt = static_cast<const uint16_t *>(g.sp_tgt);
-            for (uint32_t k = 0; k < g.sp_child_off[g.num_states - g.num_dense]; ++k) check(tgt[k], "sparse");
+            for (uint32_t st = g.num_dense; st < g.num_states; ++st)
+                for (uint32_t cl = 0; cl < g.num_classes; ++cl) check(ac_step<uint16_t>(g, st, cl), "sparse");
         }
     }
 }
@@ -171,4 +173,77 @@ TEST(AcCompile, StateWidthLeavesRoomForTheFlag) {
         if (p.size() % 100 == 0 && compile_ac(p).groups[0].states >= 32768) break;
     }
     EXPECT_EQ(compile_ac(p).header().state_bytes, 4u);
+}
+
+TEST(AcCompile, SparseRecordsStepLikeFullRows) {
+    // Same patterns with every row dense and with only the root dense (the
+    // BFS numbering does not depend on the budget): every (state, class) step
+    // through a sparse record must equal the full row. A 3-letter alphabet
+    // with 40 patterns gives sparse states whose failure chain passes other
+    // sparse states with many children: records over kSpInline entries.
+    for (uint32_t seed = 1; seed <= 6; ++seed) {
+        CaseSpec s;
+        s.alphabet = seed % 2 ? "abcdefghijklmnopqrstuvwxyz" : "abAB";
+        s.patterns = 60;
+        s.max_len = 8;
+        Case c = random_case(100 + seed, s);
+        AcCompileOptions all_dense, root_only;
+        all_dense.dense_budget_bytes = size_t{1} << 30;
+        root_only.dense_budget_bytes = 0;
+        AcBlob full = compile_ac(c.pats, all_dense), sparse = compile_ac(c.pats, root_only);
+        AcView vf = full.host_view(), vs = sparse.host_view();
+        ASSERT_EQ(vf.num_groups, vs.num_groups);
+        for (uint32_t gi = 0; gi < vf.num_groups; ++gi) {
+            const AcGroupView &gf = vf.groups[gi], &gs = vs.groups[gi];
+            ASSERT_EQ(gf.num_dense, gf.num_states);
+            ASSERT_EQ(gs.num_dense, 1u);
+            for (uint32_t st = 0; st < gf.num_states; ++st)
+                for (uint32_t cl = 0; cl < gf.num_classes; ++cl)
+                    ASSERT_EQ(ac_step<uint16_t>(gs, st, cl), ac_step<uint16_t>(gf, st, cl))
+                        << "seed " << seed << " group " << gi << " state " << st << " class " << cl;
+        }
+    }
+    // Many children under a sparse state force an overflow record.
+    std::vector<Literal> p{{"yx"}};
+    for (char ch = 'a'; ch <= 'l'; ++ch) p.push_back({std::string("x") + ch});
+    AcCompileOptions root_only;
+    root_only.dense_budget_bytes = 0;
+    AcBlob b = compile_ac(p, root_only);
+    EXPECT_GE(b.header().version, 3u);
+    const auto *gh = reinterpret_cast<const GroupHeader *>(b.bytes.data() + sizeof(BlobHeader));
+    EXPECT_EQ(gh[0].num_sparse_overflow, 24u); // "x" and "yx" each differ from the root on a..l
+    Case c;
+    c.pats = p;
+    const std::string text = "yxa_xl_yyxlx_xa";
+    c.data.assign(text.begin(), text.end());
+    c.offs = {0, static_cast<uint32_t>(text.size())};
+    std::vector<Match> got, want = naive_matches(p, c.view());
+    cpu_walk_scan(b, c.view(), got);
+    sort_matches(got);
+    sort_matches(want);
+    EXPECT_EQ(got.size(), 6u); // yx xa xl yx xl xa
+    EXPECT_EQ(got, want);
+}
+
+TEST(AcCompile, OutCheckOnlyWhereAMatchCanFail) {
+    // kOutCheck: offset/depth bounds or a pattern longer than the key.
+    std::vector<Literal> p(4);
+    p[0].bytes = "abc";                       // none
+    p[1].bytes = "abd", p[1].offset = 2;      // offset
+    p[2].bytes = "abe", p[2].depth = 9;       // depth
+    p[3].bytes = "xxxxabc";                   // longer than the 4-byte key
+    AcCompileOptions o;
+    o.key_bytes = 4;
+    AcBlob b = compile_ac(p, o);
+    AcView v = b.host_view();
+    std::vector<bool> check(p.size()), seen(p.size());
+    const AcGroupView &g = v.groups[0];
+    for (uint32_t k = 0; k < g.out_off[g.num_states]; ++k) {
+        const uint32_t id = g.out_ids[k] & ~kOutCheck;
+        ASSERT_LT(id, p.size());
+        seen[id] = true;
+        check[id] = (g.out_ids[k] & kOutCheck) != 0;
+    }
+    EXPECT_EQ(seen, std::vector<bool>(4, true));
+    EXPECT_EQ(check, (std::vector<bool>{false, true, true, true}));
 }
