@@ -7,7 +7,7 @@ namespace wm::gpu {
 
 // KIND, StateT: see AcAgent. p: [in] by value (kernel parameter space).
 template <EmitKind KIND, typename StateT>
-__global__ void __launch_bounds__(tuning::kBlockThreads)
+__global__ void __launch_bounds__(tuning::kBlockThreads, tuning::kMinBlocksPerSm)
     ac_scan_kernel(const ScanParams p) {
     using Agent = AcAgent<KIND, StateT, tuning::kBlockThreads, tuning::kTileBytes>;
     __shared__ typename Agent::TempStorage tmp;

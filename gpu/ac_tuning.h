@@ -9,6 +9,8 @@ namespace wm::gpu::tuning {
 
 // Threads per block of the scan/count kernels.
 constexpr uint32_t kBlockThreads = 256;
+// Blocks per SM the register allocation must allow (__launch_bounds__).
+constexpr uint32_t kMinBlocksPerSm = 1;
 // Bytes each thread owns (its tile). 124 = 31 words: consecutive threads read
 // shared memory at an odd word stride, so a warp's byte loads hit distinct banks.
 constexpr uint32_t kTileBytes = 124;

@@ -6,6 +6,7 @@
 //   bench_ac_kernel --literals L.txt --corpus C [--gb 4] [--sweep 1000,3000,10000,0]
 //                   [--hs-threads 16] [--hs-mb 256] [--hs-sweep 0|1] [--plugin-mb 1024] [--json OUT.json]
 //                   [--key-bytes 32] [--dense-mb 24]   (automaton of the kernel rows; the plugin path keeps ac_tuning.h's)
+//                   [--blocks-per-sm N]  (kernel rows: grid of N blocks per SM instead of all that fit; occupancy study)
 // literals: "<nocase 0|1>\t<hex>" per line; sweep 0 = every literal.
 // Per pattern count: (1) kernels Count / Set / Positions over the corpus tiled
 // to >= --gb GB already on the device (1 GiB chunks, CUDA events, median of 7
@@ -166,6 +167,9 @@ int main(int argc, char **argv) try {
         ScanParams p{};
         p.view = make_ac_view(blob.bytes.data(), d_blob);
         p.shared_counters = ac_prepare_kernels(dev, p.view);
+        if (arg.count("blocks-per-sm"))
+            for (uint32_t &g : dev.grid)
+                g = std::min<uint32_t>(g, prop.multiProcessorCount * std::stoul(arg["blocks-per-sm"]));
 
         // 1 GiB chunks of the device text, planned exactly as the matcher plans.
         std::vector<DevChunk> chunks;
