@@ -9,8 +9,8 @@
 // global memory.
 // Match output is deferred: a step that lands on a state with outputs
 // appends (position, state, lane) to a per-warp queue in shared memory (one
-// ballot per group and step), and the warp drains the queue together, one
-// entry per lane (ac_emit_state). Emitting in place made the whole warp wait
+// ballot per group and step), and the warp drains the queue together, its
+// output items spread one per lane (drain()). Emitting in place made the whole warp wait
 // on one lane's chain of dependent loads (output list, pattern bounds,
 // leading-byte check) on almost every step: with ET Open on real traffic
 // ~0.2 steps per lane land on an output state, so some lane of 32 almost

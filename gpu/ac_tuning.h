@@ -9,30 +9,38 @@ namespace wm::gpu::tuning {
 
 // Threads per block of the scan/count kernels.
 constexpr uint32_t kBlockThreads = 256;
-// Blocks per SM the register allocation must allow (__launch_bounds__).
-constexpr uint32_t kMinBlocksPerSm = 1;
-// Bytes each thread owns (its tile). 124 = 31 words: consecutive threads read
+// Blocks per SM the register allocation must allow (__launch_bounds__): 6
+// caps the kernels at 40 registers (75% occupancy with the shared memory
+// below). Without it ptxas took 48, and 88 with a minimum of 1 (2 blocks);
+// the ET Set kernel ran 40 GB/s at 2 blocks, 48 at 4, 65 at 6 (runs 41-42).
+constexpr uint32_t kMinBlocksPerSm = 6;
+// Bytes each thread owns (its tile). 60 = 15 words: consecutive threads read
 // shared memory at an odd word stride, so a warp's byte loads hit distinct banks.
-constexpr uint32_t kTileBytes = 124;
+// Small tiles keep the staging buffer small (occupancy) and the lanes of a
+// warp balanced on tiny payloads; the warm-up (kKeyBytes - 1) stays a quarter.
+constexpr uint32_t kTileBytes = 60;
 // Bytes staged in shared memory before the block's first tile (warm-up of the
 // first threads); bytes further back are read from global memory.
 constexpr uint32_t kStageBefore = 64;
 // Shared text buffer: the block's tiles, the look-back, 16-byte alignment slack.
 constexpr uint32_t kStageBytes = kBlockThreads * kTileBytes + kStageBefore + 32;
 // Trie depth limit (key bytes), see ac_compile.h.
-constexpr uint32_t kKeyBytes = 32;
+// 16: warm-up 15 bytes per tile and 171k instead of 223k ET Open states. The
+// 7,230 of 17,918 ET literals longer than 16 bytes are confirmed by their
+// leading bytes on a key hit (kOutCheck); such hits are rare on real traffic.
+constexpr uint32_t kKeyBytes = 16;
 // Dense-row budget over all groups (H100 L2 is 50 MB, H200 60 MB).
 constexpr size_t kDenseBudgetBytes = 24u << 20;
 // Set mode: shared-memory dedupe table per block (slots of 8 bytes, power of
 // two) and the linear-probe limit before a key goes straight to the global table.
-constexpr uint32_t kSetHashSlots = 2048;
+constexpr uint32_t kSetHashSlots = 1024;
 constexpr uint32_t kSetHashProbes = 16;
 // Probe limit in the chunk-wide table (load <= 1/2 when the output fits, so
 // ~2 probes expected); past it the chunk is rescanned with bigger buffers.
 constexpr uint32_t kSetGlobalProbes = 64;
 // Match queue per warp (entries of 8 bytes, shared memory): a warp drains it
 // together once it could overflow on the next step (> kWarpQueue - 64 entries).
-// 120 keeps the Set kernel at 4 blocks per SM (56.9 KB of shared memory each).
+// 120 with 60-byte tiles: 32.4 KB of shared memory per Set block, 6 blocks per SM.
 constexpr uint32_t kWarpQueue = 120;
 // Queue entries keep a state id in 26 bits (the kernels refuse bigger groups).
 constexpr uint32_t kQueueStateBits = 26;
