@@ -177,10 +177,11 @@ template <EmitKind KIND, typename StateT, uint32_t BLOCK, uint32_t TILE> struct 
             for (uint32_t i = threadIdx.x; i < tuning::kSetHashSlots; i += BLOCK) s_hash[i] = kEmptyKey;
         __syncthreads();
 
-        const uint32_t units = (p.num_tiles + BLOCK - 1) / BLOCK;
+        const uint32_t num_tiles = p.d_num_tiles ? *p.d_num_tiles : p.num_tiles;
+        const uint32_t units = (num_tiles + BLOCK - 1) / BLOCK;
         for (uint32_t unit = blockIdx.x; unit < units; unit += gridDim.x) {
             const uint32_t tile = unit * BLOCK + threadIdx.x;
-            const uint32_t last = min(p.num_tiles, (unit + 1) * BLOCK) - 1;
+            const uint32_t last = min(num_tiles, (unit + 1) * BLOCK) - 1;
             const bool active = tile <= last;
             Segment sg{};
             uint32_t tb = 0, te = 0;

@@ -14,6 +14,7 @@ struct CpuWalkOptions {
     uint32_t tile_bytes = tuning::kTileBytes;
     size_t max_chunk_bytes = 64u << 20;
     size_t max_chunk_payloads = 1u << 20;
+    bool whole_runs = false; // plan as the GPU matcher does: whole-payload runs, segments from whole_run_segments()
 };
 
 // Appends every (pattern, payload, end) of `batch` to `out` (Positions semantics).

@@ -5,6 +5,7 @@
 // -> ac_dispatch.cu (grid sizing, tuning, launch-error checks)
 //    + ac_sort_keys.cu (Set keys sorted with cub::DeviceRadixSort)
 //    + ac_set_pairs.cu (Set keys filtered by scope, mapped to pairs)
+//    + ac_build_segments.cu (segments of whole-payload runs, from the offsets)
 // -> ac_kernels.cu (thin __global__ kernels) -> ac_agent.cuh (block algorithm)
 // -> ac_walk.cuh (per-thread walk, shared with the CPU walk).
 #pragma once
@@ -27,7 +28,8 @@ struct ScanParams {
     AcView view;                    // [in] views into the device blob
     const uint8_t *d_text;          // [in] chunk bytes (16-aligned, +64 readable slack)
     const Segment *d_segs;          // [in] chunk segments
-    uint32_t num_segs, num_tiles;   // [in]
+    uint32_t num_segs, num_tiles;   // [in] num_tiles: the count, or a bound when d_num_tiles is set
+    const uint32_t *d_num_tiles;    // [in] null, or the tile count computed on the device
     Match *d_matches;               // [out] Positions records
     unsigned long long *d_keys;     // [out] SetKeys: distinct payload << 32 | pattern
     unsigned long long *d_hash;     // [in,out] SetKeys: chunk-wide dedupe table, all kEmptyKey before
@@ -61,6 +63,16 @@ void ac_dispatch_scan(EmitKind kind, const ScanParams &p, const DeviceInfo &dev,
 
 // Slots of the Set-mode global dedupe table for `capacity` output records.
 size_t ac_set_hash_slots(size_t capacity);
+
+// Whole-payload runs (ac_build_segments.cu): bytes of CUB scratch covering
+// every run of up to max_payloads payloads.
+size_t ac_build_segments_temp_bytes(uint32_t max_payloads);
+// Enqueues the segments of a run of n payloads (d_off: its n + 1 offsets,
+// first at the run's first byte or not: they are made relative) into
+// d_segs[n], and their tile total into *d_num_tiles; d_prefix: n + 1 words.
+void ac_build_segments(const uint32_t *d_off, uint32_t n, uint32_t first_payload, uint32_t tile_bytes,
+                       uint32_t *d_prefix, Segment *d_segs, uint32_t *d_num_tiles, void *d_temp, size_t temp_bytes,
+                       cudaStream_t stream);
 
 // Set mode, sorting the distinct keys before the copy back (ac_sort_keys.cu):
 // bytes of CUB temporary storage that cover every ac_sort_keys() call with

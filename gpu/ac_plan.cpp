@@ -6,8 +6,8 @@
 namespace wm::gpu {
 
 ChunkPlanner::ChunkPlanner(const BatchView &batch, size_t max_bytes, size_t max_segments,
-                           uint32_t tile_bytes, uint32_t max_len)
-    : b_(batch), max_segs_(std::max<size_t>(1, max_segments)), tile_(tile_bytes),
+                           uint32_t tile_bytes, uint32_t max_len, bool whole_runs)
+    : b_(batch), whole_runs_(whole_runs), max_segs_(std::max<size_t>(1, max_segments)), tile_(tile_bytes),
       ctx_(max_len ? max_len - 1 : 0) {
     // A piece must make progress after its context.
     max_bytes_ = std::max<uint64_t>(max_bytes, uint64_t{ctx_} + tile_);
@@ -41,14 +41,52 @@ uint64_t ChunkPlanner::take_whole_payloads(Chunk &c) {
     return used;
 }
 
+// Whole payloads from i_ (pos_ == 0) as one run: the most that fit
+// max_bytes_ and max_segs_, found by binary search over the offsets. False
+// when payload i_ alone does not fit (the general loop splits it).
+bool ChunkPlanner::take_whole_run(Chunk &c) {
+    const uint32_t *off = b_.offsets;
+    const uint64_t limit = off[i_] + max_bytes_;
+    const uint32_t hi = static_cast<uint32_t>(std::min<uint64_t>(b_.count, uint64_t{i_} + max_segs_));
+    // end: one past the last payload whose end offset is within the limit
+    const uint32_t *e = std::upper_bound(off + i_ + 1, off + hi + 1, limit,
+                                         [](uint64_t v, uint32_t o) { return v < o; });
+    const uint32_t end = static_cast<uint32_t>(e - off) - 1;
+    if (end == i_) return false;
+    c.whole_run = true;
+    c.first_payload = i_;
+    c.end_payload = end;
+    c.bytes = off[end] - off[i_];
+    uint32_t last = end - 1;
+    while (off[last + 1] == off[last]) --last; // a run starts at a non-empty payload
+    c.last_payload = last;
+    i_ = end;
+    return true;
+}
+
+uint32_t whole_run_segments(const BatchView &batch, const Chunk &c, uint32_t tile_bytes, std::vector<Segment> &out) {
+    out.clear();
+    uint32_t tiles = 0;
+    for (uint32_t i = 0; i < c.end_payload - c.first_payload; ++i) {
+        out.push_back(whole_payload_segment(batch.offsets, c.first_payload, i, tiles));
+        tiles += payload_tiles(out.back().data_end - out.back().data_begin, tile_bytes);
+    }
+    return tiles;
+}
+
 bool ChunkPlanner::next(Chunk &c) {
     c.segs.clear();
     c.bytes = 0;
     c.tiles = 0;
     c.splits_payload = false;
+    c.whole_run = false;
     const uint32_t *off = b_.offsets;
     while (i_ < b_.count && off[i_ + 1] == off[i_]) ++i_; // empty payloads: nothing to match
     if (i_ >= b_.count) return false;
+    if (whole_runs_ && pos_ == 0) {
+        c.src_begin = off[i_];
+        if (take_whole_run(c)) return true;
+    }
     const uint64_t ctx0 = std::min<uint64_t>(ctx_, pos_);
     c.src_begin = off[i_] + pos_ - ctx0;
     uint64_t used = 0;
@@ -80,6 +118,7 @@ bool ChunkPlanner::next(Chunk &c) {
         else break; // the payload continues in the next chunk
     }
     c.bytes = static_cast<uint32_t>(used);
+    c.last_payload = c.segs.back().payload;
     return true;
 }
 

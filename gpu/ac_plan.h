@@ -14,6 +14,12 @@
 #include <cstdint>
 #include <vector>
 
+#ifdef __CUDACC__
+#define WM_HD __host__ __device__
+#else
+#define WM_HD
+#endif
+
 namespace wm::gpu {
 
 struct Segment {
@@ -30,22 +36,53 @@ static_assert(sizeof(Segment) == 32, "Segment layout");
 struct Chunk {
     uint64_t src_begin = 0; // first batch byte (index into BatchView::data)
     uint32_t bytes = 0;
-    uint32_t tiles = 0;
+    uint32_t tiles = 0;          // 0 in a whole-payload run (counted where the segments are built)
     bool splits_payload = false; // some payload continues in another chunk
-    std::vector<Segment> segs;
+    std::vector<Segment> segs;   // empty in a whole-payload run
+    // Whole-payload run (only with ChunkPlanner's whole_runs): payloads
+    // [first_payload, end_payload), none split, empty ones included; the
+    // segments are whole_payload_segment() of each (built on the device).
+    bool whole_run = false;
+    uint32_t first_payload = 0, end_payload = 0;
+    uint32_t last_payload = 0; // highest payload index with a segment (both kinds)
 };
+
+// Tiles of a payload of len bytes.
+WM_HD inline uint32_t payload_tiles(uint32_t len, uint32_t tile_bytes) { return (len + tile_bytes - 1) / tile_bytes; }
+
+// Segment i of a whole-payload run starting at payload `first` (chunk-local
+// bytes count from offsets[first]); tile_begin = tiles of payloads
+// [first, first + i). An empty payload gets a segment without tiles, which
+// find_segment never picks (it takes the last segment starting at a tile).
+WM_HD inline Segment whole_payload_segment(const uint32_t *offsets, uint32_t first, uint32_t i, uint32_t tile_begin) {
+    Segment s{};
+    s.data_begin = offsets[first + i] - offsets[first];
+    s.data_end = offsets[first + i + 1] - offsets[first];
+    s.tile_begin = tile_begin;
+    s.payload = first + i;
+    return s;
+}
+
+// Host reference of a whole-payload run's segments (the device builds the
+// same with a scan over payload_tiles()); returns the tile count.
+uint32_t whole_run_segments(const BatchView &batch, const Chunk &c, uint32_t tile_bytes, std::vector<Segment> &out);
 
 class ChunkPlanner {
   public:
     // max_len: longest pattern (context of continuation pieces is max_len - 1).
+    // whole_runs: a chunk of whole payloads comes as a whole-payload run (no
+    // per-payload work on the host: its end is found by binary search);
+    // chunks with a split payload still get their segments here.
     ChunkPlanner(const BatchView &batch, size_t max_bytes, size_t max_segments, uint32_t tile_bytes,
-                 uint32_t max_len);
+                 uint32_t max_len, bool whole_runs = false);
     // Fills `c` with the next chunk; false when the batch is exhausted.
     bool next(Chunk &c);
 
   private:
     uint64_t take_whole_payloads(Chunk &c);
+    bool take_whole_run(Chunk &c);
     BatchView b_;
+    bool whole_runs_;
     uint64_t max_bytes_;
     size_t max_segs_;
     uint32_t tile_, ctx_;

@@ -47,6 +47,11 @@ constexpr uint32_t kQueueStateBits = 26;
 
 // Chunks in flight (one CUDA stream each).
 constexpr uint32_t kStreams = 3;
+// Largest chunk the matcher cuts a batch into, whatever the caller's batch
+// size: a 256 MB batch in one chunk ran plan, copy, scan and copy-back one
+// after another (15.6 GB/s, run 43); in chunks, the host plans chunk k + 1 and
+// its copy runs while chunk k is scanned.
+constexpr size_t kMaxChunkBytes = size_t{32} << 20;
 // Initial output records per stream: max(kMinOutputRecords, chunk bytes / kBytesPerOutput).
 constexpr size_t kMinOutputRecords = size_t{1} << 16;
 constexpr size_t kBytesPerOutput = 32;

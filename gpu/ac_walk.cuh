@@ -8,12 +8,6 @@
 
 #include <cstdint>
 
-#ifdef __CUDACC__
-#define WM_HD __host__ __device__
-#else
-#define WM_HD
-#endif
-
 // Unrolls the per-group loops (register arrays indexed by constants only).
 #ifdef __CUDACC__
 #define WM_UNROLL _Pragma("unroll")

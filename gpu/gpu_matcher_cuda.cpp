@@ -41,7 +41,10 @@ template <typename T> T *host_alloc(size_t count, const char *what) {
 struct Slot {
     cudaStream_t stream = nullptr;
     uint8_t *h_text = nullptr, *d_text = nullptr;
-    Segment *h_segs = nullptr, *d_segs = nullptr;
+    Segment *h_segs = nullptr, *d_segs = nullptr; // h_segs: a run's offsets instead, in a whole-payload run
+    uint32_t *d_offsets = nullptr, *d_prefix = nullptr; // whole-payload run: offsets, tile scan
+    void *d_scan_tmp = nullptr;
+    size_t scan_tmp_bytes = 0;
     Match *d_matches = nullptr;             // also the Set keys (8 <= 12 bytes per record)
     unsigned long long *d_hash = nullptr;   // Set: chunk-wide dedupe table; after the kernel, the
     size_t hash_slots = 0;                  //      sort's second key buffer (>= 2 x capacity keys)
@@ -49,13 +52,17 @@ struct Slot {
     size_t sort_tmp_bytes = 0;
     Match *h_out = nullptr;                 // pinned results (Match or keys)
     uint32_t *d_count = nullptr, *h_count = nullptr; // [0] records, [1] Set table failures,
-                                                     // [2] keys kept by the scope filter
+                                                     // [2] keys kept by the scope filter,
+                                                     // [3] (device) tiles of a whole-payload run
     unsigned long long *d_counters = nullptr;
     size_t capacity = 0;
     Chunk chunk;
     const uint8_t *src = nullptr;           // where the chunk's bytes are copied from (pinned)
     bool busy = false;
 };
+
+// Payloads of a whole-payload run (ChunkPlanner with whole_runs).
+uint32_t run_payloads(const Chunk &c) { return c.end_payload - c.first_payload; }
 
 // True when [p, p + bytes) starts and ends in page-locked host memory, so the
 // DMA engine can read it directly at full PCIe speed.
@@ -162,7 +169,7 @@ CudaMatcher::CudaMatcher(const std::vector<Literal> &patterns, const GpuOptions 
     d_view_ = make_ac_view(blob_.bytes.data(), d_blob_);
     shared_counters_ = ac_prepare_kernels(dev_, d_view_);
 
-    chunk_bytes_ = std::max<size_t>(std::min<size_t>(opts.max_batch_bytes, UINT32_MAX - 4096),
+    chunk_bytes_ = std::max<size_t>(std::min<size_t>({opts.max_batch_bytes, tuning::kMaxChunkBytes, UINT32_MAX - 4096}),
                                     size_t{blob_.header().max_len} + tuning::kTileBytes);
     chunk_segs_ = std::max<size_t>(1, opts.max_batch_payloads);
     upload_scopes(identity_scopes(d_view_.num_patterns));
@@ -174,7 +181,11 @@ CudaMatcher::CudaMatcher(const std::vector<Literal> &patterns, const GpuOptions 
         s.d_text = dev_alloc<uint8_t>(chunk_bytes_ + 64, "d_text");
         s.h_segs = host_alloc<Segment>(chunk_segs_, "h_segs");
         s.d_segs = dev_alloc<Segment>(chunk_segs_, "d_segs");
-        s.d_count = dev_alloc<uint32_t>(3, "d_count");
+        s.d_offsets = dev_alloc<uint32_t>(chunk_segs_ + 1, "d_run_offsets");
+        s.d_prefix = dev_alloc<uint32_t>(chunk_segs_ + 1, "d_run_tile_prefix");
+        s.scan_tmp_bytes = ac_build_segments_temp_bytes(static_cast<uint32_t>(chunk_segs_));
+        s.d_scan_tmp = dev_alloc<uint8_t>(s.scan_tmp_bytes, "d_run_scan_tmp");
+        s.d_count = dev_alloc<uint32_t>(4, "d_count");
         s.h_count = host_alloc<uint32_t>(3, "h_count");
         s.d_counters = dev_alloc<unsigned long long>(std::max<uint32_t>(1, d_view_.num_patterns), "d_counters");
         alloc_outputs(s, cap);
@@ -189,6 +200,9 @@ CudaMatcher::~CudaMatcher() {
         cudaFree(s.d_text);
         cudaFreeHost(s.h_segs);
         cudaFree(s.d_segs);
+        cudaFree(s.d_offsets);
+        cudaFree(s.d_prefix);
+        cudaFree(s.d_scan_tmp);
         cudaFree(s.d_count);
         cudaFreeHost(s.h_count);
         cudaFree(s.d_counters);
@@ -285,12 +299,22 @@ void CudaMatcher::stage(Slot &s, const BatchView &batch, bool pinned) {
         std::memcpy(s.h_text, batch.data + s.chunk.src_begin, s.chunk.bytes);
         s.src = s.h_text;
     }
-    std::memcpy(s.h_segs, s.chunk.segs.data(), s.chunk.segs.size() * sizeof(Segment));
+    if (s.chunk.whole_run) // 4 bytes per payload; the segments are built on the device
+        std::memcpy(s.h_segs, batch.offsets + s.chunk.first_payload, run_payloads(s.chunk) * 4 + 4);
+    else
+        std::memcpy(s.h_segs, s.chunk.segs.data(), s.chunk.segs.size() * sizeof(Segment));
 }
 
 // Copies the slot's chunk (pinned) to the device.
 void CudaMatcher::submit(Slot &s) {
     WM_CUDA_CHECK(cudaMemcpyAsync(s.d_text, s.src, s.chunk.bytes, cudaMemcpyHostToDevice, s.stream));
+    if (s.chunk.whole_run) {
+        const uint32_t n = run_payloads(s.chunk);
+        WM_CUDA_CHECK(cudaMemcpyAsync(s.d_offsets, s.h_segs, size_t{n} * 4 + 4, cudaMemcpyHostToDevice, s.stream));
+        ac_build_segments(s.d_offsets, n, s.chunk.first_payload, tuning::kTileBytes, s.d_prefix, s.d_segs,
+                          s.d_count + 3, s.d_scan_tmp, s.scan_tmp_bytes, s.stream);
+        return;
+    }
     WM_CUDA_CHECK(cudaMemcpyAsync(s.d_segs, s.h_segs, s.chunk.segs.size() * sizeof(Segment),
                                   cudaMemcpyHostToDevice, s.stream));
 }
@@ -300,8 +324,14 @@ void CudaMatcher::run_kernel(Slot &s, EmitKind kind) {
     p.view = d_view_;
     p.d_text = s.d_text;
     p.d_segs = s.d_segs;
-    p.num_segs = static_cast<uint32_t>(s.chunk.segs.size());
-    p.num_tiles = s.chunk.tiles;
+    if (s.chunk.whole_run) { // tile count on the device; launch for the most it can be
+        p.num_segs = run_payloads(s.chunk);
+        p.num_tiles = s.chunk.bytes / tuning::kTileBytes + p.num_segs;
+        p.d_num_tiles = s.d_count + 3;
+    } else {
+        p.num_segs = static_cast<uint32_t>(s.chunk.segs.size());
+        p.num_tiles = s.chunk.tiles;
+    }
     p.d_matches = s.d_matches;
     p.d_keys = reinterpret_cast<unsigned long long *>(s.d_matches);
     p.d_hash = s.d_hash;
@@ -338,7 +368,7 @@ uint32_t CudaMatcher::collect(Slot &s, EmitKind kind) {
 // Enqueues the sort of a chunk's n distinct keys (alt: n keys of scratch);
 // returns the buffer holding them sorted.
 unsigned long long *CudaMatcher::sorted_keys(Slot &s, unsigned long long *keys, unsigned long long *alt, uint32_t n) {
-    const uint32_t max_payload = s.chunk.segs.back().payload; // the planner emits payloads in order
+    const uint32_t max_payload = s.chunk.last_payload; // the planner emits payloads in order
     return ac_sort_keys(keys, alt, n, set_sort_end_bit(max_payload), s.d_sort_tmp, s.sort_tmp_bytes, s.stream);
 }
 
@@ -408,7 +438,7 @@ void CudaMatcher::join_split_pairs(size_t &total) const {
 // done(slot) consumes each chunk, oldest first (so results come in payload
 // order). Returns whether some payload spanned chunks.
 template <typename Done> bool CudaMatcher::run_chunks(const BatchView &batch, EmitKind kind, Done done) {
-    ChunkPlanner plan(batch, chunk_bytes_, chunk_segs_, tuning::kTileBytes, d_view_.max_len);
+    ChunkPlanner plan(batch, chunk_bytes_, chunk_segs_, tuning::kTileBytes, d_view_.max_len, true);
     const bool pinned = is_pinned(batch.data, batch.offsets[batch.count]);
     bool split = false;
     try {
@@ -469,7 +499,7 @@ void CudaMatcher::count(const BatchView &batch, std::vector<uint64_t> &per_patte
     WM_CUDA_CHECK(cudaSetDevice(opts_.device));
     for (Slot &s : slots_)
         WM_CUDA_CHECK(cudaMemsetAsync(s.d_counters, 0, size_t{P} * 8, s.stream));
-    ChunkPlanner plan(batch, chunk_bytes_, chunk_segs_, tuning::kTileBytes, d_view_.max_len);
+    ChunkPlanner plan(batch, chunk_bytes_, chunk_segs_, tuning::kTileBytes, d_view_.max_len, true);
     const bool pinned = is_pinned(batch.data, batch.offsets[batch.count]);
     for (uint32_t k = 0;; ++k) {
         Slot &s = slots_[k % tuning::kStreams];

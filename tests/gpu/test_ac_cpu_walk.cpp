@@ -2,6 +2,8 @@
 // (same plan, tiles, overlap and ownership) vs the naive reference, and
 // Hyperscan vs the naive reference.
 #include "gpu/ac_cpu_walk.h"
+#include "gpu/ac_plan.h"
+#include "gpu/ac_walk.cuh"
 #include "reference.h"
 
 #include <gtest/gtest.h>
@@ -16,6 +18,7 @@ struct WalkConfig {
     uint32_t tile;
     size_t chunk_bytes, chunk_payloads, dense_budget;
     uint32_t key_bytes;
+    bool whole_runs = false; // the GPU matcher's plan: whole-payload runs, segments built apart
 };
 
 // Small tiles and chunks force tile/chunk boundaries, payload splitting, the
@@ -27,6 +30,9 @@ const WalkConfig kConfigs[] = {
     {"sparse", 7, 1 << 12, 64, 0, 32},
     {"short_keys", 4, 211, 5, 24u << 20, 2},
     {"short_keys_sparse", 9, 150, 2, 0, 3},
+    {"runs_default", tuning::kTileBytes, 64u << 20, 1u << 20, 24u << 20, 32, true},
+    {"runs_tiny_chunks", 5, 97, 3, 24u << 20, 32, true},
+    {"runs_short_keys_sparse", 9, 150, 2, 0, 3, true},
 };
 
 std::vector<Match> walk(const Case &c, const WalkConfig &w) {
@@ -38,6 +44,7 @@ std::vector<Match> walk(const Case &c, const WalkConfig &w) {
     o.tile_bytes = w.tile;
     o.max_chunk_bytes = w.chunk_bytes;
     o.max_chunk_payloads = w.chunk_payloads;
+    o.whole_runs = w.whole_runs;
     std::vector<Match> out;
     cpu_walk_scan(blob, c.view(), out, o);
     sort_matches(out);
@@ -126,4 +133,58 @@ TEST(CpuWalk, OffsetDepthBounds) {
     sort_matches(ref);
     EXPECT_TRUE(got == ref);
     EXPECT_EQ(ref.size(), 3u + 2u + 1u);
+}
+
+TEST(ChunkPlanner, WholeRunsCoverThePayloadsAsSegmentsDo) {
+    // Same batch, both plans: the same payload pieces in the same order (empty
+    // payloads aside; a run counts them against max_segments, so chunk
+    // boundaries may differ), runs within the chunk limits, and every tile of
+    // a run found (find_segment) in the segment that owns it.
+    std::mt19937 rng(4);
+    for (int round = 0; round < 20; ++round) {
+        std::vector<uint32_t> offs{0};
+        for (int i = 0; i < 300; ++i) {
+            const uint32_t len = rng() % 5 == 0 ? 0 : (rng() % 7 == 0 ? 900 + rng() % 400 : rng() % 120);
+            offs.push_back(offs.back() + len);
+        }
+        std::vector<uint8_t> data(offs.back() + 64);
+        const BatchView b{data.data(), offs.data(), static_cast<uint32_t>(offs.size() - 1)};
+        const size_t max_bytes = 500 + rng() % 1500, max_segs = 1 + rng() % 40;
+        struct Piece {
+            uint32_t payload;
+            uint64_t begin, end; // batch bytes
+            bool operator==(const Piece &o) const { return payload == o.payload && begin == o.begin && end == o.end; }
+        };
+        auto pieces = [&](bool whole_runs, size_t *n_runs) {
+            ChunkPlanner plan(b, max_bytes, max_segs, 13, 40, whole_runs);
+            std::vector<Piece> out;
+            Chunk c;
+            while (plan.next(c)) {
+                if (c.whole_run) {
+                    ++*n_runs;
+                    EXPECT_LE(c.bytes, max_bytes);
+                    EXPECT_LE(c.end_payload - c.first_payload, max_segs);
+                    c.tiles = whole_run_segments(b, c, 13, c.segs);
+                    for (uint32_t t = 0; t < c.tiles; ++t) {
+                        const Segment &sg = c.segs[find_segment(c.segs.data(), static_cast<uint32_t>(c.segs.size()), t)];
+                        EXPECT_GE(t, sg.tile_begin);
+                        EXPECT_LT(t, sg.tile_begin + payload_tiles(sg.data_end - sg.data_begin, 13));
+                    }
+                }
+                uint32_t last = 0;
+                for (const Segment &sg : c.segs)
+                    if (sg.data_end > sg.data_begin) {
+                        out.push_back({sg.payload, c.src_begin + sg.data_begin + sg.skip, c.src_begin + sg.data_end});
+                        last = sg.payload;
+                    }
+                EXPECT_EQ(c.last_payload, last);
+            }
+            return out;
+        };
+        size_t n_plain = 0, n_runs = 0;
+        const std::vector<Piece> a = pieces(false, &n_plain), r = pieces(true, &n_runs);
+        EXPECT_EQ(n_plain, 0u);
+        EXPECT_GT(n_runs, 0u);
+        EXPECT_TRUE(a == r) << "round " << round;
+    }
 }
