@@ -88,11 +88,11 @@ unsigned long long *ac_sort_keys(unsigned long long *d_keys, unsigned long long 
                                  void *d_temp, size_t temp_bytes, cudaStream_t stream);
 
 // Set pairs (ac_set_pairs.cu), enqueued on `stream`: appends to d_out the
-// keys of d_in[0, n) whose pattern's scope fits d_meta[payload] (d_meta
-// indexed by batch payload), in no particular order, and their count to
+// keys of d_in[0, n) whose pattern's scope fits d_meta[payload - meta_base]
+// (the chunk's payloads), in no particular order, and their count to
 // *d_kept (zeroed by this call) ...
 void ac_filter_keys(const unsigned long long *d_in, uint32_t n, unsigned long long *d_out, uint32_t *d_kept,
-                    const ScopeView &scopes, const PayloadMeta *d_meta, cudaStream_t stream);
+                    const ScopeView &scopes, const PayloadMeta *d_meta, uint32_t meta_base, cudaStream_t stream);
 // ... and turns sorted keys into pair words in place (pair_word, d_id per pattern).
 void ac_keys_to_pairs(unsigned long long *d_keys, uint32_t n, const uint32_t *d_id, cudaStream_t stream);
 

@@ -118,6 +118,7 @@ bool ChunkPlanner::next(Chunk &c) {
         else break; // the payload continues in the next chunk
     }
     c.bytes = static_cast<uint32_t>(used);
+    c.first_payload = c.segs.front().payload;
     c.last_payload = c.segs.back().payload;
     return true;
 }

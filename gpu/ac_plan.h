@@ -44,7 +44,7 @@ struct Chunk {
     // segments are whole_payload_segment() of each (built on the device).
     bool whole_run = false;
     uint32_t first_payload = 0, end_payload = 0;
-    uint32_t last_payload = 0; // highest payload index with a segment (both kinds)
+    uint32_t last_payload = 0; // highest payload index with a segment (both kinds; first_payload: lowest)
 };
 
 // Tiles of a payload of len bytes.

@@ -14,13 +14,13 @@ uint32_t blocks_for(uint32_t n) { return (n + kThreads - 1) / kThreads; }
 
 // One atomic per warp: the order of the kept keys is not kept (sorted next).
 __global__ void filter_keys_kernel(const unsigned long long *in, uint32_t n, unsigned long long *out,
-                                   uint32_t *kept, ScopeView scopes, const PayloadMeta *meta) {
+                                   uint32_t *kept, ScopeView scopes, const PayloadMeta *meta, uint32_t meta_base) {
     const uint32_t i = blockIdx.x * blockDim.x + threadIdx.x;
     bool keep = false;
     unsigned long long key = 0;
     if (i < n) {
         key = in[i];
-        keep = scope_applies(scopes, static_cast<uint32_t>(key), meta[key >> 32]);
+        keep = scope_applies(scopes, static_cast<uint32_t>(key), meta[static_cast<uint32_t>(key >> 32) - meta_base]);
     }
     const unsigned mask = __ballot_sync(0xffffffffu, keep);
     if (mask == 0) return;
@@ -39,10 +39,10 @@ __global__ void keys_to_pairs_kernel(unsigned long long *keys, uint32_t n, const
 } // namespace
 
 void ac_filter_keys(const unsigned long long *d_in, uint32_t n, unsigned long long *d_out, uint32_t *d_kept,
-                    const ScopeView &scopes, const PayloadMeta *d_meta, cudaStream_t stream) {
+                    const ScopeView &scopes, const PayloadMeta *d_meta, uint32_t meta_base, cudaStream_t stream) {
     WM_CUDA_CHECK(cudaMemsetAsync(d_kept, 0, sizeof(uint32_t), stream));
     if (n == 0) return;
-    filter_keys_kernel<<<blocks_for(n), kThreads, 0, stream>>>(d_in, n, d_out, d_kept, scopes, d_meta);
+    filter_keys_kernel<<<blocks_for(n), kThreads, 0, stream>>>(d_in, n, d_out, d_kept, scopes, d_meta, meta_base);
     WM_CUDA_CHECK(cudaGetLastError());
 }
 

@@ -43,6 +43,9 @@ struct Slot {
     uint8_t *h_text = nullptr, *d_text = nullptr;
     Segment *h_segs = nullptr, *d_segs = nullptr; // h_segs: a run's offsets instead, in a whole-payload run
     uint32_t *d_offsets = nullptr, *d_prefix = nullptr; // whole-payload run: offsets, tile scan
+    PayloadMeta *h_meta = nullptr, *d_meta = nullptr;   // scan_set_pairs(): the chunk's payload meta,
+    size_t meta_cap = 0;                                //   payloads [meta_base, meta_base + meta_n)
+    uint32_t meta_base = 0, meta_n = 0;
     void *d_scan_tmp = nullptr;
     size_t scan_tmp_bytes = 0;
     Match *d_matches = nullptr;             // also the Set keys (8 <= 12 bytes per record)
@@ -109,18 +112,18 @@ class CudaMatcher final : public GpuMatcher {
     uint8_t *pinned_buffer(size_t bytes, unsigned slot) override;
 
   private:
-    void stage(Slot &s, const BatchView &batch, bool pinned);
+    void stage(Slot &s, const BatchView &batch, bool pinned, const PayloadMeta *meta);
     void alloc_outputs(Slot &s, size_t capacity);
     void free_outputs(Slot &s);
     void submit(Slot &s);
     void run_kernel(Slot &s, EmitKind kind);
-    template <typename Done> bool run_chunks(const BatchView &batch, EmitKind kind, Done done);
+    template <typename Done>
+    bool run_chunks(const BatchView &batch, EmitKind kind, Done done, const PayloadMeta *meta = nullptr);
     uint32_t collect(Slot &s, EmitKind kind);
     unsigned long long *sorted_keys(Slot &s, unsigned long long *keys, unsigned long long *alt, uint32_t n);
     void finish(Slot &s, OutputMode mode, std::vector<Match> &out);
     void finish_pairs(Slot &s, bool filter, size_t &total);
     void upload_scopes(FlatScopes f);
-    void upload_meta(const PayloadMeta *meta, uint32_t count);
     void reserve_pairs(size_t n);
     void join_split_pairs(size_t &total) const;
 
@@ -138,8 +141,6 @@ class CudaMatcher final : public GpuMatcher {
     // scan_set_pairs(): scopes (host copy and device arrays), payload meta, output.
     FlatScopes scopes_;
     DeviceScopes d_scopes_;
-    PayloadMeta *d_meta_ = nullptr;
-    size_t meta_cap_ = 0;
     unsigned long long *h_pairs_ = nullptr; // pinned pair words
     size_t pairs_cap_ = 0;
 };
@@ -203,6 +204,8 @@ CudaMatcher::~CudaMatcher() {
         cudaFree(s.d_offsets);
         cudaFree(s.d_prefix);
         cudaFree(s.d_scan_tmp);
+        cudaFreeHost(s.h_meta);
+        cudaFree(s.d_meta);
         cudaFree(s.d_count);
         cudaFreeHost(s.h_count);
         cudaFree(s.d_counters);
@@ -211,7 +214,6 @@ CudaMatcher::~CudaMatcher() {
     cudaFree(d_blob_);
     for (uint8_t *p : h_user_) cudaFreeHost(p);
     d_scopes_.free();
-    cudaFree(d_meta_);
     cudaFreeHost(h_pairs_);
 }
 
@@ -227,19 +229,6 @@ void CudaMatcher::upload_scopes(FlatScopes f) {
 
 void CudaMatcher::set_scopes(const std::vector<PatternScope> &scopes) {
     upload_scopes(flatten_scopes(scopes, d_view_.num_patterns));
-}
-
-// Synchronous (the batch's chunks start after it); grows only when needed.
-void CudaMatcher::upload_meta(const PayloadMeta *meta, uint32_t count) {
-    if (count > meta_cap_) {
-        cudaFree(d_meta_);
-        d_meta_ = nullptr;
-        meta_cap_ = 0;
-        const size_t cap = size_t{count} + count / 4;
-        d_meta_ = dev_alloc<PayloadMeta>(cap, "d_payload_meta");
-        meta_cap_ = cap;
-    }
-    WM_CUDA_CHECK(cudaMemcpy(d_meta_, meta, size_t{count} * sizeof(PayloadMeta), cudaMemcpyHostToDevice));
 }
 
 // Grows the pinned pair buffer to n words at least, keeping its contents. Only
@@ -292,7 +281,23 @@ void CudaMatcher::free_outputs(Slot &s) {
 
 // Points the slot at its chunk's bytes: the caller's pinned memory as is, else
 // a copy in the slot's pinned staging buffer (free: the slot's stream is idle).
-void CudaMatcher::stage(Slot &s, const BatchView &batch, bool pinned) {
+void CudaMatcher::stage(Slot &s, const BatchView &batch, bool pinned, const PayloadMeta *meta) {
+    s.meta_n = 0;
+    if (meta) { // the chunk's payloads only, copied on its stream (no upload of the batch's meta up front)
+        const size_t n = size_t{s.chunk.last_payload} - s.chunk.first_payload + 1;
+        if (n > s.meta_cap) { // the slot is idle here: done() waited for it
+            cudaFreeHost(s.h_meta);
+            cudaFree(s.d_meta);
+            s.h_meta = nullptr, s.d_meta = nullptr, s.meta_cap = 0;
+            const size_t cap = std::max(n, chunk_segs_);
+            s.h_meta = host_alloc<PayloadMeta>(cap, "h_payload_meta");
+            s.d_meta = dev_alloc<PayloadMeta>(cap, "d_payload_meta");
+            s.meta_cap = cap;
+        }
+        std::memcpy(s.h_meta, meta + s.chunk.first_payload, n * sizeof(PayloadMeta));
+        s.meta_base = s.chunk.first_payload;
+        s.meta_n = static_cast<uint32_t>(n);
+    }
     if (pinned) {
         s.src = batch.data + s.chunk.src_begin;
     } else {
@@ -308,6 +313,9 @@ void CudaMatcher::stage(Slot &s, const BatchView &batch, bool pinned) {
 // Copies the slot's chunk (pinned) to the device.
 void CudaMatcher::submit(Slot &s) {
     WM_CUDA_CHECK(cudaMemcpyAsync(s.d_text, s.src, s.chunk.bytes, cudaMemcpyHostToDevice, s.stream));
+    if (s.meta_n)
+        WM_CUDA_CHECK(cudaMemcpyAsync(s.d_meta, s.h_meta, size_t{s.meta_n} * sizeof(PayloadMeta),
+                                      cudaMemcpyHostToDevice, s.stream));
     if (s.chunk.whole_run) {
         const uint32_t n = run_payloads(s.chunk);
         WM_CUDA_CHECK(cudaMemcpyAsync(s.d_offsets, s.h_segs, size_t{n} * 4 + 4, cudaMemcpyHostToDevice, s.stream));
@@ -398,7 +406,7 @@ void CudaMatcher::finish_pairs(Slot &s, bool filter, size_t &total) {
     auto *keys = reinterpret_cast<unsigned long long *>(s.d_matches);
     unsigned long long *alt = s.d_hash; // the dedupe table is spent: scratch of >= 2 x capacity keys
     if (n > 0 && filter) {
-        ac_filter_keys(keys, n, alt, s.d_count + 2, d_scopes_.view(scopes_), d_meta_, s.stream);
+        ac_filter_keys(keys, n, alt, s.d_count + 2, d_scopes_.view(scopes_), s.d_meta, s.meta_base, s.stream);
         WM_CUDA_CHECK(cudaMemcpyAsync(s.h_count + 2, s.d_count + 2, sizeof(uint32_t), cudaMemcpyDeviceToHost,
                                       s.stream));
         WM_CUDA_CHECK(cudaStreamSynchronize(s.stream));
@@ -437,7 +445,8 @@ void CudaMatcher::join_split_pairs(size_t &total) const {
 // Runs the batch through the slots round-robin, kStreams chunks in flight;
 // done(slot) consumes each chunk, oldest first (so results come in payload
 // order). Returns whether some payload spanned chunks.
-template <typename Done> bool CudaMatcher::run_chunks(const BatchView &batch, EmitKind kind, Done done) {
+template <typename Done>
+bool CudaMatcher::run_chunks(const BatchView &batch, EmitKind kind, Done done, const PayloadMeta *meta) {
     ChunkPlanner plan(batch, chunk_bytes_, chunk_segs_, tuning::kTileBytes, d_view_.max_len, true);
     const bool pinned = is_pinned(batch.data, batch.offsets[batch.count]);
     bool split = false;
@@ -448,7 +457,7 @@ template <typename Done> bool CudaMatcher::run_chunks(const BatchView &batch, Em
             if (s.busy) done(s);
             if (!plan.next(s.chunk)) break;
             split |= s.chunk.splits_payload;
-            stage(s, batch, pinned);
+            stage(s, batch, pinned, meta);
             submit(s);
             run_kernel(s, kind);
             s.busy = true;
@@ -484,9 +493,9 @@ size_t CudaMatcher::scan_set_pairs(const BatchView &batch, const PayloadMeta *me
     if (batch.count == 0 || d_view_.num_groups == 0) return 0;
     WM_CUDA_CHECK(cudaSetDevice(opts_.device));
     const bool filter = meta && scopes_.any_constraint;
-    if (filter) upload_meta(meta, batch.count);
     size_t total = 0;
-    const bool split = run_chunks(batch, EmitKind::SetKeys, [&](Slot &s) { finish_pairs(s, filter, total); });
+    const bool split = run_chunks(batch, EmitKind::SetKeys, [&](Slot &s) { finish_pairs(s, filter, total); },
+                                  filter ? meta : nullptr);
     if (split) join_split_pairs(total);
     *pairs = reinterpret_cast<const SetPair *>(h_pairs_);
     return total;
@@ -505,7 +514,7 @@ void CudaMatcher::count(const BatchView &batch, std::vector<uint64_t> &per_patte
         Slot &s = slots_[k % tuning::kStreams];
         WM_CUDA_CHECK(cudaStreamSynchronize(s.stream)); // its pinned input is free again
         if (!plan.next(s.chunk)) break;
-        stage(s, batch, pinned);
+        stage(s, batch, pinned, nullptr);
         submit(s);
         run_kernel(s, EmitKind::Count);
     }
