@@ -178,7 +178,7 @@ int main(int argc, char **argv) {
     replay->add_option("--read-threads", ra.read_threads,
                        "threads decoding a window of a classic pcap (default: cores - 1, at most 16)");
     replay->add_option("--window-mb", ra.window_mb,
-                       "MiB of capture per window (default: 1/8 of the file, 4-32 MiB on the GPU)");
+                       "MiB of capture per window (default: 1/8 of the file, 4-16 MiB on the GPU)");
     replay->add_flag("-q,--quiet", ra.quiet, "print only the stats, not the alerts");
 
     auto *rules = app.add_subcommand("rules", "check or import rule files");

@@ -116,7 +116,7 @@ typedef struct wm_replay_options {
      * threads at once. */
     unsigned read_threads;   /**< threads decoding a window; 0 = cores - 1, at most 16 */
     size_t window_bytes;     /**< file bytes per window; 0 = 1/8 of the file,
-                                  within 4-32 MB on the GPU, 1-16 MB on the CPU */
+                                  within 4-16 MB on the GPU, 1-16 MB on the CPU */
 } wm_replay_options_t;
 
 WM_API void wm_replay_options_init(wm_replay_options_t *opts);

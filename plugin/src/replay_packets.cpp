@@ -156,11 +156,14 @@ class WindowScanner {
 };
 
 // Window size: a few windows per file so reading overlaps scanning even for
-// a small capture, within bounds that keep the GPU's batches large.
+// a small capture, within bounds that keep the GPU's batches large. 16 MB on
+// the GPU: merged-zeek x32 (1 GB) replayed in 0.145 s with 16 MB windows,
+// 0.18 s with 32, 0.25 with 64 and 0.19 with 8 (one H200 host, 15 read
+// threads, run 52): the first read and the last scan are not overlapped.
 uint64_t default_window_bytes(const std::string &path, bool gpu) {
     std::error_code ec;
     const uint64_t size = std::filesystem::file_size(path, ec);
-    const uint64_t lo = gpu ? (4u << 20) : (1u << 20), hi = gpu ? (32u << 20) : (16u << 20);
+    const uint64_t lo = gpu ? (4u << 20) : (1u << 20), hi = 16u << 20;
     return std::clamp<uint64_t>(ec ? hi : size / 8, lo, hi);
 }
 
