@@ -1,0 +1,79 @@
+// gpu/chunk_slot.h - one chunk in flight in the GPU matcher: its CUDA stream
+// and its pinned and device buffers, sized once (internal; needs the CUDA
+// runtime). A slot stages a planned chunk (text, segments or a whole-payload
+// run's offsets, payload meta) and enqueues its copies to the device; the
+// matcher (gpu_matcher_cuda.cpp) runs the kernel on its stream and collects.
+#pragma once
+
+#include "gpu/ac_plan.h"
+#include "gpu/gpu_matcher.h"
+
+#include <cuda_runtime_api.h>
+#include <string>
+
+namespace wm::gpu {
+
+// Page-locked host allocation; throws GpuError naming `what` and the size.
+template <typename T> T *host_alloc(size_t count, const char *what) {
+    void *p = nullptr;
+    const size_t bytes = (count * sizeof(T) > 16) ? count * sizeof(T) : 16;
+    const cudaError_t e = cudaHostAlloc(&p, bytes, cudaHostAllocDefault);
+    if (e != cudaSuccess)
+        throw GpuError(std::string("cudaHostAlloc(") + what + ", " + std::to_string(bytes) +
+                       " bytes) failed: " + cudaGetErrorString(e));
+    return static_cast<T *>(p);
+}
+
+// Payloads of a whole-payload run (ChunkPlanner with whole_runs).
+inline uint32_t run_payloads(const Chunk &c) { return c.end_payload - c.first_payload; }
+
+struct ChunkSlot {
+    // Buffers for chunks of up to chunk_bytes and chunk_segs segments, per-
+    // pattern counters, and output_capacity records. Throws GpuError; what was
+    // allocated before the failure is freed.
+    ChunkSlot(size_t chunk_bytes, size_t chunk_segs, uint32_t num_patterns, size_t output_capacity);
+    ~ChunkSlot();
+    ChunkSlot(const ChunkSlot &) = delete;
+    ChunkSlot &operator=(const ChunkSlot &) = delete;
+
+    // Output records (Positions matches or Set keys) and the Set buffers that
+    // scale with them; only while the stream is idle.
+    void alloc_outputs(size_t capacity);
+    void free_outputs();
+    // Points the slot at `chunk`'s bytes (the caller's pinned memory as is,
+    // else a copy in h_text) and stages its segments, or a run's offsets, and
+    // the payload meta of its payloads (meta may be null). The stream is idle.
+    void stage(const BatchView &batch, bool pinned, const PayloadMeta *meta);
+    // Enqueues the copies to the device, and the segment build of a run.
+    void submit();
+
+    cudaStream_t stream = nullptr;
+    size_t chunk_segs = 0;
+    uint8_t *h_text = nullptr, *d_text = nullptr;
+    Segment *h_segs = nullptr, *d_segs = nullptr; // h_segs: a run's offsets instead, in a whole-payload run
+    uint32_t *d_offsets = nullptr, *d_prefix = nullptr; // whole-payload run: offsets, tile scan
+    PayloadMeta *h_meta = nullptr, *d_meta = nullptr;   // scan_set_pairs(): the chunk's payload meta,
+    size_t meta_cap = 0;                                //   payloads [meta_base, meta_base + meta_n)
+    uint32_t meta_base = 0, meta_n = 0;
+    void *d_scan_tmp = nullptr;
+    size_t scan_tmp_bytes = 0;
+    Match *d_matches = nullptr;             // also the Set keys (8 <= 12 bytes per record)
+    unsigned long long *d_hash = nullptr;   // Set: chunk-wide dedupe table; after the kernel, the
+    size_t hash_slots = 0;                  //      sort's second key buffer (>= 2 x capacity keys)
+    void *d_sort_tmp = nullptr;             // Set: CUB radix-sort scratch for up to capacity keys
+    size_t sort_tmp_bytes = 0;
+    Match *h_out = nullptr;                 // pinned results (Match or keys)
+    uint32_t *d_count = nullptr, *h_count = nullptr; // [0] records, [1] Set table failures,
+                                                     // [2] keys kept by the scope filter,
+                                                     // [3] (device) tiles of a whole-payload run
+    unsigned long long *d_counters = nullptr;
+    size_t capacity = 0;
+    Chunk chunk;
+    const uint8_t *src = nullptr;           // where the chunk's bytes are copied from (pinned)
+    bool busy = false;
+
+  private:
+    void release();
+};
+
+} // namespace wm::gpu
