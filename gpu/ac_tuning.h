@@ -22,8 +22,6 @@ constexpr uint32_t kTileBytes = 60;
 // Bytes staged in shared memory before the block's first tile (warm-up of the
 // first threads); bytes further back are read from global memory.
 constexpr uint32_t kStageBefore = 64;
-// Shared text buffer: the block's tiles, the look-back, 16-byte alignment slack.
-constexpr uint32_t kStageBytes = kBlockThreads * kTileBytes + kStageBefore + 32;
 // Trie depth limit (key bytes), see ac_compile.h.
 // 16: warm-up 15 bytes per tile and 171k instead of 223k ET Open states. The
 // 7,230 of 17,918 ET literals longer than 16 bytes are confirmed by their

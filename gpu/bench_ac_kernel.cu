@@ -171,7 +171,8 @@ int main(int argc, char **argv) try {
             for (uint32_t &g : dev.grid)
                 g = std::min<uint32_t>(g, prop.multiProcessorCount * std::stoul(arg["blocks-per-sm"]));
 
-        // 1 GiB chunks of the device text, planned exactly as the matcher plans.
+        // 1 GiB chunks of the device text. Segments are planned on the host; the matcher
+        // builds the same ones on the device for whole-payload runs (ac_plan.h).
         std::vector<DevChunk> chunks;
         ChunkPlanner plan(big, size_t{1} << 30, big.count, tuning::kTileBytes, p.view.max_len);
         for (DevChunk dc; plan.next(dc.c);) {
