@@ -87,14 +87,23 @@ size_t ac_sort_keys_temp_bytes(uint32_t capacity);
 unsigned long long *ac_sort_keys(unsigned long long *d_keys, unsigned long long *d_alt, uint32_t n, int end_bit,
                                  void *d_temp, size_t temp_bytes, cudaStream_t stream);
 
-// Set pairs (ac_set_pairs.cu), enqueued on `stream`: appends to d_out the
-// keys of d_in[0, n) whose pattern's scope fits d_meta[payload - meta_base]
-// (the chunk's payloads), in no particular order, and their count to
-// *d_kept (zeroed by this call) ...
-void ac_filter_keys(const unsigned long long *d_in, uint32_t n, unsigned long long *d_out, uint32_t *d_kept,
-                    const ScopeView &scopes, const PayloadMeta *d_meta, uint32_t meta_base, cudaStream_t stream);
-// ... and turns sorted keys into pair words in place (pair_word, d_id per pattern).
-void ac_keys_to_pairs(unsigned long long *d_keys, uint32_t n, const uint32_t *d_id, cudaStream_t stream);
+// Set pairs (ac_set_pairs.cu), enqueued on `stream` behind the scan kernel;
+// the key count n = min(*d_n, sort_n) is read on the device. Either encodes
+// d_keys[0, n) in place for the sort (SortKeyCodec) ...
+void ac_encode_keys(unsigned long long *d_keys, const uint32_t *d_n, uint32_t sort_n, const SortKeyCodec &codec,
+                    cudaStream_t stream);
+// ... or writes to d_out the encoded keys of d_in[0, n) whose pattern's scope
+// fits d_meta[payload - meta_base] (the chunk's payloads), in no particular
+// order, and their count to *d_kept (zeroed by this call). Both fill the
+// buffer up to sort_n with kSortPadKey, so ac_sort_keys(sort_n) puts the keys
+// first. Then the sorted keys become pair words in place (n from d_n: the
+// filter's d_kept, or the kernel's count).
+void ac_filter_encode_keys(const unsigned long long *d_in, const uint32_t *d_n, uint32_t sort_n,
+                           unsigned long long *d_out, uint32_t *d_kept, const ScopeView &scopes,
+                           const PayloadMeta *d_meta, uint32_t meta_base, const SortKeyCodec &codec,
+                           cudaStream_t stream);
+void ac_sorted_keys_to_pairs(unsigned long long *d_keys, const uint32_t *d_n, uint32_t sort_n,
+                             const SortKeyCodec &codec, const uint32_t *d_id, cudaStream_t stream);
 
 } // namespace wm::gpu
 

@@ -55,4 +55,12 @@ void keys_to_pairs_cpu(const uint32_t *id, std::vector<unsigned long long> &keys
     for (auto &k : keys) k = pair_word(k, id);
 }
 
+void sorted_pairs_cpu(const SortKeyCodec &c, const uint32_t *id, size_t sort_n, std::vector<unsigned long long> &keys) {
+    const size_t n = keys.size();
+    std::vector<unsigned long long> buf(std::max(n, sort_n), kSortPadKey);
+    for (size_t i = 0; i < n; ++i) buf[i] = c.encode(keys[i]);
+    std::stable_sort(buf.begin(), buf.end());
+    for (size_t i = 0; i < n; ++i) keys[i] = c.pair(buf[i], id);
+}
+
 } // namespace wm::gpu

@@ -50,6 +50,40 @@ WM_HD inline unsigned long long pair_word(unsigned long long key, const uint32_t
     return (key & 0xffffffff00000000ull) | id[static_cast<uint32_t>(key)];
 }
 
+// A chunk's Set keys re-encoded for the device sort: the payload counted from
+// the chunk's first payload, just above the pattern bits. Ascending sort keys
+// are ascending (payload, pattern) as set keys are, but the radix sort covers
+// pattern_bits + bits(payload span) bits (~35 on the ET set) instead of 32 +
+// bits(payload): two fewer 8-bit passes.
+struct SortKeyCodec {
+    uint32_t base;         // the chunk's lowest payload
+    uint32_t pattern_bits; // significant bits of the largest pattern index
+    WM_HD unsigned long long encode(unsigned long long set_key) const {
+        return ((set_key >> 32) - base) << pattern_bits | static_cast<uint32_t>(set_key);
+    }
+    // Sort key -> SetPair word (pair_word of the set key it encodes).
+    WM_HD unsigned long long pair(unsigned long long sort_key, const uint32_t *id) const {
+        const uint32_t pattern = static_cast<uint32_t>(sort_key & ((1ull << pattern_bits) - 1));
+        return ((sort_key >> pattern_bits) + base) << 32 | id[pattern];
+    }
+};
+// Fills a sort buffer past its keys: all ones, so it sorts after every key
+// (the radix sort is stable, and pads follow the keys in the buffer).
+constexpr unsigned long long kSortPadKey = ~0ull;
+
+WM_HD inline uint32_t significant_bits(uint32_t x) {
+    uint32_t b = 0;
+    while (b < 32 && (x >> b) != 0) ++b;
+    return b;
+}
+inline SortKeyCodec sort_key_codec(uint32_t num_patterns, uint32_t first_payload) {
+    return {first_payload, significant_bits(num_patterns > 0 ? num_patterns - 1 : 0)};
+}
+// End bit of the radix sort for a chunk whose payloads are [c.base, last_payload].
+inline int sort_end_bit(const SortKeyCodec &c, uint32_t last_payload) {
+    return static_cast<int>(c.pattern_bits + significant_bits(last_payload - c.base));
+}
+
 // Host copy of the scopes, flattened as ScopeView wants.
 struct FlatScopes {
     std::vector<uint8_t> proto;
@@ -72,5 +106,9 @@ FlatScopes identity_scopes(uint32_t num_patterns);
 // meta[payload] (order kept), then maps them to pair words.
 void scope_filter_cpu(const ScopeView &s, const PayloadMeta *meta, std::vector<unsigned long long> &keys);
 void keys_to_pairs_cpu(const uint32_t *id, std::vector<unsigned long long> &keys);
+// CPU reference of the device's sort path for one chunk: keys encoded with
+// `c`, padded with kSortPadKey to `sort_n`, stably sorted, the first
+// keys.size() mapped to pair words (what scan_set_pairs() copies back).
+void sorted_pairs_cpu(const SortKeyCodec &c, const uint32_t *id, size_t sort_n, std::vector<unsigned long long> &keys);
 
 } // namespace wm::gpu

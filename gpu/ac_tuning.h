@@ -43,8 +43,10 @@ constexpr uint32_t kWarpQueue = 120;
 // Queue entries keep a state id in 26 bits (the kernels refuse bigger groups).
 constexpr uint32_t kQueueStateBits = 26;
 
-// Chunks in flight (one CUDA stream each).
-constexpr uint32_t kStreams = 3;
+// Chunks in flight (one CUDA stream each). 4: the host waits on chunk k while
+// k + 1 .. k + 3 are queued, which keeps the copy engine busy (H2D per chunk
+// is about as long as its scan on the ET set).
+constexpr uint32_t kStreams = 4;
 // Largest chunk the matcher cuts a batch into, whatever the caller's batch
 // size: a 256 MB batch in one chunk ran plan, copy, scan and copy-back one
 // after another (15.6 GB/s, run 43); in chunks, the host plans chunk k + 1 and

@@ -22,6 +22,7 @@
 #include "gpu/ac_kernels.h"
 #include "gpu/ac_tuning.h"
 #include "gpu/cuda_check.h"
+#include "gpu/gpu_testing.h"
 
 #include <algorithm>
 #include <chrono>

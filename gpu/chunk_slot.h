@@ -62,6 +62,8 @@ struct ChunkSlot {
     size_t hash_slots = 0;                  //      sort's second key buffer (>= 2 x capacity keys)
     void *d_sort_tmp = nullptr;             // Set: CUB radix-sort scratch for up to capacity keys
     size_t sort_tmp_bytes = 0;
+    unsigned long long *d_pairs = nullptr;  // scan_set_pairs(): the chunk's sorted pairs (d_matches or d_hash)
+    uint32_t sort_n = 0;                    //   and the sort's length (keys, then kSortPadKey)
     Match *h_out = nullptr;                 // pinned results (Match or keys)
     uint32_t *d_count = nullptr, *h_count = nullptr; // [0] records, [1] Set table failures,
                                                      // [2] keys kept by the scope filter,
@@ -69,6 +71,7 @@ struct ChunkSlot {
     unsigned long long *d_counters = nullptr;
     size_t capacity = 0;
     Chunk chunk;
+    uint32_t seq = 0;                       // the chunk's number in its call (ChunkTracer)
     const uint8_t *src = nullptr;           // where the chunk's bytes are copied from (pinned)
     bool busy = false;
 

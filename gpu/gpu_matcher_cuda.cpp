@@ -15,6 +15,7 @@
 #include "gpu/ac_set_order.h"
 #include "gpu/ac_tuning.h"
 #include "gpu/chunk_slot.h"
+#include "gpu/chunk_trace.h"
 #include "gpu/cuda_check.h"
 #include "gpu/gpu_testing.h"
 
@@ -26,6 +27,8 @@
 
 namespace wm::gpu {
 namespace {
+
+using testing::ChunkTrace;
 
 std::atomic<size_t> g_initial_output_capacity{0};
 
@@ -75,12 +78,15 @@ class CudaMatcher final : public GpuMatcher {
 
   private:
     void run_kernel(ChunkSlot &s, EmitKind kind);
-    template <typename Done>
-    bool run_chunks(const BatchView &batch, EmitKind kind, Done done, const PayloadMeta *meta = nullptr);
-    uint32_t collect(ChunkSlot &s, EmitKind kind);
+    void launch(ChunkSlot &s, EmitKind kind);
+    void launch_pairs(ChunkSlot &s, bool filter);
+    template <typename Launch, typename Done>
+    bool run_chunks(const BatchView &batch, Launch launch, Done done, const PayloadMeta *meta = nullptr);
+    template <typename Launch> uint32_t collect(ChunkSlot &s, Launch launch);
     unsigned long long *sorted_keys(ChunkSlot &s, unsigned long long *keys, unsigned long long *alt, uint32_t n);
     void finish(ChunkSlot &s, OutputMode mode, std::vector<Match> &out);
     void finish_pairs(ChunkSlot &s, bool filter, size_t &total);
+    void sync_slots();
     void upload_scopes(FlatScopes f);
     void reserve_pairs(size_t n);
     void join_split_pairs(size_t &total) const;
@@ -94,6 +100,7 @@ class CudaMatcher final : public GpuMatcher {
     bool shared_counters_ = false;
     size_t chunk_bytes_ = 0, chunk_segs_ = 0;
     std::unique_ptr<ChunkSlot> slots_[tuning::kStreams];
+    ChunkTracer trace_; // off unless testing::set_chunk_trace(true)
     uint8_t *h_user_[kPinnedSlots] = {}; // pinned_buffer()
     size_t h_user_bytes_[kPinnedSlots] = {};
     // scan_set_pairs(): scopes (host copy and device arrays), payload meta, output.
@@ -159,10 +166,11 @@ void CudaMatcher::set_scopes(const std::vector<PatternScope> &scopes) {
     upload_scopes(flatten_scopes(scopes, d_view_.num_patterns));
 }
 
-// Grows the pinned pair buffer to n words at least, keeping its contents. Only
-// between chunks: finish_pairs() waits for each copy into it.
+// Grows the pinned pair buffer to n words at least, keeping its contents:
+// waits for the copies into it still in flight first.
 void CudaMatcher::reserve_pairs(size_t n) {
     if (n <= pairs_cap_) return;
+    sync_slots();
     const size_t cap = std::max(n + n / 2, size_t{1} << 16);
     unsigned long long *bigger = host_alloc<unsigned long long>(cap, "set pairs");
     if (h_pairs_) std::memcpy(bigger, h_pairs_, pairs_cap_ * sizeof(unsigned long long));
@@ -209,25 +217,62 @@ void CudaMatcher::run_kernel(ChunkSlot &s, EmitKind kind) {
     if (kind == EmitKind::SetKeys) // all kEmptyKey (~0)
         WM_CUDA_CHECK(cudaMemsetAsync(s.d_hash, 0xff, s.hash_slots * sizeof(unsigned long long), s.stream));
     ac_dispatch_scan(kind, p, dev_, s.stream);
-    if (kind != EmitKind::Count)
-        WM_CUDA_CHECK(cudaMemcpyAsync(s.h_count, s.d_count, 2 * sizeof(uint32_t), cudaMemcpyDeviceToHost,
-                                      s.stream));
 }
 
-// Waits for the slot's kernel; on overflow grows the outputs and rescans the
-// chunk still on the device. Returns the record count.
-uint32_t CudaMatcher::collect(ChunkSlot &s, EmitKind kind) {
+// scan(): the kernel, then its counts to the host.
+void CudaMatcher::launch(ChunkSlot &s, EmitKind kind) {
+    run_kernel(s, kind);
+    trace_.gpu(s.seq, ChunkTrace::kScanned, s.stream);
+    WM_CUDA_CHECK(cudaMemcpyAsync(s.h_count, s.d_count, 2 * sizeof(uint32_t), cudaMemcpyDeviceToHost, s.stream));
+}
+
+// scan_set_pairs(): the kernel and every pass after it (scope filter, sort,
+// pair mapping), enqueued at once: the passes read the key count on the
+// device, so the host waits once per chunk. Without the round trips, each pass
+// queued behind the next chunk's persistent kernel (run 49: 3.4 of 9 ms). The
+// sort covers sort_n keys, padded past the real ones.
+void CudaMatcher::launch_pairs(ChunkSlot &s, bool filter) {
+    run_kernel(s, EmitKind::SetKeys);
+    trace_.gpu(s.seq, ChunkTrace::kScanned, s.stream);
+    const SortKeyCodec codec = sort_key_codec(d_view_.num_patterns, s.chunk.first_payload);
+    const uint64_t most_pairs = (uint64_t{s.chunk.last_payload} - s.chunk.first_payload + 1) * d_view_.num_patterns;
+    s.sort_n = static_cast<uint32_t>(std::min<uint64_t>(s.capacity, most_pairs));
+    auto *keys = reinterpret_cast<unsigned long long *>(s.d_matches);
+    unsigned long long *alt = s.d_hash; // the dedupe table is spent: scratch of >= 2 x capacity keys
+    const uint32_t *d_n = s.d_count;
+    if (filter) {
+        ac_filter_encode_keys(keys, s.d_count, s.sort_n, alt, s.d_count + 2, d_scopes_.view(scopes_), s.d_meta,
+                              s.meta_base, codec, s.stream);
+        std::swap(keys, alt); // d_matches (capacity x 12 bytes) is the sort's scratch now
+        d_n = s.d_count + 2;
+    } else {
+        ac_encode_keys(keys, s.d_count, s.sort_n, codec, s.stream);
+    }
+    s.d_pairs = ac_sort_keys(keys, alt, s.sort_n, sort_end_bit(codec, s.chunk.last_payload), s.d_sort_tmp,
+                             s.sort_tmp_bytes, s.stream);
+    ac_sorted_keys_to_pairs(s.d_pairs, d_n, s.sort_n, codec, d_scopes_.id, s.stream);
+    WM_CUDA_CHECK(cudaMemcpyAsync(s.h_count, s.d_count, 3 * sizeof(uint32_t), cudaMemcpyDeviceToHost, s.stream));
+    trace_.gpu(s.seq, ChunkTrace::kPassed, s.stream);
+}
+
+// Waits for what launch(s) enqueued; on overflow grows the outputs and
+// launches again on the chunk still on the device. Returns the record count.
+template <typename Launch> uint32_t CudaMatcher::collect(ChunkSlot &s, Launch launch) {
     WM_CUDA_CHECK(cudaStreamSynchronize(s.stream));
     uint32_t n = s.h_count[0];
     while (n > s.capacity || s.h_count[1] != 0) {
         const size_t want = std::max<size_t>(n, s.capacity + 1);
         s.free_outputs();
         s.alloc_outputs(want + want / 4 + 1024);
-        run_kernel(s, kind);
+        launch(s);
         WM_CUDA_CHECK(cudaStreamSynchronize(s.stream));
         n = s.h_count[0];
     }
     return n;
+}
+
+void CudaMatcher::sync_slots() {
+    for (auto &slot : slots_) WM_CUDA_CHECK(cudaStreamSynchronize(slot->stream));
 }
 
 // Enqueues the sort of a chunk's n distinct keys (alt: n keys of scratch);
@@ -238,7 +283,8 @@ unsigned long long *CudaMatcher::sorted_keys(ChunkSlot &s, unsigned long long *k
 }
 
 void CudaMatcher::finish(ChunkSlot &s, OutputMode mode, std::vector<Match> &out) {
-    const uint32_t n = collect(s, mode == OutputMode::Set ? EmitKind::SetKeys : EmitKind::Positions);
+    const EmitKind kind = mode == OutputMode::Set ? EmitKind::SetKeys : EmitKind::Positions;
+    const uint32_t n = collect(s, [&](ChunkSlot &c) { launch(c, kind); });
     if (n > 0) {
         const void *src = s.d_matches;
         size_t rec = sizeof(Match);
@@ -256,27 +302,19 @@ void CudaMatcher::finish(ChunkSlot &s, OutputMode mode, std::vector<Match> &out)
     s.busy = false;
 }
 
-// scan_set_pairs(): filter by scope (fewer keys to sort), sort, map to pairs
-// and copy them to h_pairs_[total, ...), all on the slot's stream.
+// scan_set_pairs(): waits for the chunk's passes and enqueues the copy of its
+// pairs to h_pairs_[total, ...) without waiting for it (run_chunks() waits
+// for all copies at the end).
 void CudaMatcher::finish_pairs(ChunkSlot &s, bool filter, size_t &total) {
-    uint32_t n = collect(s, EmitKind::SetKeys);
-    auto *keys = reinterpret_cast<unsigned long long *>(s.d_matches);
-    unsigned long long *alt = s.d_hash; // the dedupe table is spent: scratch of >= 2 x capacity keys
-    if (n > 0 && filter) {
-        ac_filter_keys(keys, n, alt, s.d_count + 2, d_scopes_.view(scopes_), s.d_meta, s.meta_base, s.stream);
-        WM_CUDA_CHECK(cudaMemcpyAsync(s.h_count + 2, s.d_count + 2, sizeof(uint32_t), cudaMemcpyDeviceToHost,
-                                      s.stream));
-        WM_CUDA_CHECK(cudaStreamSynchronize(s.stream));
-        n = s.h_count[2];
-        std::swap(keys, alt); // d_matches (capacity x 12 bytes) is the sort's scratch now
-    }
+    trace_.host(s.seq, ChunkTrace::kWaitBegin);
+    const uint32_t found = collect(s, [&](ChunkSlot &c) { launch_pairs(c, filter); });
+    trace_.host(s.seq, ChunkTrace::kWaitEnd);
+    const uint32_t n = filter ? s.h_count[2] : found;
     if (n > 0) {
-        unsigned long long *sorted = sorted_keys(s, keys, alt, n);
-        ac_keys_to_pairs(sorted, n, d_scopes_.id, s.stream);
         reserve_pairs(total + n);
-        WM_CUDA_CHECK(cudaMemcpyAsync(h_pairs_ + total, sorted, size_t{n} * sizeof(unsigned long long),
+        WM_CUDA_CHECK(cudaMemcpyAsync(h_pairs_ + total, s.d_pairs, size_t{n} * sizeof(unsigned long long),
                                       cudaMemcpyDeviceToHost, s.stream));
-        WM_CUDA_CHECK(cudaStreamSynchronize(s.stream));
+        trace_.gpu(s.seq, ChunkTrace::kCopiedBack, s.stream);
         total += n;
     }
     s.busy = false;
@@ -299,14 +337,16 @@ void CudaMatcher::join_split_pairs(size_t &total) const {
     total = static_cast<size_t>(std::unique(h_pairs_, h_pairs_ + total) - h_pairs_);
 }
 
-// Runs the batch through the slots round-robin, kStreams chunks in flight;
-// done(slot) consumes each chunk, oldest first (so results come in payload
-// order). Returns whether some payload spanned chunks.
-template <typename Done>
-bool CudaMatcher::run_chunks(const BatchView &batch, EmitKind kind, Done done, const PayloadMeta *meta) {
+// Runs the batch through the slots round-robin, kStreams chunks in flight:
+// launch(slot) enqueues a staged chunk's device work, done(slot) consumes it,
+// oldest first (so results come in payload order). Returns whether some
+// payload spanned chunks.
+template <typename Launch, typename Done>
+bool CudaMatcher::run_chunks(const BatchView &batch, Launch launch, Done done, const PayloadMeta *meta) {
     ChunkPlanner plan(batch, chunk_bytes_, chunk_segs_, tuning::kTileBytes, d_view_.max_len, true);
     const bool pinned = is_pinned(batch.data, batch.offsets[batch.count]);
     bool split = false;
+    trace_.begin(slots_[0]->stream);
     try {
         uint32_t k = 0;
         for (;; ++k) {
@@ -314,9 +354,13 @@ bool CudaMatcher::run_chunks(const BatchView &batch, EmitKind kind, Done done, c
             if (s.busy) done(s);
             if (!plan.next(s.chunk)) break;
             split |= s.chunk.splits_payload;
+            s.seq = k;
             s.stage(batch, pinned, meta);
+            trace_.host(k, ChunkTrace::kStaged, k % tuning::kStreams, s.chunk.bytes);
+            trace_.gpu(k, ChunkTrace::kCopyStart, s.stream);
             s.submit();
-            run_kernel(s, kind);
+            trace_.gpu(k, ChunkTrace::kCopied, s.stream);
+            launch(s);
             s.busy = true;
         }
         // Slot k % kStreams is free, (k + 1) holds the oldest.
@@ -324,6 +368,8 @@ bool CudaMatcher::run_chunks(const BatchView &batch, EmitKind kind, Done done, c
             ChunkSlot &s = *slots_[(k + j) % tuning::kStreams];
             if (s.busy) done(s);
         }
+        sync_slots(); // copies done() left in flight
+        trace_.end();
     } catch (...) {
         for (auto &slot : slots_) {
             ChunkSlot &s = *slot;
@@ -340,7 +386,8 @@ void CudaMatcher::scan(const BatchView &batch, OutputMode mode, std::vector<Matc
     if (batch.count == 0 || d_view_.num_groups == 0) return;
     WM_CUDA_CHECK(cudaSetDevice(opts_.device));
     const EmitKind kind = mode == OutputMode::Set ? EmitKind::SetKeys : EmitKind::Positions;
-    const bool split = run_chunks(batch, kind, [&](ChunkSlot &s) { finish(s, mode, out); });
+    const bool split =
+        run_chunks(batch, [&](ChunkSlot &s) { launch(s, kind); }, [&](ChunkSlot &s) { finish(s, mode, out); });
     // Chunks come back sorted, in payload order; a payload spanning chunks
     // may repeat a pair and break the order at the boundary.
     if (mode == OutputMode::Set) join_set_chunks(out, split);
@@ -352,8 +399,9 @@ size_t CudaMatcher::scan_set_pairs(const BatchView &batch, const PayloadMeta *me
     WM_CUDA_CHECK(cudaSetDevice(opts_.device));
     const bool filter = meta && scopes_.any_constraint;
     size_t total = 0;
-    const bool split = run_chunks(batch, EmitKind::SetKeys, [&](ChunkSlot &s) { finish_pairs(s, filter, total); },
-                                  filter ? meta : nullptr);
+    const bool split = run_chunks(
+        batch, [&](ChunkSlot &s) { launch_pairs(s, filter); }, [&](ChunkSlot &s) { finish_pairs(s, filter, total); },
+        filter ? meta : nullptr);
     if (split) join_split_pairs(total);
     *pairs = reinterpret_cast<const SetPair *>(h_pairs_);
     return total;

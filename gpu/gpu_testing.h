@@ -1,12 +1,28 @@
-// gpu/gpu_testing.h - test hooks of the GPU matcher (not for production use).
+// gpu/gpu_testing.h - test and study hooks of the GPU matcher (not for production use).
 #pragma once
 
 #include <cstddef>
+#include <cstdint>
+#include <vector>
 
 namespace wm::gpu::testing {
 
 // When non-zero, matchers created afterwards start with this many output
 // records per stream, so tests can force the overflow -> grow -> rescan path.
 void set_initial_output_capacity(size_t records);
+
+// Timeline of one chunk of a matcher call, in ms from the call's start; a
+// point the call did not reach is negative.
+struct ChunkTrace {
+    enum Gpu { kCopyStart, kCopied, kScanned, kPassed, kCopiedBack, kGpuPoints };
+    enum Host { kStaged, kWaitBegin, kWaitEnd, kHostPoints };
+    uint32_t slot = 0, bytes = 0;
+    double gpu_ms[kGpuPoints] = {-1, -1, -1, -1, -1};
+    double host_ms[kHostPoints] = {-1, -1, -1};
+};
+// When on, every matcher call records its chunks' timeline (CUDA events and
+// host clock; costs a little); last_chunk_trace() is the last call's.
+void set_chunk_trace(bool on);
+std::vector<ChunkTrace> last_chunk_trace();
 
 } // namespace wm::gpu::testing

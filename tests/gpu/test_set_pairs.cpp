@@ -9,6 +9,7 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <numeric>
 
 using namespace wm::gpu;
@@ -132,6 +133,34 @@ TEST(ScopeCpu, FilterAndPairWordsMatchAPlainLoop) {
     std::vector<unsigned long long> untouched{7};
     scope_filter_cpu(f.view(), nullptr, untouched); // no meta: nothing dropped
     EXPECT_EQ(untouched.size(), 1u);
+}
+
+// The device's sort path on the CPU: keys of one chunk (payloads
+// [base, last]) re-encoded for a short sort, padded, sorted and mapped give
+// the pairs ordered by (payload, pattern), as sorting the set keys themselves
+// would; the encoded keys fit the sort's end bit, and the pads sort last.
+TEST(ScopeCpu, SortKeyCodecOrdersLikeSetKeys) {
+    std::mt19937 rng(12);
+    for (uint32_t num_patterns : {1u, 2u, 64u, 17918u, 70000u}) {
+        const uint32_t base = 1000 + rng() % 5000, span = 1 + rng() % 3000;
+        std::vector<uint32_t> id(num_patterns);
+        std::iota(id.begin(), id.end(), 7u);
+        std::shuffle(id.begin(), id.end(), rng);
+        std::vector<unsigned long long> keys;
+        for (int i = 0; i < 4000; ++i) keys.push_back(uint64_t{base + rng() % span} << 32 | rng() % num_patterns);
+        keys.push_back(uint64_t{base + span - 1} << 32 | (num_patterns - 1)); // the largest key
+        std::sort(keys.begin(), keys.end());
+        keys.erase(std::unique(keys.begin(), keys.end()), keys.end());
+        std::vector<unsigned long long> want = keys; // set keys sorted, then mapped
+        keys_to_pairs_cpu(id.data(), want);
+        const SortKeyCodec codec = sort_key_codec(num_patterns, base);
+        const int end_bit = sort_end_bit(codec, base + span - 1);
+        for (auto k : keys) ASSERT_LT(codec.encode(k), end_bit >= 64 ? ~0ull : 1ull << end_bit) << std::hex << k;
+        EXPECT_LE(end_bit, 32 + 12) << "patterns " << num_patterns; // span < 4096 payloads
+        std::shuffle(keys.begin(), keys.end(), rng);
+        sorted_pairs_cpu(codec, id.data(), keys.size() + 100, keys);
+        EXPECT_EQ(keys, want) << "patterns " << num_patterns;
+    }
 }
 
 // The whole device path against the reference: one chunk and many (payloads

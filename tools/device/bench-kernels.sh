@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Kernel benchmarks of gpu/, each beside its CPU peer measured in the same run.
-#   bench-kernels.sh BUNDLE DATA OUT [ac exact seedac approx align]
+#   bench-kernels.sh BUNDLE DATA OUT [ac pairs exact seedac approx align]
+# (pairs: the plugin path's per-chunk timeline, bench_pairs_trace; not in the default list)
 # Inputs (literal lists, payload corpora) are derived here from the capture
 # and the ET Open rules, so only the raw data travels.
 set -u
@@ -16,6 +17,12 @@ for k in $which; do
     bench_ac_kernel --extract "$pcap" /tmp/zeek.corpus >/dev/null
     run timeout 200 bench_ac_kernel --literals /tmp/ac_literals.txt --corpus /tmp/zeek.corpus --gb 4 \
       --json "$O/bench_ac.json" ;;
+  pairs)
+    [ -s /tmp/ac_literals.txt ] || bench_ac_kernel --import-rules /tmp/ac_literals.txt "$et"/*.rules >/dev/null
+    [ -s /tmp/zeek.corpus ] || bench_ac_kernel --extract "$pcap" /tmp/zeek.corpus >/dev/null
+    for mb in ${PAIRS_MB:-256 64}; do
+      run timeout 60 bench_pairs_trace --literals /tmp/ac_literals.txt --corpus /tmp/zeek.corpus --mb "$mb"
+    done ;;
   exact)
     bench_exact_export --rules-dir "$et" --pcap "$pcap" --literals /tmp/exact_literals.txt \
       --corpus /tmp/exact_corpus.bin >/dev/null

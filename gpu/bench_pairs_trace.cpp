@@ -1,0 +1,106 @@
+// gpu/bench_pairs_trace.cpp - where a GpuMatcher::scan_set_pairs() call spends
+// its time, chunk by chunk (the plugin path's pipeline study).
+//
+//   bench_pairs_trace --literals L.txt --corpus C [--mb 256] [--calls 7] [--filter 0|1]
+//
+// Tiles the corpus to --mb MB in the matcher's pinned buffer, makes --calls
+// calls (with --filter 1: scopes on half the patterns and payload meta, as
+// the plugin's rules have) and prints the median call, the pinned H2D
+// bandwidth of the same bytes in the same run, and the last call's timeline
+// (testing::set_chunk_trace): per chunk, ms from the call's start of its
+// copy in, scan, passes (filter, sort, pairs) and copy back on the GPU, and
+// when the host staged it and waited for it.
+#include "gpu/ac_bench_corpus.h"
+#include "gpu/cuda_check.h"
+#include "gpu/gpu_testing.h"
+
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
+#include <map>
+#include <string>
+
+using namespace wm::gpu;
+
+namespace {
+
+std::map<std::string, std::string> parse(int argc, char **argv) {
+    std::map<std::string, std::string> a{{"mb", "256"}, {"calls", "7"}, {"filter", "1"}};
+    for (int i = 1; i + 1 < argc; i += 2) a[std::string(argv[i]).substr(2)] = argv[i + 1];
+    return a;
+}
+
+double h2d_ms(const uint8_t *pinned, size_t bytes) {
+    uint8_t *d = nullptr;
+    WM_CUDA_CHECK(cudaMalloc(reinterpret_cast<void **>(&d), bytes));
+    cudaEvent_t a, b;
+    WM_CUDA_CHECK(cudaEventCreate(&a));
+    WM_CUDA_CHECK(cudaEventCreate(&b));
+    std::vector<float> t;
+    for (int i = 0; i < 5; ++i) {
+        WM_CUDA_CHECK(cudaEventRecord(a));
+        WM_CUDA_CHECK(cudaMemcpyAsync(d, pinned, bytes, cudaMemcpyHostToDevice));
+        WM_CUDA_CHECK(cudaEventRecord(b));
+        WM_CUDA_CHECK(cudaEventSynchronize(b));
+        float ms = 0;
+        WM_CUDA_CHECK(cudaEventElapsedTime(&ms, a, b));
+        t.push_back(ms);
+    }
+    cudaEventDestroy(a);
+    cudaEventDestroy(b);
+    cudaFree(d);
+    std::sort(t.begin(), t.end());
+    return t[t.size() / 2];
+}
+
+} // namespace
+
+int main(int argc, char **argv) try {
+    auto arg = parse(argc, argv);
+    const auto pats = bench::load_literals(arg.at("literals"));
+    const bench::Corpus corpus = bench::load_corpus(arg.at("corpus"));
+    auto m = GpuMatcher::create(pats, GpuOptions{});
+    const size_t want = std::stoul(arg["mb"]) << 20;
+    std::vector<uint32_t> offs;
+    uint8_t *pin = m->pinned_buffer(bench::tiled_size(corpus, want));
+    const size_t bytes = bench::tile_corpus(corpus, want, pin, bench::tiled_size(corpus, want), offs);
+    const BatchView b{pin, offs.data(), static_cast<uint32_t>(offs.size() - 1)};
+    std::vector<PayloadMeta> meta;
+    if (arg["filter"] == "1") {
+        std::vector<PatternScope> sc(pats.size());
+        for (uint32_t p = 0; p < sc.size(); ++p) sc[p] = {p, static_cast<uint8_t>(p % 2 ? 6 : 0), {}};
+        m->set_scopes(sc);
+        meta.resize(b.count);
+        for (uint32_t i = 0; i < b.count; ++i) meta[i] = {static_cast<uint8_t>(i % 3 ? 6 : 17), 1024, 80};
+    }
+    testing::set_chunk_trace(true);
+    std::vector<double> ms;
+    size_t pairs = 0;
+    for (int i = 0, n = std::stoi(arg["calls"]); i < n; ++i) {
+        const auto t0 = std::chrono::steady_clock::now();
+        const SetPair *out = nullptr;
+        pairs = m->scan_set_pairs(b, meta.empty() ? nullptr : meta.data(), &out);
+        ms.push_back(std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count());
+    }
+    const auto trace = testing::last_chunk_trace();
+    std::sort(ms.begin(), ms.end());
+    const double h2d = h2d_ms(pin, bytes);
+    std::printf("%s\nbatch %.1f MB, %u payloads, %zu pairs; call median %.3f ms (min %.3f) = %.2f GB/s; pinned H2D "
+                "of the batch %.3f ms = %.2f GB/s; call / H2D %.2f\n",
+                m->describe().c_str(), bytes / 1e6, b.count, pairs, ms[ms.size() / 2], ms[0],
+                bytes / 1e6 / ms[ms.size() / 2], h2d, bytes / 1e6 / h2d, h2d / ms[ms.size() / 2]);
+    std::printf("last call, ms from its start:\nchunk slot     MB   staged  copy-in  copied  scanned   passed  "
+                "wait-from  wait-to  copied-back\n");
+    using T = testing::ChunkTrace;
+    for (size_t i = 0; i < trace.size(); ++i) {
+        const T &c = trace[i];
+        std::printf("%5zu %4u %6.2f %8.3f %8.3f %7.3f %8.3f %8.3f %10.3f %8.3f %12.3f\n", i, c.slot, c.bytes / 1e6,
+                    c.host_ms[T::kStaged], c.gpu_ms[T::kCopyStart], c.gpu_ms[T::kCopied], c.gpu_ms[T::kScanned],
+                    c.gpu_ms[T::kPassed], c.host_ms[T::kWaitBegin], c.host_ms[T::kWaitEnd],
+                    c.gpu_ms[T::kCopiedBack]);
+    }
+    return 0;
+} catch (const std::exception &e) {
+    std::fprintf(stderr, "bench_pairs_trace: %s\n", e.what());
+    return 1;
+}

@@ -1,0 +1,75 @@
+// gpu/chunk_trace.cpp - see chunk_trace.h.
+#include "gpu/chunk_trace.h"
+
+#include "gpu/cuda_check.h"
+
+#include <atomic>
+#include <mutex>
+
+namespace wm::gpu {
+namespace {
+std::atomic<bool> g_trace_on{false};
+std::mutex g_last_mutex;
+std::vector<testing::ChunkTrace> g_last;
+} // namespace
+
+ChunkTracer::~ChunkTracer() {
+    for (auto &e : pool_)
+        for (cudaEvent_t ev : e) cudaEventDestroy(ev);
+    if (origin_) cudaEventDestroy(origin_);
+}
+
+ChunkTracer::Events &ChunkTracer::events(uint32_t chunk) {
+    while (pool_.size() <= chunk) {
+        Events e{};
+        for (cudaEvent_t &ev : e) WM_CUDA_CHECK(cudaEventCreate(&ev));
+        pool_.push_back(e);
+    }
+    return pool_[chunk];
+}
+
+void ChunkTracer::begin(cudaStream_t s) {
+    on_ = g_trace_on.load();
+    chunks_.clear();
+    if (!on_) return;
+    if (!origin_) WM_CUDA_CHECK(cudaEventCreate(&origin_));
+    t0_ = std::chrono::steady_clock::now();
+    WM_CUDA_CHECK(cudaEventRecord(origin_, s));
+}
+
+void ChunkTracer::gpu(uint32_t chunk, Gpu point, cudaStream_t s) {
+    if (!on_) return;
+    if (chunks_.size() <= chunk) chunks_.resize(chunk + 1);
+    WM_CUDA_CHECK(cudaEventRecord(events(chunk)[point], s));
+    chunks_[chunk].gpu_ms[point] = 0; // recorded; converted in end()
+}
+
+void ChunkTracer::host(uint32_t chunk, Host point, uint32_t slot, uint32_t bytes) {
+    if (!on_) return;
+    if (chunks_.size() <= chunk) chunks_.resize(chunk + 1);
+    auto &c = chunks_[chunk];
+    c.host_ms[point] = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0_).count();
+    if (point == Host::kStaged) c.slot = slot, c.bytes = bytes;
+}
+
+void ChunkTracer::end() {
+    if (!on_) return;
+    for (uint32_t i = 0; i < chunks_.size(); ++i)
+        for (int p = 0; p < testing::ChunkTrace::kGpuPoints; ++p) {
+            if (chunks_[i].gpu_ms[p] < 0) continue;
+            float ms = 0;
+            WM_CUDA_CHECK(cudaEventElapsedTime(&ms, origin_, pool_[i][p]));
+            chunks_[i].gpu_ms[p] = ms;
+        }
+    std::lock_guard<std::mutex> lock(g_last_mutex);
+    g_last = chunks_;
+}
+
+void testing::set_chunk_trace(bool on) { g_trace_on = on; }
+
+std::vector<testing::ChunkTrace> testing::last_chunk_trace() {
+    std::lock_guard<std::mutex> lock(g_last_mutex);
+    return g_last;
+}
+
+} // namespace wm::gpu
