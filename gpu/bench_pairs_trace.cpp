@@ -1,7 +1,7 @@
 // gpu/bench_pairs_trace.cpp - where a GpuMatcher::scan_set_pairs() call spends
 // its time, chunk by chunk (the plugin path's pipeline study).
 //
-//   bench_pairs_trace --literals L.txt --corpus C [--mb 256] [--calls 7] [--filter 0|1]
+//   bench_pairs_trace --literals L.txt --corpus C [--mb 256] [--calls 7] [--filter 0|1] [--pipeline 0|1]
 //
 // Tiles the corpus to --mb MB in the matcher's pinned buffer, makes --calls
 // calls (with --filter 1: scopes on half the patterns and payload meta, as
@@ -9,7 +9,10 @@
 // bandwidth of the same bytes in the same run, and the last call's timeline
 // (testing::set_chunk_trace): per chunk, ms from the call's start of its
 // copy in, scan, passes (filter, sort, pairs) and copy back on the GPU, and
-// when the host staged it and waited for it.
+// when the host staged it and waited for it. With --pipeline 1 the calls are
+// submit_set_pairs / collect_set_pairs two deep (submit call i + 1, then
+// collect call i): the figure is all calls' bytes over their total time, and
+// the timeline spans them all.
 #include "gpu/ac_bench_corpus.h"
 #include "gpu/cuda_check.h"
 #include "gpu/gpu_testing.h"
@@ -25,7 +28,7 @@ using namespace wm::gpu;
 namespace {
 
 std::map<std::string, std::string> parse(int argc, char **argv) {
-    std::map<std::string, std::string> a{{"mb", "256"}, {"calls", "7"}, {"filter", "1"}};
+    std::map<std::string, std::string> a{{"mb", "256"}, {"calls", "7"}, {"filter", "1"}, {"pipeline", "0"}};
     for (int i = 1; i + 1 < argc; i += 2) a[std::string(argv[i]).substr(2)] = argv[i + 1];
     return a;
 }
@@ -74,23 +77,39 @@ int main(int argc, char **argv) try {
         for (uint32_t i = 0; i < b.count; ++i) meta[i] = {static_cast<uint8_t>(i % 3 ? 6 : 17), 1024, 80};
     }
     testing::set_chunk_trace(true);
+    const PayloadMeta *mp = meta.empty() ? nullptr : meta.data();
+    const int calls = std::stoi(arg["calls"]);
     std::vector<double> ms;
     size_t pairs = 0;
-    for (int i = 0, n = std::stoi(arg["calls"]); i < n; ++i) {
-        const auto t0 = std::chrono::steady_clock::now();
-        const SetPair *out = nullptr;
-        pairs = m->scan_set_pairs(b, meta.empty() ? nullptr : meta.data(), &out);
-        ms.push_back(std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count());
+    const SetPair *out = nullptr;
+    if (arg["pipeline"] == "1") {
+        for (int rep = 0; rep < 2; ++rep) { // the first pass warms up; the trace and time are the second's
+            const auto t0 = std::chrono::steady_clock::now();
+            m->submit_set_pairs(b, mp);
+            for (int i = 1; i < calls; ++i) {
+                m->submit_set_pairs(b, mp);
+                pairs = m->collect_set_pairs(&out);
+            }
+            pairs = m->collect_set_pairs(&out);
+            ms.assign(1, std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count() / calls);
+        }
+    } else {
+        for (int i = 0; i < calls; ++i) {
+            const auto t0 = std::chrono::steady_clock::now();
+            pairs = m->scan_set_pairs(b, mp, &out);
+            ms.push_back(std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count());
+        }
     }
     const auto trace = testing::last_chunk_trace();
     std::sort(ms.begin(), ms.end());
     const double h2d = h2d_ms(pin, bytes);
-    std::printf("%s\nbatch %.1f MB, %u payloads, %zu pairs; call median %.3f ms (min %.3f) = %.2f GB/s; pinned H2D "
+    std::printf("%s\n%sbatch %.1f MB, %u payloads, %zu pairs; call median %.3f ms (min %.3f) = %.2f GB/s; pinned H2D "
                 "of the batch %.3f ms = %.2f GB/s; call / H2D %.2f\n",
-                m->describe().c_str(), bytes / 1e6, b.count, pairs, ms[ms.size() / 2], ms[0],
+                m->describe().c_str(), arg["pipeline"] == "1" ? "pipelined calls (per call: total / calls); " : "",
+                bytes / 1e6, b.count, pairs, ms[ms.size() / 2], ms[0],
                 bytes / 1e6 / ms[ms.size() / 2], h2d, bytes / 1e6 / h2d, h2d / ms[ms.size() / 2]);
-    std::printf("last call, ms from its start:\nchunk slot     MB   staged  copy-in  copied  scanned   passed  "
-                "wait-from  wait-to  copied-back\n");
+    std::printf("%s, ms from its start:\nchunk slot     MB   staged  copy-in  copied  scanned   passed  "
+                "wait-from  wait-to  copied-back\n", arg["pipeline"] == "1" ? "all calls" : "last call");
     using T = testing::ChunkTrace;
     for (size_t i = 0; i < trace.size(); ++i) {
         const T &c = trace[i];

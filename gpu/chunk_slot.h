@@ -71,7 +71,8 @@ struct ChunkSlot {
     unsigned long long *d_counters = nullptr;
     size_t capacity = 0;
     Chunk chunk;
-    uint32_t seq = 0;                       // the chunk's number in its call (ChunkTracer)
+    uint32_t seq = 0;                       // chunks the matcher staged before this one (slot seq % kStreams)
+    class PairBatch *pair_batch = nullptr;  // submit_set_pairs(): the batch whose pairs the chunk adds to
     const uint8_t *src = nullptr;           // where the chunk's bytes are copied from (pinned)
     bool busy = false;
 

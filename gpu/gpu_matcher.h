@@ -135,6 +135,24 @@ class GpuMatcher {
     // batch.count entries or null. Returns the pair count.
     virtual size_t scan_set_pairs(const BatchView &batch, const PayloadMeta *meta, const SetPair **pairs) = 0;
 
+    // scan_set_pairs() pipelined across batches. submit_set_pairs() enqueues
+    // every chunk of the batch (copy in, scan, passes, copy back) and returns;
+    // it waits only for slots still held by earlier chunks, so batch N + 1's
+    // copies run while batch N's last chunks are scanned and no call drains
+    // the pipeline. collect_set_pairs() waits for the oldest submitted batch
+    // and returns what scan_set_pairs() returns for it (*pairs valid until the
+    // next call on this matcher). At most kPendingBatches submitted and not
+    // collected; a submitted batch's bytes, offsets and meta must stay valid and
+    // unchanged until it is collected. scan() and count() may run while
+    // batches are pending (they finish those batches' chunks first);
+    // scan_set_pairs() and growing a pinned_buffer() may not. Misuse throws
+    // std::logic_error; a CUDA failure throws GpuError and drops every pending
+    // batch (pending_set_batches() is 0 afterwards).
+    static constexpr unsigned kPendingBatches = 2;
+    virtual void submit_set_pairs(const BatchView &batch, const PayloadMeta *meta) = 0;
+    virtual size_t collect_set_pairs(const SetPair **pairs) = 0;
+    virtual unsigned pending_set_batches() const = 0;
+
     // One line: states, classes, table bytes, layout chosen, device.
     virtual std::string describe() const = 0;
 

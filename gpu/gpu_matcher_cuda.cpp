@@ -9,7 +9,8 @@
 // (ac_sort_keys.cu), so the output comes back ordered (ac_set_order.h);
 // scan_set_pairs() also filters the keys by scope and maps them to pairs there
 // (ac_set_pairs.cu) and copies them straight into the caller-visible pinned
-// buffer.
+// buffer of its batch (pair_batch.h); submit_set_pairs() leaves the chunks in
+// flight when it returns, so successive batches overlap.
 #include "gpu/ac_compile.h"
 #include "gpu/ac_kernels.h"
 #include "gpu/ac_set_order.h"
@@ -18,6 +19,7 @@
 #include "gpu/chunk_trace.h"
 #include "gpu/cuda_check.h"
 #include "gpu/gpu_testing.h"
+#include "gpu/pair_batch.h"
 
 #include <algorithm>
 #include <atomic>
@@ -73,6 +75,9 @@ class CudaMatcher final : public GpuMatcher {
     void count(const BatchView &batch, std::vector<uint64_t> &per_pattern) override;
     void set_scopes(const std::vector<PatternScope> &scopes) override;
     size_t scan_set_pairs(const BatchView &batch, const PayloadMeta *meta, const SetPair **pairs) override;
+    void submit_set_pairs(const BatchView &batch, const PayloadMeta *meta) override;
+    size_t collect_set_pairs(const SetPair **pairs) override;
+    unsigned pending_set_batches() const override { return static_cast<unsigned>(submitted_ - collected_); }
     std::string describe() const override;
     uint8_t *pinned_buffer(size_t bytes, unsigned slot) override;
 
@@ -81,15 +86,18 @@ class CudaMatcher final : public GpuMatcher {
     void launch(ChunkSlot &s, EmitKind kind);
     void launch_pairs(ChunkSlot &s, bool filter);
     template <typename Launch, typename Done>
-    bool run_chunks(const BatchView &batch, Launch launch, Done done, const PayloadMeta *meta = nullptr);
+    bool run_chunks(const BatchView &batch, Launch launch, Done done, const PayloadMeta *meta, bool drain);
     template <typename Launch> uint32_t collect(ChunkSlot &s, Launch launch);
     unsigned long long *sorted_keys(ChunkSlot &s, unsigned long long *keys, unsigned long long *alt, uint32_t n);
     void finish(ChunkSlot &s, OutputMode mode, std::vector<Match> &out);
-    void finish_pairs(ChunkSlot &s, bool filter, size_t &total);
+    void finish_pairs(ChunkSlot &s);
+    void finish_pending_chunks(const PairBatch *only = nullptr);
     void sync_slots();
+    void drop_after_failure();
+    ChunkSlot &slot_at(uint32_t j) { return *slots_[(next_seq_ + j) % tuning::kStreams]; } // j = 0: oldest chunk
+    uint32_t traced(const ChunkSlot &s) const { return s.seq - trace_base_; }
     void upload_scopes(FlatScopes f);
-    void reserve_pairs(size_t n);
-    void join_split_pairs(size_t &total) const;
+    void join_split_pairs(PairBatch &b) const;
 
     GpuOptions opts_;
     AcBlob blob_;
@@ -106,8 +114,10 @@ class CudaMatcher final : public GpuMatcher {
     // scan_set_pairs(): scopes (host copy and device arrays), payload meta, output.
     FlatScopes scopes_;
     DeviceScopes d_scopes_;
-    unsigned long long *h_pairs_ = nullptr; // pinned pair words
-    size_t pairs_cap_ = 0;
+    PairBatch pair_batches_[kPendingBatches]; // submitted batch i fills pair_batches_[i % kPendingBatches]
+    uint64_t submitted_ = 0, collected_ = 0;
+    uint32_t next_seq_ = 0;   // chunks staged so far; the next goes to slot next_seq_ % kStreams
+    uint32_t trace_base_ = 0; // seq of the traced timeline's first chunk
 };
 
 template <typename T> T *upload(const std::vector<T> &v, const char *what) {
@@ -149,7 +159,6 @@ CudaMatcher::~CudaMatcher() {
     cudaFree(d_blob_);
     for (uint8_t *p : h_user_) cudaFreeHost(p);
     d_scopes_.free();
-    cudaFreeHost(h_pairs_);
 }
 
 void CudaMatcher::upload_scopes(FlatScopes f) {
@@ -166,22 +175,12 @@ void CudaMatcher::set_scopes(const std::vector<PatternScope> &scopes) {
     upload_scopes(flatten_scopes(scopes, d_view_.num_patterns));
 }
 
-// Grows the pinned pair buffer to n words at least, keeping its contents:
-// waits for the copies into it still in flight first.
-void CudaMatcher::reserve_pairs(size_t n) {
-    if (n <= pairs_cap_) return;
-    sync_slots();
-    const size_t cap = std::max(n + n / 2, size_t{1} << 16);
-    unsigned long long *bigger = host_alloc<unsigned long long>(cap, "set pairs");
-    if (h_pairs_) std::memcpy(bigger, h_pairs_, pairs_cap_ * sizeof(unsigned long long));
-    cudaFreeHost(h_pairs_);
-    h_pairs_ = bigger;
-    pairs_cap_ = cap;
-}
-
 uint8_t *CudaMatcher::pinned_buffer(size_t bytes, unsigned slot) {
     if (slot >= kPinnedSlots) throw GpuError("pinned_buffer: slot " + std::to_string(slot) + " out of range");
     if (bytes > h_user_bytes_[slot]) {
+        if (pending_set_batches())
+            throw std::logic_error("pinned_buffer: cannot grow a buffer while " + std::to_string(pending_set_batches()) +
+                                   " submitted batches are not collected (they may lie in it)");
         WM_CUDA_CHECK(cudaSetDevice(opts_.device));
         cudaFreeHost(h_user_[slot]);
         h_user_[slot] = nullptr;
@@ -222,7 +221,7 @@ void CudaMatcher::run_kernel(ChunkSlot &s, EmitKind kind) {
 // scan(): the kernel, then its counts to the host.
 void CudaMatcher::launch(ChunkSlot &s, EmitKind kind) {
     run_kernel(s, kind);
-    trace_.gpu(s.seq, ChunkTrace::kScanned, s.stream);
+    trace_.gpu(traced(s), ChunkTrace::kScanned, s.stream);
     WM_CUDA_CHECK(cudaMemcpyAsync(s.h_count, s.d_count, 2 * sizeof(uint32_t), cudaMemcpyDeviceToHost, s.stream));
 }
 
@@ -233,7 +232,7 @@ void CudaMatcher::launch(ChunkSlot &s, EmitKind kind) {
 // sort covers sort_n keys, padded past the real ones.
 void CudaMatcher::launch_pairs(ChunkSlot &s, bool filter) {
     run_kernel(s, EmitKind::SetKeys);
-    trace_.gpu(s.seq, ChunkTrace::kScanned, s.stream);
+    trace_.gpu(traced(s), ChunkTrace::kScanned, s.stream);
     const SortKeyCodec codec = sort_key_codec(d_view_.num_patterns, s.chunk.first_payload);
     const uint64_t most_pairs = (uint64_t{s.chunk.last_payload} - s.chunk.first_payload + 1) * d_view_.num_patterns;
     s.sort_n = static_cast<uint32_t>(std::min<uint64_t>(s.capacity, most_pairs));
@@ -252,7 +251,7 @@ void CudaMatcher::launch_pairs(ChunkSlot &s, bool filter) {
                              s.sort_tmp_bytes, s.stream);
     ac_sorted_keys_to_pairs(s.d_pairs, d_n, s.sort_n, codec, d_scopes_.id, s.stream);
     WM_CUDA_CHECK(cudaMemcpyAsync(s.h_count, s.d_count, 3 * sizeof(uint32_t), cudaMemcpyDeviceToHost, s.stream));
-    trace_.gpu(s.seq, ChunkTrace::kPassed, s.stream);
+    trace_.gpu(traced(s), ChunkTrace::kPassed, s.stream);
 }
 
 // Waits for what launch(s) enqueued; on overflow grows the outputs and
@@ -302,27 +301,50 @@ void CudaMatcher::finish(ChunkSlot &s, OutputMode mode, std::vector<Match> &out)
     s.busy = false;
 }
 
-// scan_set_pairs(): waits for the chunk's passes and enqueues the copy of its
-// pairs to h_pairs_[total, ...) without waiting for it (run_chunks() waits
-// for all copies at the end).
-void CudaMatcher::finish_pairs(ChunkSlot &s, bool filter, size_t &total) {
-    trace_.host(s.seq, ChunkTrace::kWaitBegin);
-    const uint32_t found = collect(s, [&](ChunkSlot &c) { launch_pairs(c, filter); });
-    trace_.host(s.seq, ChunkTrace::kWaitEnd);
-    const uint32_t n = filter ? s.h_count[2] : found;
+// Set pairs: waits for the chunk's passes and enqueues the copy of its pairs
+// into its batch's buffer without waiting for it (collect_set_pairs() waits).
+void CudaMatcher::finish_pairs(ChunkSlot &s) {
+    PairBatch &b = *s.pair_batch;
+    trace_.host(traced(s), ChunkTrace::kWaitBegin);
+    const uint32_t found = collect(s, [&](ChunkSlot &c) { launch_pairs(c, b.filter); });
+    trace_.host(traced(s), ChunkTrace::kWaitEnd);
+    const uint32_t n = b.filter ? s.h_count[2] : found;
     if (n > 0) {
-        reserve_pairs(total + n);
-        WM_CUDA_CHECK(cudaMemcpyAsync(h_pairs_ + total, s.d_pairs, size_t{n} * sizeof(unsigned long long),
-                                      cudaMemcpyDeviceToHost, s.stream));
-        trace_.gpu(s.seq, ChunkTrace::kCopiedBack, s.stream);
-        total += n;
+        b.append(s.d_pairs, n, s.seq % tuning::kStreams, s.stream);
+        trace_.gpu(traced(s), ChunkTrace::kCopiedBack, s.stream);
     }
     s.busy = false;
+    s.pair_batch = nullptr;
+}
+
+// Finishes the set-pair chunks in flight (of batch `only`, or all), oldest first.
+void CudaMatcher::finish_pending_chunks(const PairBatch *only) {
+    try {
+        for (uint32_t j = 0; j < tuning::kStreams; ++j) {
+            ChunkSlot &s = slot_at(j);
+            if (s.busy && s.pair_batch && (!only || s.pair_batch == only)) finish_pairs(s);
+        }
+    } catch (...) {
+        drop_after_failure();
+        throw;
+    }
+}
+
+// After a failure: waits for every stream, frees the slots and drops the
+// pending batches (their chunks are half done).
+void CudaMatcher::drop_after_failure() {
+    for (auto &slot : slots_) {
+        cudaStreamSynchronize(slot->stream);
+        slot->busy = false;
+        slot->pair_batch = nullptr;
+    }
+    for (auto &b : pair_batches_) b.abandon();
+    collected_ = submitted_;
 }
 
 // A payload that spanned chunks may repeat pairs across the boundary: order by
 // (payload, pattern index) again and drop repeats (ids map back to patterns).
-void CudaMatcher::join_split_pairs(size_t &total) const {
+void CudaMatcher::join_split_pairs(PairBatch &b) const {
     std::vector<std::pair<uint32_t, uint32_t>> by_id(scopes_.id.size()); // (id, pattern)
     for (uint32_t p = 0; p < by_id.size(); ++p) by_id[p] = {scopes_.id[p], p};
     std::sort(by_id.begin(), by_id.end());
@@ -333,49 +355,48 @@ void CudaMatcher::join_split_pairs(size_t &total) const {
     auto less = [&](unsigned long long a, unsigned long long b) {
         return (a >> 32) != (b >> 32) ? (a >> 32) < (b >> 32) : pattern_of(a) < pattern_of(b);
     };
-    if (!std::is_sorted(h_pairs_, h_pairs_ + total, less)) std::sort(h_pairs_, h_pairs_ + total, less);
-    total = static_cast<size_t>(std::unique(h_pairs_, h_pairs_ + total) - h_pairs_);
+    unsigned long long *p = b.pairs();
+    if (!std::is_sorted(p, p + b.total, less)) std::sort(p, p + b.total, less);
+    b.total = static_cast<size_t>(std::unique(p, p + b.total) - p);
 }
 
 // Runs the batch through the slots round-robin, kStreams chunks in flight:
-// launch(slot) enqueues a staged chunk's device work, done(slot) consumes it,
-// oldest first (so results come in payload order). Returns whether some
-// payload spanned chunks.
+// launch(slot) enqueues a staged chunk's device work, done(slot) consumes a
+// chunk, oldest first (so results come in payload order). With drain, every
+// chunk is consumed before returning; without, the batch's last chunks stay in
+// flight (submit_set_pairs()). Returns whether some payload spanned chunks.
 template <typename Launch, typename Done>
-bool CudaMatcher::run_chunks(const BatchView &batch, Launch launch, Done done, const PayloadMeta *meta) {
+bool CudaMatcher::run_chunks(const BatchView &batch, Launch launch, Done done, const PayloadMeta *meta, bool drain) {
     ChunkPlanner plan(batch, chunk_bytes_, chunk_segs_, tuning::kTileBytes, d_view_.max_len, true);
     const bool pinned = is_pinned(batch.data, batch.offsets[batch.count]);
     bool split = false;
-    trace_.begin(slots_[0]->stream);
+    const bool idle = std::none_of(std::begin(slots_), std::end(slots_), [](const auto &s) { return s->busy; });
+    if (idle) { // a timeline starts from an idle pipeline
+        trace_.begin(slot_at(0).stream);
+        trace_base_ = next_seq_;
+    }
     try {
-        uint32_t k = 0;
-        for (;; ++k) {
-            ChunkSlot &s = *slots_[k % tuning::kStreams];
+        for (;;) {
+            ChunkSlot &s = slot_at(0);
             if (s.busy) done(s);
             if (!plan.next(s.chunk)) break;
             split |= s.chunk.splits_payload;
-            s.seq = k;
+            s.seq = next_seq_++;
             s.stage(batch, pinned, meta);
-            trace_.host(k, ChunkTrace::kStaged, k % tuning::kStreams, s.chunk.bytes);
-            trace_.gpu(k, ChunkTrace::kCopyStart, s.stream);
+            trace_.host(traced(s), ChunkTrace::kStaged, s.seq % tuning::kStreams, s.chunk.bytes);
+            trace_.gpu(traced(s), ChunkTrace::kCopyStart, s.stream);
             s.submit();
-            trace_.gpu(k, ChunkTrace::kCopied, s.stream);
+            trace_.gpu(traced(s), ChunkTrace::kCopied, s.stream);
             launch(s);
             s.busy = true;
         }
-        // Slot k % kStreams is free, (k + 1) holds the oldest.
-        for (uint32_t j = 1; j <= tuning::kStreams; ++j) {
-            ChunkSlot &s = *slots_[(k + j) % tuning::kStreams];
-            if (s.busy) done(s);
-        }
+        if (!drain) return split;
+        for (uint32_t j = 0; j < tuning::kStreams; ++j)
+            if (slot_at(j).busy) done(slot_at(j));
         sync_slots(); // copies done() left in flight
         trace_.end();
     } catch (...) {
-        for (auto &slot : slots_) {
-            ChunkSlot &s = *slot;
-            cudaStreamSynchronize(s.stream);
-            s.busy = false;
-        }
+        drop_after_failure();
         throw;
     }
     return split;
@@ -385,26 +406,60 @@ void CudaMatcher::scan(const BatchView &batch, OutputMode mode, std::vector<Matc
     out.clear();
     if (batch.count == 0 || d_view_.num_groups == 0) return;
     WM_CUDA_CHECK(cudaSetDevice(opts_.device));
+    finish_pending_chunks(); // the slots are this call's now
     const EmitKind kind = mode == OutputMode::Set ? EmitKind::SetKeys : EmitKind::Positions;
-    const bool split =
-        run_chunks(batch, [&](ChunkSlot &s) { launch(s, kind); }, [&](ChunkSlot &s) { finish(s, mode, out); });
+    const bool split = run_chunks(
+        batch, [&](ChunkSlot &s) { launch(s, kind); }, [&](ChunkSlot &s) { finish(s, mode, out); }, nullptr, true);
     // Chunks come back sorted, in payload order; a payload spanning chunks
     // may repeat a pair and break the order at the boundary.
     if (mode == OutputMode::Set) join_set_chunks(out, split);
 }
 
 size_t CudaMatcher::scan_set_pairs(const BatchView &batch, const PayloadMeta *meta, const SetPair **pairs) {
-    *pairs = reinterpret_cast<const SetPair *>(h_pairs_);
-    if (batch.count == 0 || d_view_.num_groups == 0) return 0;
+    if (pending_set_batches())
+        throw std::logic_error("scan_set_pairs: " + std::to_string(pending_set_batches()) +
+                               " submitted batches are not collected; collect them first");
+    submit_set_pairs(batch, meta);
+    return collect_set_pairs(pairs);
+}
+
+void CudaMatcher::submit_set_pairs(const BatchView &batch, const PayloadMeta *meta) {
+    if (pending_set_batches() >= kPendingBatches)
+        throw std::logic_error("submit_set_pairs: " + std::to_string(kPendingBatches) +
+                               " batches already submitted and not collected; collect one first");
+    PairBatch &b = pair_batches_[submitted_ % kPendingBatches];
+    b.start(meta && scopes_.any_constraint);
+    ++submitted_;
+    if (batch.count == 0 || d_view_.num_groups == 0) return;
     WM_CUDA_CHECK(cudaSetDevice(opts_.device));
-    const bool filter = meta && scopes_.any_constraint;
-    size_t total = 0;
-    const bool split = run_chunks(
-        batch, [&](ChunkSlot &s) { launch_pairs(s, filter); }, [&](ChunkSlot &s) { finish_pairs(s, filter, total); },
-        filter ? meta : nullptr);
-    if (split) join_split_pairs(total);
-    *pairs = reinterpret_cast<const SetPair *>(h_pairs_);
-    return total;
+    b.split = run_chunks(
+        batch,
+        [&](ChunkSlot &s) {
+            s.pair_batch = &b;
+            launch_pairs(s, b.filter);
+        },
+        [&](ChunkSlot &s) { finish_pairs(s); }, b.filter ? meta : nullptr, false);
+}
+
+size_t CudaMatcher::collect_set_pairs(const SetPair **pairs) {
+    if (!pending_set_batches()) throw std::logic_error("collect_set_pairs: no batch submitted");
+    PairBatch &b = pair_batches_[collected_ % kPendingBatches];
+    WM_CUDA_CHECK(cudaSetDevice(opts_.device));
+    finish_pending_chunks(&b);
+    try {
+        b.wait();
+    } catch (...) {
+        drop_after_failure();
+        throw;
+    }
+    ++collected_;
+    if (b.split) join_split_pairs(b);
+    if (trace_.on() && !pending_set_batches()) {
+        sync_slots();
+        trace_.end();
+    }
+    *pairs = reinterpret_cast<const SetPair *>(b.pairs());
+    return b.total;
 }
 
 void CudaMatcher::count(const BatchView &batch, std::vector<uint64_t> &per_pattern) {
@@ -412,6 +467,7 @@ void CudaMatcher::count(const BatchView &batch, std::vector<uint64_t> &per_patte
     per_pattern.assign(P, 0);
     if (batch.count == 0 || d_view_.num_groups == 0) return;
     WM_CUDA_CHECK(cudaSetDevice(opts_.device));
+    finish_pending_chunks(); // the slots are this call's now
     for (auto &slot : slots_)
         WM_CUDA_CHECK(cudaMemsetAsync(slot->d_counters, 0, size_t{P} * 8, slot->stream));
     ChunkPlanner plan(batch, chunk_bytes_, chunk_segs_, tuning::kTileBytes, d_view_.max_len, true);

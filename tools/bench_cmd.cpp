@@ -105,9 +105,11 @@ struct Result {
 // pinned: the corpus is first copied (untimed) into the scanner's own batch
 // buffer, as a capture loop would write payloads in place; the GPU then
 // copies straight from page-locked memory.
-// Delivery: a callback per match (wm_scan_batch) or one array of set hits
-// per batch (wm_scan_batch_set, summed the same way).
-enum class Delivery { Callback, SetArray };
+// Delivery: a callback per match (wm_scan_batch), one array of set hits per
+// batch (wm_scan_batch_set, summed the same way), or the same arrays with the
+// batches pipelined two deep (wm_scan_batch_set_submit: batch i + 1 is
+// submitted before batch i is collected).
+enum class Delivery { Callback, SetArray, SetPipelined };
 
 Result run_scanners(const wm_ruleset_t *rs, const Corpus &c, const Batches &b, int backend, int mode,
                     int threads, const std::string &name, int repeats, bool pinned = false,
@@ -149,6 +151,20 @@ Result run_scanners(const wm_ruleset_t *rs, const Corpus &c, const Batches &b, i
         std::vector<std::thread> pool;
         for (int t = 0; t < threads; ++t)
             pool.emplace_back([&, t] {
+                if (delivery == Delivery::SetPipelined) {
+                    auto collect = [&] {
+                        const wm_set_hit_t *hits = nullptr;
+                        size_t n = 0;
+                        wm_scan_batch_set_collect(sc[t], &hits, &n, nullptr);
+                        matches[t] += n;
+                    };
+                    for (size_t i = t, k = 0; i < views.size(); i += threads, ++k) {
+                        wm_scan_batch_set_submit(sc[t], &views[i], nullptr);
+                        if (k > 0) collect();
+                    }
+                    if (static_cast<size_t>(t) < views.size()) collect();
+                    return;
+                }
                 for (size_t i = t; i < views.size(); i += threads) {
                     if (delivery == Delivery::Callback) {
                         wm_scan_batch(sc[t], &views[i], count_match, &matches[t], nullptr);
@@ -262,6 +278,9 @@ int run_bench(const BenchArgs &a) {
     res.push_back(run_scanners(rs, c, batches, WM_BACKEND_GPU, WM_OUTPUT_SET, 1,
                                "gpu plugin-path set array (pinned)", a.repeats, true,
                                Delivery::SetArray));
+    res.push_back(run_scanners(rs, c, batches, WM_BACKEND_GPU, WM_OUTPUT_SET, 1,
+                               "gpu plugin-path set array pipelined", a.repeats, true,
+                               Delivery::SetPipelined));
     res.push_back(run_scanners(rs, c, batches, WM_BACKEND_GPU, WM_OUTPUT_SET, 1,
                                "gpu plugin-path set array (pageable)", a.repeats, false,
                                Delivery::SetArray));

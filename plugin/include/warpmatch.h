@@ -15,6 +15,9 @@
  *                               A single payload is a batch of one.
  *      wm_scan_batch_set()      the distinct rules per payload as one array
  *                               (the IDS prefilter's question; fastest path).
+ *      wm_scan_batch_set_submit() / _collect()
+ *                               the same, pipelined: batch N + 1 is copied to
+ *                               the GPU while batch N is still being scanned.
  *   4. wm_scanner_free(), wm_ruleset_free().
  *
  * Conventions:
@@ -50,7 +53,7 @@ extern "C" {
 /* ------------------------------------------------------------------ */
 
 #define WM_VERSION_MAJOR 0
-#define WM_VERSION_MINOR 3
+#define WM_VERSION_MINOR 4
 #define WM_VERSION_PATCH 0
 /** ABI version: bumped whenever a public struct layout or signature changes. */
 #define WM_ABI_VERSION 2
@@ -262,6 +265,18 @@ WM_API const char *wm_scanner_backend_reason(const wm_scanner_t *sc);
 WM_API int wm_scanner_batch_buffer(wm_scanner_t *sc, size_t bytes, uint8_t **buf,
                                    wm_error_t **err);
 
+/** Batch buffers a scanner owns: wm_scanner_batch_buffer() is slot 0. */
+#define WM_BATCH_BUFFER_SLOTS 2
+/**
+ * wm_scanner_batch_buffer() for slot 0 or 1, so that a host can fill one
+ * batch while the scanner still works on the other (with
+ * wm_scan_batch_set_submit). Valid until the next call for the same slot or
+ * wm_scanner_free. A slot cannot grow while submitted batches are not
+ * collected (WM_INVALID). wm_replay_file*() reuse both slots.
+ */
+WM_API int wm_scanner_batch_buffer_at(wm_scanner_t *sc, unsigned slot, size_t bytes, uint8_t **buf,
+                                      wm_error_t **err);
+
 /** Transport protocol of a payload, for rules with `protocol:`. */
 typedef enum wm_proto { WM_PROTO_ANY = 0, WM_PROTO_TCP = 6, WM_PROTO_UDP = 17 } wm_proto;
 
@@ -315,6 +330,38 @@ typedef struct wm_set_hit {
  */
 WM_API int wm_scan_batch_set(wm_scanner_t *sc, const wm_batch_t *batch, const wm_set_hit_t **hits,
                              size_t *count, wm_error_t **err);
+
+/** Batches wm_scan_batch_set_submit() accepts before one is collected. */
+#define WM_SET_PIPELINE_DEPTH 2
+/**
+ * wm_scan_batch_set(), pipelined across batches. Submit queues a batch and
+ * returns; on the GPU backend its copies, scan and result copies are left in
+ * flight, so a host that submits batch N + 1 before collecting batch N keeps
+ * the PCIe link busy instead of draining the pipeline at every batch:
+ *
+ *     submit(b0); for (i = 1; i < n; ++i) { submit(b[i]); collect(&hits); use(hits); }
+ *     collect(&hits); use(hits);
+ *
+ * Collect returns the oldest submitted batch's hits and status exactly as
+ * wm_scan_batch_set would have (verification included). Rules:
+ *   - at most WM_SET_PIPELINE_DEPTH batches submitted and not collected
+ *     (another submit returns WM_INVALID); collect with none returns WM_INVALID;
+ *   - a submitted batch's bytes, offsets and meta must stay valid and
+ *     unchanged until it is collected (use two batch buffers, see
+ *     wm_scanner_batch_buffer_at);
+ *   - the hits are valid until the scanner's next call;
+ *   - wm_scan_batch, wm_scan_batch_set and replay return WM_INVALID while
+ *     batches are pending;
+ *   - a GPU failure under WM_BACKEND_AUTO rescans the pending batches on the
+ *     CPU; under WM_BACKEND_GPU it returns WM_GPU_ERROR, drops them and says
+ *     how many.
+ * On the CPU backend (and for batches sampled for verification, or rule sets
+ * with approximate or align rules) submit scans at once; the results are the
+ * same.
+ */
+WM_API int wm_scan_batch_set_submit(wm_scanner_t *sc, const wm_batch_t *batch, wm_error_t **err);
+WM_API int wm_scan_batch_set_collect(wm_scanner_t *sc, const wm_set_hit_t **hits, size_t *count,
+                                     wm_error_t **err);
 
 /** Counters since the scanner was created. */
 typedef struct wm_scanner_stats {

@@ -7,6 +7,7 @@
 
 #include <chrono>
 #include <cstring>
+#include <string>
 
 using namespace wm;
 
@@ -158,23 +159,80 @@ WM_API int wm_scan_batch_set(wm_scanner_t *sc, const wm_batch_t *batch, const wm
     }
 }
 
-WM_API int wm_scanner_batch_buffer(wm_scanner_t *sc, size_t bytes, uint8_t **buf,
-                                   wm_error_t **err) {
+WM_API int wm_scan_batch_set_submit(wm_scanner_t *sc, const wm_batch_t *batch, wm_error_t **err) {
     if (err)
         *err = nullptr;
-    if (!sc || !buf || bytes == 0)
-        return set_error(err, WM_INVALID,
-                         "wm_scanner_batch_buffer: sc, buf and bytes > 0 are required");
-    *buf = nullptr;
+    if (!sc || !batch)
+        return set_error(err, WM_INVALID, "wm_scan_batch_set_submit: sc and batch must be non-null");
+    if (int rc = check_batch("wm_scan_batch_set_submit", batch, err); rc != WM_SUCCESS)
+        return rc;
     if (!sc->scanner.try_acquire())
-        return set_error(err, WM_SCRATCH_IN_USE, "wm_scanner_batch_buffer: scanner in use");
+        return set_error(err, WM_SCRATCH_IN_USE,
+                         "wm_scan_batch_set_submit: scanner in use by another thread; create one per thread");
     Holding hold{sc->scanner};
     try {
-        *buf = sc->scanner.batch_buffer(bytes);
+        sc->scanner.submit_set(BatchView{batch->data, batch->offsets, batch->count, batch->meta});
         return WM_SUCCESS;
     } catch (...) {
         return status_from_current_exception(err);
     }
+}
+
+WM_API int wm_scan_batch_set_collect(wm_scanner_t *sc, const wm_set_hit_t **hits, size_t *count,
+                                     wm_error_t **err) {
+    if (err)
+        *err = nullptr;
+    if (!hits || !count)
+        return set_error(err, WM_INVALID, "wm_scan_batch_set_collect: hits and count must be non-null");
+    *hits = nullptr;
+    *count = 0;
+    if (!sc)
+        return set_error(err, WM_INVALID, "wm_scan_batch_set_collect: sc must be non-null");
+    if (!sc->scanner.try_acquire())
+        return set_error(err, WM_SCRATCH_IN_USE,
+                         "wm_scan_batch_set_collect: scanner in use by another thread; create one per thread");
+    Holding hold{sc->scanner};
+    try {
+        const int rc = sc->scanner.collect_set(hits, count);
+        return rc == WM_VERIFY_MISMATCH ? verify_mismatch(sc->scanner, err) : WM_SUCCESS;
+    } catch (...) {
+        *hits = nullptr;
+        *count = 0;
+        return status_from_current_exception(err);
+    }
+}
+
+namespace {
+int batch_buffer_call(const char *fn, wm_scanner_t *sc, unsigned slot, size_t bytes, uint8_t **buf,
+                      wm_error_t **err) {
+    if (err)
+        *err = nullptr;
+    if (!sc || !buf || bytes == 0)
+        return set_error(err, WM_INVALID, std::string(fn) + ": sc, buf and bytes > 0 are required");
+    *buf = nullptr;
+    if (slot >= WM_BATCH_BUFFER_SLOTS)
+        return set_error(err, WM_INVALID,
+                         std::string(fn) + ": slot " + std::to_string(slot) + " out of range (0 or 1)");
+    if (!sc->scanner.try_acquire())
+        return set_error(err, WM_SCRATCH_IN_USE, std::string(fn) + ": scanner in use");
+    Holding hold{sc->scanner};
+    try {
+        *buf = sc->scanner.batch_buffer(bytes, slot);
+        return WM_SUCCESS;
+    } catch (...) {
+        return status_from_current_exception(err);
+    }
+}
+} // namespace
+
+WM_API int wm_scanner_batch_buffer(wm_scanner_t *sc, size_t bytes, uint8_t **buf,
+                                   wm_error_t **err) {
+    return batch_buffer_call("wm_scanner_batch_buffer", sc, 0, bytes, buf, err);
+}
+
+WM_API int wm_scanner_batch_buffer_at(wm_scanner_t *sc, unsigned slot, size_t bytes, uint8_t **buf,
+                                      wm_error_t **err) {
+    return batch_buffer_call("wm_scanner_batch_buffer_at", sc, slot, bytes, buf, err);
 }
 
 WM_API void wm_scanner_stats_init(wm_scanner_stats_t *st) {

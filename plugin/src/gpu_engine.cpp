@@ -77,6 +77,17 @@ size_t GpuEngine::scan_set_hits(const BatchView &batch, const wm_set_hit_t **hit
     return n;
 }
 
+void GpuEngine::submit_set_hits(const BatchView &batch) {
+    matcher_->submit_set_pairs(gpu_view(batch), reinterpret_cast<const gpu::PayloadMeta *>(batch.meta));
+}
+
+size_t GpuEngine::collect_set_hits(const wm_set_hit_t **hits) {
+    const gpu::SetPair *pairs = nullptr;
+    const size_t n = matcher_->collect_set_pairs(&pairs);
+    *hits = reinterpret_cast<const wm_set_hit_t *>(pairs);
+    return n;
+}
+
 void GpuEngine::scan(const BatchView &batch, wm_output_mode mode, std::vector<Match> &out) {
     const gpu::BatchView view = gpu_view(batch);
     std::vector<gpu::Match> &found = found_;

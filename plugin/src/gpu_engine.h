@@ -26,6 +26,9 @@ class GpuEngine final : public Engine {
     // payload) hits that pass the rules' protocol/port scopes (batch.meta),
     // ordered by (payload, rule), in pinned memory valid until the next scan.
     size_t scan_set_hits(const BatchView &batch, const wm_set_hit_t **hits);
+    // The same pipelined (GpuMatcher::submit_set_pairs / collect_set_pairs).
+    void submit_set_hits(const BatchView &batch);
+    size_t collect_set_hits(const wm_set_hit_t **hits);
     std::string describe() const;
     uint8_t *pinned_buffer(size_t bytes, unsigned slot = 0);
 

@@ -63,6 +63,7 @@ void fill_stats(const stream::StreamPipeline &pl, double seconds, wm_replay_stat
 int replay_file_ex(Scanner &sc, const std::string &path, const wm_replay_options_t &opts,
                    const ReplayCallbacks &cb, wm_replay_stats_t &stats,
                    wm_stream_stats_t *stream_stats, std::string *error) {
+    sc.refuse_while_pending("replay");
     if (!opts.streams)
         return replay_file(sc, path, cb, stats, error, ReplayTuning{opts.read_threads, opts.window_bytes});
     const auto t0 = Clock::now();
@@ -112,6 +113,7 @@ int replay_file_ex(Scanner &sc, const std::string &path, const wm_replay_options
 int live_capture(Scanner &sc, stream::LiveCapture &cap, const wm_live_options_t &opts,
                  const std::atomic<bool> &stop, wm_alert_fn on_alert, void *alert_ctx,
                  wm_live_stats_t &stats, wm_stream_stats_t &stream_stats, std::string *error) {
+    sc.refuse_while_pending("live capture");
     const auto t0 = Clock::now();
     ScannerForStreams scanner(sc);
     auto po = pipeline_options(opts.streams, opts.verify_streams, opts.stream);

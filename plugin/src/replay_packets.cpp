@@ -177,6 +177,7 @@ unsigned default_threads() {
 
 int replay_file(Scanner &sc, const std::string &path, const ReplayCallbacks &cb,
                 wm_replay_stats_t &stats, std::string *error, const ReplayTuning &tuning) {
+    sc.refuse_while_pending("replay");
     const auto t0 = Clock::now();
     auto last_progress = t0;
     const bool gpu = sc.backend() == WM_BACKEND_GPU;

@@ -128,6 +128,8 @@ uint8_t *Scanner::batch_buffer(size_t bytes, unsigned slot) {
     if (backend_ == WM_BACKEND_GPU)
         return static_cast<GpuEngine *>(primary_.get())->pinned_buffer(bytes, slot);
     std::vector<uint8_t> &b = host_buffer_[slot];
+    if (b.size() < bytes && !pending_.empty()) // as GpuMatcher::pinned_buffer refuses
+        throw std::logic_error("batch_buffer: cannot grow a buffer while submitted batches are not collected");
     if (b.size() < bytes)
         b.resize(bytes);
     return b.data();
@@ -145,6 +147,12 @@ void Scanner::filter_by_meta(const BatchView &batch, std::vector<Match> &m) cons
             m.end());
 }
 
+void Scanner::uncount_batch(const BatchView &batch) {
+    stats_.batches--;
+    stats_.payloads -= batch.count;
+    stats_.bytes -= batch.count ? batch.offsets[batch.count] - batch.offsets[0] : 0;
+}
+
 void Scanner::count_batch(const BatchView &batch, size_t matches, double engine_seconds) {
     stats_.engine_seconds += engine_seconds;
     stats_.batches++;
@@ -154,6 +162,7 @@ void Scanner::count_batch(const BatchView &batch, size_t matches, double engine_
 }
 
 int Scanner::scan(const BatchView &batch, std::vector<Match> &out) {
+    refuse_while_pending("wm_scan_batch");
     return scan_in_mode(batch, static_cast<wm_output_mode>(mode_), out);
 }
 
@@ -161,11 +170,16 @@ int Scanner::scan(const BatchView &batch, std::vector<Match> &out) {
 // the device's pinned pairs as they are; anything else takes the general path
 // in set mode (same pairs: the scopes equal filter_by_meta, the order is
 // payload then rule index, and rule ids ascend with the index).
+bool Scanner::gpu_set_fast_path() const {
+    const bool verify_due = checker_ && stats_.batches % verify_every_ == 0;
+    return backend_ == WM_BACKEND_GPU && !approx_ && !align_ && !verify_due;
+}
+
 int Scanner::scan_set(const BatchView &batch, const wm_set_hit_t **hits, size_t *count) {
+    refuse_while_pending("wm_scan_batch_set");
     *hits = nullptr;
     *count = 0;
-    const bool verify_due = checker_ && stats_.batches % verify_every_ == 0;
-    if (backend_ == WM_BACKEND_GPU && !approx_ && !align_ && !verify_due) {
+    if (gpu_set_fast_path()) {
         auto t0 = std::chrono::steady_clock::now();
         size_t n = 0;
         try {
@@ -181,6 +195,13 @@ int Scanner::scan_set(const BatchView &batch, const wm_set_hit_t **hits, size_t 
         *count = n;
         return WM_SUCCESS;
     }
+    const int rc = scan_set_general(batch);
+    *hits = set_hits_.data();
+    *count = set_hits_.size();
+    return rc;
+}
+
+int Scanner::scan_set_general(const BatchView &batch) {
     const int rc = scan_in_mode(batch, WM_OUTPUT_SET, set_matches_);
     const auto &rules = rs_.rules();
     set_hits_.resize(set_matches_.size());
@@ -194,8 +215,6 @@ int Scanner::scan_set(const BatchView &batch, const wm_set_hit_t **hits, size_t 
     };
     if (!std::is_sorted(set_hits_.begin(), set_hits_.end(), less))
         std::sort(set_hits_.begin(), set_hits_.end(), less);
-    *hits = set_hits_.data();
-    *count = set_hits_.size();
     return rc;
 }
 

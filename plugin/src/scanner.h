@@ -14,6 +14,7 @@
 #include "warpmatch.h"
 
 #include <atomic>
+#include <deque>
 #include <memory>
 #include <string>
 #include <vector>
@@ -42,6 +43,21 @@ class Scanner {
     // Same returns and throws as scan().
     int scan_set(const BatchView &batch, const wm_set_hit_t **hits, size_t *count);
 
+    // wm_scan_batch_set_submit / _collect (scanner_pipeline.cpp): scan_set()
+    // pipelined. submit_set() queues a batch: on the GPU fast path its chunks
+    // stay in flight, so the next batch's copies overlap its scan; any other
+    // path (CPU backend, a batch sampled for verification, approximate or
+    // align rules) scans it at once and keeps the result. collect_set()
+    // returns the oldest queued batch's hits and status, as scan_set() would
+    // have. At most kPendingSetBatches queued; scan(), scan_set() and replay
+    // refuse to run while any is (StatusError WM_INVALID).
+    static constexpr unsigned kPendingSetBatches = 2;
+    void submit_set(const BatchView &batch);
+    int collect_set(const wm_set_hit_t **hits, size_t *count);
+    size_t pending_set() const { return pending_.size(); }
+    // Throws StatusError(WM_INVALID) naming `what` while batches are queued.
+    void refuse_while_pending(const char *what) const;
+
     // Differences found by the last scan, "payload P rule R [s,e): gpu only".
     const std::vector<Match> &gpu_only() const { return gpu_only_; }
     const std::vector<Match> &cpu_only() const { return cpu_only_; }
@@ -49,7 +65,7 @@ class Scanner {
     // Page-locked on the GPU backend (see wm_scanner_batch_buffer). slot
     // (0 or 1) picks one of two buffers: replay fills one while the other is
     // scanned.
-    static constexpr unsigned kBatchBufferSlots = 2;
+    static constexpr unsigned kBatchBufferSlots = WM_BATCH_BUFFER_SLOTS;
     uint8_t *batch_buffer(size_t bytes, unsigned slot = 0);
 
     const wm_scanner_stats_t &stats() const { return stats_; }
@@ -59,6 +75,19 @@ class Scanner {
     void release() { busy_.store(false); }
 
   private:
+    // A queued set batch (submit_set): in flight on the GPU, or its result.
+    struct PendingSet {
+        BatchView batch{};
+        bool on_gpu = false;
+        int rc = WM_SUCCESS;
+        std::vector<wm_set_hit_t> hits;
+        std::vector<Match> gpu_only, cpu_only;
+    };
+    bool gpu_set_fast_path() const;
+    int scan_set_general(const BatchView &batch); // into set_hits_
+    void keep_result(PendingSet &p, int rc);
+    void pipeline_gpu_failed(const std::exception &e);
+    void uncount_batch(const BatchView &batch);
     int scan_in_mode(const BatchView &batch, wm_output_mode mode, std::vector<Match> &out);
     void count_batch(const BatchView &batch, size_t matches, double engine_seconds);
     void filter_by_meta(const BatchView &batch, std::vector<Match> &m) const;
@@ -88,6 +117,8 @@ class Scanner {
     std::vector<Match> gpu_only_, cpu_only_, check_buf_;
     std::vector<Match> set_matches_;     // scan_set() on the general path
     std::vector<wm_set_hit_t> set_hits_; // ... and its hits
+    std::deque<PendingSet> pending_;       // submit_set(), oldest first
+    std::vector<wm_set_hit_t> collected_;  // collect_set()'s hits when scanned at submit
     std::vector<uint8_t> host_buffer_[kBatchBufferSlots]; // batch_buffer() on the CPU backend
     wm_scanner_stats_t stats_{};
     std::atomic<bool> busy_{false};

@@ -53,7 +53,7 @@ int stop_now(uint32_t, uint32_t, uint32_t, uint32_t, void *) { return 1; }
 
 TEST(Abi, Versions) {
     EXPECT_EQ(wm_abi_version(), WM_ABI_VERSION);
-    EXPECT_NE(std::string(wm_version()).find("0.3.0"), std::string::npos);
+    EXPECT_NE(std::string(wm_version()).find("0.4.0"), std::string::npos);
     EXPECT_STREQ(wm_status_name(WM_RULE_ERROR), "WM_RULE_ERROR");
     EXPECT_STREQ(wm_status_name(12345), "WM_UNKNOWN_STATUS");
 }
@@ -242,6 +242,82 @@ TEST_F(Fixture, ScanBatchSetArgumentChecks) {
     wm_error_free(err);
     wm_batch_t empty{reinterpret_cast<const uint8_t *>(data), offsets, 0, nullptr};
     EXPECT_EQ(wm_scan_batch_set(sc, &empty, &hits, &n, nullptr), WM_INVALID);
+}
+
+// Pipelined set scans: the hits of each batch as wm_scan_batch_set gives them;
+// misuse gets WM_INVALID with a message naming the call.
+TEST_F(Fixture, ScanBatchSetPipelined) {
+    const char d0[] = "abcxAB", d1[] = "zzzz", d2[] = "ab";
+    uint32_t o0[] = {0, 3, 6}, o1[] = {0, 4}, o2[] = {0, 2};
+    const wm_batch_t b[3] = {{reinterpret_cast<const uint8_t *>(d0), o0, 2, nullptr},
+                             {reinterpret_cast<const uint8_t *>(d1), o1, 1, nullptr},
+                             {reinterpret_cast<const uint8_t *>(d2), o2, 1, nullptr}};
+    std::vector<std::vector<std::pair<uint32_t, uint32_t>>> want;
+    for (const auto &x : b) {
+        const wm_set_hit_t *hits = nullptr;
+        size_t n = 0;
+        ASSERT_EQ(wm_scan_batch_set(sc, &x, &hits, &n, nullptr), WM_SUCCESS);
+        want.emplace_back();
+        for (size_t i = 0; i < n; ++i) want.back().push_back({hits[i].payload_index, hits[i].rule_id});
+    }
+    ASSERT_EQ(want[0].size(), 3u); // abc (10) and AB (20) in payload 0, AB (20) in payload 1
+    const wm_set_hit_t *hits = nullptr;
+    size_t n = 0;
+    for (size_t i = 0; i < 3; ++i) {
+        ASSERT_EQ(wm_scan_batch_set_submit(sc, &b[i], nullptr), WM_SUCCESS);
+        if (i == 0) continue;
+        ASSERT_EQ(wm_scan_batch_set_collect(sc, &hits, &n, nullptr), WM_SUCCESS);
+        std::vector<std::pair<uint32_t, uint32_t>> got;
+        for (size_t k = 0; k < n; ++k) got.push_back({hits[k].payload_index, hits[k].rule_id});
+        EXPECT_EQ(got, want[i - 1]) << "batch " << i - 1;
+    }
+    wm_error_t *err = nullptr;
+    EXPECT_EQ(wm_scan_batch_set_submit(sc, &b[0], nullptr), WM_SUCCESS); // batches 2 and 0 pending
+    EXPECT_EQ(wm_scan_batch_set_submit(sc, &b[1], &err), WM_INVALID);
+    ASSERT_NE(err, nullptr);
+    EXPECT_NE(std::string(err->message).find("wm_scan_batch_set_submit: 2 batches already submitted"),
+              std::string::npos)
+        << err->message;
+    wm_error_free(err);
+    std::vector<Hit> cb_hits;
+    EXPECT_EQ(wm_scan_batch(sc, &b[0], collect, &cb_hits, &err), WM_INVALID);
+    ASSERT_NE(err, nullptr);
+    EXPECT_NE(std::string(err->message).find("wm_scan_batch: 2 batch(es) submitted"), std::string::npos)
+        << err->message;
+    wm_error_free(err);
+    EXPECT_EQ(wm_scan_batch_set(sc, &b[0], &hits, &n, nullptr), WM_INVALID);
+    uint8_t *buf = nullptr;
+    EXPECT_EQ(wm_scanner_batch_buffer_at(sc, 1, 1 << 20, &buf, nullptr), WM_INVALID); // would grow
+    ASSERT_EQ(wm_scan_batch_set_collect(sc, &hits, &n, nullptr), WM_SUCCESS);
+    EXPECT_EQ(n, want[2].size());
+    ASSERT_EQ(wm_scan_batch_set_collect(sc, &hits, &n, nullptr), WM_SUCCESS);
+    EXPECT_EQ(n, want[0].size());
+    EXPECT_EQ(wm_scan_batch_set_collect(sc, &hits, &n, &err), WM_INVALID);
+    ASSERT_NE(err, nullptr);
+    EXPECT_NE(std::string(err->message).find("no batch submitted"), std::string::npos) << err->message;
+    wm_error_free(err);
+    EXPECT_EQ(hits, nullptr);
+    EXPECT_EQ(n, 0u);
+    EXPECT_EQ(wm_scan_batch_set_submit(nullptr, &b[0], nullptr), WM_INVALID);
+    EXPECT_EQ(wm_scan_batch_set_submit(sc, nullptr, nullptr), WM_INVALID);
+    EXPECT_EQ(wm_scan_batch_set_collect(nullptr, &hits, &n, nullptr), WM_INVALID);
+    EXPECT_EQ(wm_scan_batch_set_collect(sc, nullptr, &n, nullptr), WM_INVALID);
+    EXPECT_EQ(wm_scan_batch_set_collect(sc, &hits, nullptr, nullptr), WM_INVALID);
+}
+
+TEST_F(Fixture, BatchBufferSlots) {
+    uint8_t *b0 = nullptr, *b1 = nullptr;
+    ASSERT_EQ(wm_scanner_batch_buffer_at(sc, 0, 64, &b0, nullptr), WM_SUCCESS);
+    ASSERT_EQ(wm_scanner_batch_buffer_at(sc, 1, 64, &b1, nullptr), WM_SUCCESS);
+    EXPECT_NE(b0, b1);
+    std::memset(b0, 'a', 64);
+    std::memset(b1, 'b', 64); // distinct memory: b0 keeps its bytes
+    EXPECT_EQ(b0[63], 'a');
+    uint8_t *again = nullptr;
+    ASSERT_EQ(wm_scanner_batch_buffer(sc, 64, &again, nullptr), WM_SUCCESS);
+    EXPECT_EQ(again, b0); // wm_scanner_batch_buffer is slot 0
+    EXPECT_EQ(wm_scanner_batch_buffer_at(sc, WM_BATCH_BUFFER_SLOTS, 64, &b0, nullptr), WM_INVALID);
+    EXPECT_EQ(wm_scanner_batch_buffer_at(nullptr, 0, 64, &b0, nullptr), WM_INVALID);
 }
 
 TEST_F(Fixture, BatchBufferBuildsBatchesInPlace) {

@@ -2,14 +2,17 @@
 // hits equal the positions scan reduced to a set, on the CPU path here and on
 // the GPU's in-place path (skips without a device), with protocol/port
 // scopes, without meta, with verification, and with approximate rules
-// (general path on either backend).
+// (general path on either backend); and the same pipelined two batches deep
+// (submit_set / collect_set).
 #include "compiled_ruleset.h"
 #include "gpu/gpu_matcher.h"
 #include "random_rules.h"
 #include "scanner.h"
+#include "status_error.h"
 
 #include <gtest/gtest.h>
 
+#include <functional>
 #include <set>
 
 using namespace wm;
@@ -127,5 +130,107 @@ TEST(ScanSetGpu, VerifiedAndUnverifiedBatchesAgree) {
     for (int i = 0; i < 4; ++i)
         EXPECT_EQ(hits_of(gpu, b.view()), want) << "batch " << i;
     EXPECT_EQ(gpu.stats().verified_batches, 2u);
+    EXPECT_EQ(gpu.stats().verify_mismatches, 0u);
+}
+
+namespace {
+// Submits batches two deep (submit i + 1, then collect i) and returns each
+// batch's hits with its status.
+std::vector<std::vector<Hit>> pipelined(Scanner &sc, const std::vector<BatchView> &views,
+                                        std::vector<int> *rcs = nullptr) {
+    std::vector<std::vector<Hit>> out;
+    auto collect = [&] {
+        const wm_set_hit_t *hits = nullptr;
+        size_t n = 0;
+        const int rc = sc.collect_set(&hits, &n);
+        if (rcs) rcs->push_back(rc);
+        out.emplace_back();
+        for (size_t i = 0; i < n; ++i)
+            out.back().push_back({hits[i].payload_index, hits[i].rule_id});
+    };
+    for (size_t i = 0; i < views.size(); ++i) {
+        sc.submit_set(views[i]);
+        if (i > 0) collect();
+    }
+    collect();
+    return out;
+}
+
+int status_of(const std::function<void()> &f) {
+    try {
+        f();
+    } catch (const StatusError &e) {
+        return e.code();
+    }
+    return WM_SUCCESS;
+}
+} // namespace
+
+TEST(ScanSetPipeline, CpuPathEqualsOneBatchAtATimeAndRefusesMisuse) {
+    CompiledRuleSet crs(scoped_rules(5, 60));
+    std::vector<test::OwnedBatch> batches;
+    for (uint32_t i = 0; i < 5; ++i) batches.push_back(random_batch(500 + i, 50 + 40 * i));
+    std::vector<BatchView> views;
+    for (const auto &b : batches) views.push_back(b.view(true));
+    Scanner sc(crs, test::scanner_options(WM_BACKEND_CPU, WM_OUTPUT_SET));
+    const auto got = pipelined(sc, views);
+    ASSERT_EQ(got.size(), views.size());
+    for (size_t i = 0; i < views.size(); ++i)
+        EXPECT_EQ(got[i], positions_as_set(crs, views[i])) << "batch " << i;
+    EXPECT_EQ(sc.stats().batches, views.size());
+
+    const wm_set_hit_t *hits = nullptr;
+    size_t n = 0;
+    std::vector<Match> out;
+    EXPECT_EQ(status_of([&] { sc.collect_set(&hits, &n); }), WM_INVALID); // nothing submitted
+    sc.submit_set(views[0]);
+    sc.submit_set(views[1]);
+    EXPECT_EQ(status_of([&] { sc.submit_set(views[2]); }), WM_INVALID); // two deep at most
+    EXPECT_EQ(status_of([&] { sc.scan(views[2], out); }), WM_INVALID);
+    EXPECT_EQ(status_of([&] { sc.scan_set(views[2], &hits, &n); }), WM_INVALID);
+    EXPECT_EQ(sc.collect_set(&hits, &n), WM_SUCCESS);
+    EXPECT_EQ(sc.collect_set(&hits, &n), WM_SUCCESS);
+    EXPECT_EQ(hits_of(sc, views[2]), positions_as_set(crs, views[2])); // usable again
+}
+
+TEST(ScanSetPipelineGpu, PipelinedEqualsTheCpuPath) {
+    std::string why;
+    if (!gpu_here(&why)) GTEST_SKIP() << "no CUDA device: " << why;
+    for (uint32_t seed = 1; seed <= 3; ++seed) {
+        CompiledRuleSet crs(scoped_rules(seed, 80));
+        std::vector<test::OwnedBatch> batches;
+        for (uint32_t i = 0; i < 6; ++i) batches.push_back(random_batch(seed * 100 + i, 30 + 200 * (i % 3)));
+        for (bool meta : {true, false}) {
+            std::vector<BatchView> views;
+            for (const auto &b : batches) views.push_back(b.view(meta));
+            Scanner gpu(crs, test::scanner_options(WM_BACKEND_GPU, WM_OUTPUT_SET));
+            ASSERT_EQ(gpu.backend(), WM_BACKEND_GPU);
+            const auto got = pipelined(gpu, views);
+            for (size_t i = 0; i < views.size(); ++i)
+                EXPECT_EQ(got[i], positions_as_set(crs, views[i])) << "seed " << seed << " batch " << i;
+            EXPECT_EQ(gpu.stats().batches, views.size());
+        }
+    }
+}
+
+// verify_every 2: batches 0, 2, 4 are checked at submit (the general path runs
+// while the GPU still holds batch 1 or 3), the others stay in flight; order,
+// hits and statuses are as one batch at a time.
+TEST(ScanSetPipelineGpu, VerifiedBatchesInterleaveWithInFlightOnes) {
+    std::string why;
+    if (!gpu_here(&why)) GTEST_SKIP() << "no CUDA device: " << why;
+    CompiledRuleSet crs(scoped_rules(78, 100));
+    std::vector<test::OwnedBatch> batches;
+    for (uint32_t i = 0; i < 5; ++i) batches.push_back(random_batch(780 + i, 300));
+    std::vector<BatchView> views;
+    for (const auto &b : batches) views.push_back(b.view());
+    Scanner gpu(crs, test::scanner_options(WM_BACKEND_GPU, WM_OUTPUT_SET, 2));
+    std::vector<int> rcs;
+    const auto got = pipelined(gpu, views, &rcs);
+    for (size_t i = 0; i < views.size(); ++i) {
+        EXPECT_EQ(got[i], positions_as_set(crs, views[i])) << "batch " << i;
+        EXPECT_EQ(rcs[i], WM_SUCCESS) << "batch " << i;
+    }
+    EXPECT_EQ(gpu.stats().verified_batches, 3u);
     EXPECT_EQ(gpu.stats().verify_mismatches, 0u);
 }

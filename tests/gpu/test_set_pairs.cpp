@@ -1,8 +1,8 @@
 // tests/gpu/test_set_pairs.cpp - Set pairs delivered in place
 // (GpuMatcher::scan_set_pairs): the scope check and pair mapping shared by the
 // device passes (CPU, always run) and the whole path on the GPU against the
-// naive matcher's set, filtered and mapped by a plain reference (skips
-// without a device).
+// naive matcher's set, filtered and mapped by a plain reference, one batch at
+// a time and pipelined (submit/collect); GPU tests skip without a device.
 #include "gpu/ac_scope.h"
 #include "gpu/gpu_testing.h"
 #include "reference.h"
@@ -10,6 +10,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <deque>
 #include <numeric>
 
 using namespace wm::gpu;
@@ -212,4 +213,115 @@ TEST(GpuSetPairs, NoMatchesAndBadScopes) {
     EXPECT_EQ(m->scan_set_pairs(c.view(), nullptr, &got), 0u);
     EXPECT_THROW(m->set_scopes(std::vector<PatternScope>(1)), std::invalid_argument);
     EXPECT_THROW(m->set_scopes(std::vector<PatternScope>(2)), std::invalid_argument); // ids 0, 0
+}
+
+namespace {
+// Payloads [first, last) of c as a case of their own (same patterns).
+Case slice(const Case &c, size_t first, size_t last) {
+    Case s;
+    s.pats = c.pats;
+    s.data.assign(c.data.begin() + c.offs[first], c.data.begin() + c.offs[last]);
+    for (size_t i = first + 1; i <= last; ++i) s.offs.push_back(c.offs[i] - c.offs[first]);
+    return s;
+}
+} // namespace
+
+// submit_set_pairs / collect_set_pairs with two batches in flight return, batch
+// by batch, what the reference gives each batch alone; scan() and count() may
+// run between (they finish the pending chunks first). Small chunks interleave
+// the two batches' chunks in the slots; a tiny output capacity makes pending
+// chunks rescan; odd seeds scan from the matcher's two pinned buffers (batch
+// i in buffer i % 2, filled just before its submit, as a capture loop would).
+TEST(GpuSetPairs, PipelinedBatchesEqualTheReference) {
+    REQUIRE_GPU();
+    for (int seed = 0; seed < 6; ++seed) {
+        CaseSpec s;
+        s.patterns = 60;
+        s.max_len = seed % 2 ? 6 : 30;
+        s.payloads = 400;
+        s.max_payload = seed % 3 == 0 ? 9000 : 1500;
+        const Case all = random_case(7100 + seed, s);
+        std::mt19937 rng(seed);
+        const auto scopes = random_scopes(rng, all.pats.size());
+        const auto meta = random_meta(rng, all.offs.size() - 1);
+        std::vector<Case> parts; // batches of 40, 60, 80, ... payloads
+        std::vector<const PayloadMeta *> metas;
+        for (size_t a = 0, k = 0; a < 400; ++k) {
+            const size_t b = std::min<size_t>(400, a + 40 + 20 * k);
+            parts.push_back(slice(all, a, b));
+            metas.push_back(meta.data() + a);
+            a = b;
+        }
+        GpuOptions o;
+        if (seed % 3 != 2) o.max_batch_bytes = seed % 3 == 0 ? 4096 : 16384;
+        wm::gpu::testing::set_initial_output_capacity(seed % 3 == 1 ? 16 : 0);
+        auto m = GpuMatcher::create(all.pats, o);
+        wm::gpu::testing::set_initial_output_capacity(0);
+        m->set_scopes(scopes);
+        const bool pinned = seed % 2;
+        uint8_t *pin[2] = {m->pinned_buffer(all.data.size(), 0), m->pinned_buffer(all.data.size(), 1)};
+        const std::string label = "seed " + std::to_string(seed);
+        std::deque<size_t> queued;
+        size_t next = 0;
+        auto submit = [&] {
+            BatchView v = parts[next].view();
+            if (pinned) {
+                std::copy(parts[next].data.begin(), parts[next].data.end(), pin[next % 2]);
+                v.data = pin[next % 2];
+            }
+            m->submit_set_pairs(v, metas[next]);
+            queued.push_back(next++);
+            EXPECT_EQ(m->pending_set_batches(), queued.size());
+        };
+        auto collect = [&] {
+            const size_t i = queued.front();
+            queued.pop_front();
+            const SetPair *got = nullptr;
+            const size_t n = m->collect_set_pairs(&got);
+            const auto want = expected_pairs(parts[i], &scopes, metas[i]);
+            EXPECT_TRUE(same_pairs(got, n, want)) << label << " batch " << i << ": " << n << " pairs, want "
+                                                  << want.size();
+        };
+        submit();
+        while (next < parts.size()) {
+            submit();
+            if (next == 3) { // positions and counts while batches 1 and 2 are pending
+                std::vector<Match> pos;
+                m->scan(parts[0].view(), OutputMode::Positions, pos);
+                sort_matches(pos);
+                auto want = naive_matches(all.pats, parts[0].view());
+                sort_matches(want);
+                EXPECT_TRUE(pos == want) << label << ": " << pos.size() << " positions, want " << want.size();
+                std::vector<uint64_t> per;
+                m->count(parts[0].view(), per);
+                EXPECT_EQ(std::accumulate(per.begin(), per.end(), uint64_t{0}), want.size()) << label;
+            }
+            collect();
+        }
+        collect();
+        EXPECT_EQ(m->pending_set_batches(), 0u);
+    }
+}
+
+// Misuse is refused with a reason and leaves the pipeline usable.
+TEST(GpuSetPairs, PipelineMisuseIsRefused) {
+    REQUIRE_GPU();
+    CaseSpec s;
+    const Case c = random_case(7200, s);
+    auto m = GpuMatcher::create(c.pats, GpuOptions{});
+    const SetPair *got = nullptr;
+    EXPECT_THROW(m->collect_set_pairs(&got), std::logic_error);
+    uint8_t *pin = m->pinned_buffer(c.data.size(), 0);
+    m->submit_set_pairs(c.view(), nullptr);
+    m->submit_set_pairs(c.view(), nullptr);
+    EXPECT_THROW(m->submit_set_pairs(c.view(), nullptr), std::logic_error);
+    EXPECT_THROW(m->scan_set_pairs(c.view(), nullptr, &got), std::logic_error);
+    EXPECT_THROW(m->pinned_buffer(c.data.size() + (1 << 20), 0), std::logic_error);
+    EXPECT_EQ(m->pinned_buffer(c.data.size(), 0), pin); // no growth: allowed
+    const auto want = expected_pairs(c, nullptr, nullptr);
+    for (int i = 0; i < 2; ++i) {
+        const size_t n = m->collect_set_pairs(&got);
+        EXPECT_TRUE(same_pairs(got, n, want)) << "batch " << i;
+    }
+    EXPECT_TRUE(same_pairs(got, m->scan_set_pairs(c.view(), nullptr, &got), want));
 }

@@ -21,7 +21,10 @@ for k in $which; do
     [ -s /tmp/ac_literals.txt ] || bench_ac_kernel --import-rules /tmp/ac_literals.txt "$et"/*.rules >/dev/null
     [ -s /tmp/zeek.corpus ] || bench_ac_kernel --extract "$pcap" /tmp/zeek.corpus >/dev/null
     for mb in ${PAIRS_MB:-256 64}; do
-      run timeout 60 bench_pairs_trace --literals /tmp/ac_literals.txt --corpus /tmp/zeek.corpus --mb "$mb"
+      for pipe in 0 1; do
+        run timeout 60 bench_pairs_trace --literals /tmp/ac_literals.txt --corpus /tmp/zeek.corpus --mb "$mb" \
+          --pipeline "$pipe"
+      done
     done ;;
   exact)
     bench_exact_export --rules-dir "$et" --pcap "$pcap" --literals /tmp/exact_literals.txt \
