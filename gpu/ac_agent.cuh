@@ -41,6 +41,7 @@ template <EmitKind KIND, typename StateT, uint32_t BLOCK, uint32_t TILE> struct 
         uint8_t class_map[kMaxGroups][256];
         uint2 queue[BLOCK / 32][tuning::kWarpQueue]; // (chunk-local byte, state | group << 26 | lane << 27)
         uint32_t lo, hi;
+        uint32_t unit; // the block's next unit (p.d_next_unit)
     };
     static_assert(sizeof(TempStorage) <= 48 * 1024, "static shared memory over 48 KB");
 
@@ -179,7 +180,15 @@ template <EmitKind KIND, typename StateT, uint32_t BLOCK, uint32_t TILE> struct 
 
         const uint32_t num_tiles = p.d_num_tiles ? *p.d_num_tiles : p.num_tiles;
         const uint32_t units = (num_tiles + BLOCK - 1) / BLOCK;
-        for (uint32_t unit = blockIdx.x; unit < units; unit += gridDim.x) {
+        // Units are 256 tiles; their cost varies (tiny payloads, match-dense
+        // text), so a short launch balances them by handing them out.
+        auto next_unit = [&](uint32_t after) -> uint32_t {
+            if (!p.d_next_unit) return after + gridDim.x;
+            if (threadIdx.x == 0) tmp.unit = atomicAdd(p.d_next_unit, 1u);
+            __syncthreads(); // every thread has read the previous value (barriers in the unit)
+            return tmp.unit;
+        };
+        for (uint32_t unit = p.d_next_unit ? next_unit(0) : blockIdx.x; unit < units; unit = next_unit(unit)) {
             const uint32_t tile = unit * BLOCK + threadIdx.x;
             const uint32_t last = min(num_tiles, (unit + 1) * BLOCK) - 1;
             const bool active = tile <= last;

@@ -39,6 +39,9 @@ struct ScanParams {
                                     //          [1] SetKeys keys that found no table slot (overflow)
     unsigned long long *d_counters; // [in,out] Count: per-pattern totals
     uint32_t shared_counters;       // [in] Count: 1 = per-block counters in shared memory
+    uint32_t *d_next_unit;          // [in,out] null: block b scans units b, b + grid, ...; else 0 before
+                                    //          the launch, and blocks take the next unit from it (atomicAdd):
+                                    //          unequal units balance out in short launches (32 MB chunks)
 };
 
 struct DeviceInfo {

@@ -7,9 +7,11 @@
 //                   [--hs-threads 16] [--hs-mb 256] [--hs-sweep 0|1] [--plugin-mb 1024] [--json OUT.json]
 //                   [--key-bytes 32] [--dense-mb 24]   (automaton of the kernel rows; the plugin path keeps ac_tuning.h's)
 //                   [--blocks-per-sm N]  (kernel rows: grid of N blocks per SM instead of all that fit; occupancy study)
+//                   [--chunk-mb 1024]    (kernel rows: chunk size; the matcher's is ac_tuning.h's kMaxChunkBytes)
+//                   [--dynamic 1]        (kernel rows: blocks take units from a counter, as the matcher's do; 0: fixed stride)
 // literals: "<nocase 0|1>\t<hex>" per line; sweep 0 = every literal.
 // Per pattern count: (1) kernels Count / Set / Positions over the corpus tiled
-// to >= --gb GB already on the device (1 GiB chunks, CUDA events, median of 7
+// to >= --gb GB already on the device (--chunk-mb chunks, CUDA events, median of 7
 // after 2 warm-ups); (2) plugin path GpuMatcher::scan(Set) from pinned and from
 // pageable host memory (wall clock, median of 5); (3) Hyperscan, --hs-threads
 // threads, SINGLEMATCH (set semantics), over --hs-mb MB (full set only unless
@@ -83,7 +85,7 @@ std::map<std::string, std::string> parse(int argc, char **argv) {
     std::map<std::string, std::string> a{{"gb", "4"}, {"sweep", "0,1000,3000,10000"}, {"hs-sweep", "0"}, {"hs-threads", "16"},
                                          {"hs-mb", "256"}, {"plugin-mb", "1024"}, {"json", "bench_ac.json"},
                                          {"key-bytes", std::to_string(tuning::kKeyBytes)},
-                                         {"dense-mb", std::to_string(tuning::kDenseBudgetBytes >> 20)}};
+                                         {"dense-mb", std::to_string(tuning::kDenseBudgetBytes >> 20)}, {"chunk-mb", "1024"}, {"dynamic", "1"}};
     for (int i = 1; i + 1 < argc; i += 2) a[std::string(argv[i]).substr(2)] = argv[i + 1];
     return a;
 }
@@ -172,10 +174,10 @@ int main(int argc, char **argv) try {
             for (uint32_t &g : dev.grid)
                 g = std::min<uint32_t>(g, prop.multiProcessorCount * std::stoul(arg["blocks-per-sm"]));
 
-        // 1 GiB chunks of the device text. Segments are planned on the host; the matcher
+        // --chunk-mb chunks of the device text. Segments are planned on the host; the matcher
         // builds the same ones on the device for whole-payload runs (ac_plan.h).
         std::vector<DevChunk> chunks;
-        ChunkPlanner plan(big, size_t{1} << 30, big.count, tuning::kTileBytes, p.view.max_len);
+        ChunkPlanner plan(big, std::stoul(arg["chunk-mb"]) << 20, big.count, tuning::kTileBytes, p.view.max_len);
         for (DevChunk dc; plan.next(dc.c);) {
             // The kernel stages with 16-byte loads from its text base: start the
             // base at the aligned byte before the chunk and shift the segments.
@@ -199,9 +201,13 @@ int main(int argc, char **argv) try {
         WM_CUDA_CHECK(cudaMalloc(&d_out, size_t{pos_cap} * sizeof(Match)));
         WM_CUDA_CHECK(cudaMalloc(&d_hash, slots * 8));
         WM_CUDA_CHECK(cudaMalloc(&d_count, 8 * chunks.size()));
+        uint32_t *d_next_unit = nullptr; // one counter per chunk, zeroed before each pass
+        WM_CUDA_CHECK(cudaMalloc(&d_next_unit, 4 * chunks.size()));
+        const bool dynamic = arg["dynamic"] == "1";
         WM_CUDA_CHECK(cudaMalloc(&d_counters, pats.size() * 8));
         p.d_counters = d_counters;
         auto run_all = [&](EmitKind kind) {
+            if (dynamic) WM_CUDA_CHECK(cudaMemsetAsync(d_next_unit, 0, 4 * chunks.size(), st));
             for (size_t k = 0; k < chunks.size(); ++k) {
                 ScanParams q = p;
                 q.d_text = d_text + chunks[k].text_off;
@@ -214,6 +220,7 @@ int main(int argc, char **argv) try {
                 q.hash_mask = static_cast<uint32_t>(slots - 1);
                 q.capacity = kind == EmitKind::SetKeys ? set_cap : pos_cap;
                 q.d_count = d_count + 2 * k;
+                q.d_next_unit = dynamic ? d_next_unit + k : nullptr;
                 if (kind == EmitKind::SetKeys) WM_CUDA_CHECK(cudaMemsetAsync(d_hash, 0xff, slots * 8, st));
                 ac_dispatch_scan(kind, q, dev, st);
             }
@@ -257,6 +264,7 @@ int main(int argc, char **argv) try {
         WM_CUDA_CHECK(cudaFree(d_out));
         WM_CUDA_CHECK(cudaFree(d_hash));
         WM_CUDA_CHECK(cudaFree(d_count));
+        WM_CUDA_CHECK(cudaFree(d_next_unit));
         WM_CUDA_CHECK(cudaFree(d_counters));
         WM_CUDA_CHECK(cudaFree(d_blob));
         const double gb = total / 1e9;

@@ -2,6 +2,7 @@
 // its time, chunk by chunk (the plugin path's pipeline study).
 //
 //   bench_pairs_trace --literals L.txt --corpus C [--mb 256] [--calls 7] [--filter 0|1] [--pipeline 0|1]
+//                     [--chunk-mb N]   (the matcher's chunk size instead of ac_tuning.h's kMaxChunkBytes)
 //
 // Tiles the corpus to --mb MB in the matcher's pinned buffer, makes --calls
 // calls (with --filter 1: scopes on half the patterns and payload meta, as
@@ -28,7 +29,7 @@ using namespace wm::gpu;
 namespace {
 
 std::map<std::string, std::string> parse(int argc, char **argv) {
-    std::map<std::string, std::string> a{{"mb", "256"}, {"calls", "7"}, {"filter", "1"}, {"pipeline", "0"}};
+    std::map<std::string, std::string> a{{"mb", "256"}, {"calls", "7"}, {"filter", "1"}, {"pipeline", "0"}, {"chunk-mb", "0"}};
     for (int i = 1; i + 1 < argc; i += 2) a[std::string(argv[i]).substr(2)] = argv[i + 1];
     return a;
 }
@@ -62,7 +63,10 @@ int main(int argc, char **argv) try {
     auto arg = parse(argc, argv);
     const auto pats = bench::load_literals(arg.at("literals"));
     const bench::Corpus corpus = bench::load_corpus(arg.at("corpus"));
-    auto m = GpuMatcher::create(pats, GpuOptions{});
+    testing::set_max_chunk_bytes(std::stoul(arg["chunk-mb"]) << 20);
+    GpuOptions go;
+    go.max_batch_bytes = std::max<size_t>(go.max_batch_bytes, std::stoul(arg["chunk-mb"]) << 20);
+    auto m = GpuMatcher::create(pats, go);
     const size_t want = std::stoul(arg["mb"]) << 20;
     std::vector<uint32_t> offs;
     uint8_t *pin = m->pinned_buffer(bench::tiled_size(corpus, want));

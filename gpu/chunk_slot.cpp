@@ -22,7 +22,7 @@ ChunkSlot::ChunkSlot(size_t chunk_bytes, size_t segs, uint32_t num_patterns, siz
         d_prefix = dev_alloc<uint32_t>(segs + 1, "d_run_tile_prefix");
         scan_tmp_bytes = ac_build_segments_temp_bytes(static_cast<uint32_t>(segs));
         d_scan_tmp = dev_alloc<uint8_t>(scan_tmp_bytes, "d_run_scan_tmp");
-        d_count = dev_alloc<uint32_t>(4, "d_count");
+        d_count = dev_alloc<uint32_t>(5, "d_count");
         h_count = host_alloc<uint32_t>(3, "h_count");
         d_counters = dev_alloc<unsigned long long>(std::max<uint32_t>(1, num_patterns), "d_counters");
         alloc_outputs(output_capacity);

@@ -67,7 +67,8 @@ struct ChunkSlot {
     Match *h_out = nullptr;                 // pinned results (Match or keys)
     uint32_t *d_count = nullptr, *h_count = nullptr; // [0] records, [1] Set table failures,
                                                      // [2] keys kept by the scope filter,
-                                                     // [3] (device) tiles of a whole-payload run
+                                                     // [3] (device) tiles of a whole-payload run,
+                                                     // [4] (device) the kernel's next unit
     unsigned long long *d_counters = nullptr;
     size_t capacity = 0;
     Chunk chunk;

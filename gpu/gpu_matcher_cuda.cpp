@@ -33,6 +33,7 @@ namespace {
 using testing::ChunkTrace;
 
 std::atomic<size_t> g_initial_output_capacity{0};
+std::atomic<size_t> g_max_chunk_bytes{0};
 
 // True when [p, p + bytes) starts and ends in page-locked host memory, so the
 // DMA engine can read it directly at full PCIe speed.
@@ -145,7 +146,8 @@ CudaMatcher::CudaMatcher(const std::vector<Literal> &patterns, const GpuOptions 
     d_view_ = make_ac_view(blob_.bytes.data(), d_blob_);
     shared_counters_ = ac_prepare_kernels(dev_, d_view_);
 
-    chunk_bytes_ = std::max<size_t>(std::min<size_t>({opts.max_batch_bytes, tuning::kMaxChunkBytes, UINT32_MAX - 4096}),
+    const size_t max_chunk = g_max_chunk_bytes.load() ? g_max_chunk_bytes.load() : tuning::kMaxChunkBytes;
+    chunk_bytes_ = std::max<size_t>(std::min<size_t>({opts.max_batch_bytes, max_chunk, UINT32_MAX - 4096}),
                                     size_t{blob_.header().max_len} + tuning::kTileBytes);
     chunk_segs_ = std::max<size_t>(1, opts.max_batch_payloads);
     upload_scopes(identity_scopes(d_view_.num_patterns));
@@ -212,6 +214,8 @@ void CudaMatcher::run_kernel(ChunkSlot &s, EmitKind kind) {
     p.d_count = s.d_count;
     p.d_counters = s.d_counters;
     p.shared_counters = shared_counters_ ? 1 : 0;
+    p.d_next_unit = s.d_count + 4;
+    WM_CUDA_CHECK(cudaMemsetAsync(p.d_next_unit, 0, sizeof(uint32_t), s.stream));
     if (kind != EmitKind::Count) WM_CUDA_CHECK(cudaMemsetAsync(s.d_count, 0, 2 * sizeof(uint32_t), s.stream));
     if (kind == EmitKind::SetKeys) // all kEmptyKey (~0)
         WM_CUDA_CHECK(cudaMemsetAsync(s.d_hash, 0xff, s.hash_slots * sizeof(unsigned long long), s.stream));
@@ -534,5 +538,6 @@ std::unique_ptr<GpuMatcher> GpuMatcher::create(const std::vector<Literal> &patte
 }
 
 void testing::set_initial_output_capacity(size_t records) { g_initial_output_capacity = records; }
+void testing::set_max_chunk_bytes(size_t bytes) { g_max_chunk_bytes = bytes; }
 
 } // namespace wm::gpu

@@ -11,6 +11,10 @@ namespace wm::gpu::testing {
 // records per stream, so tests can force the overflow -> grow -> rescan path.
 void set_initial_output_capacity(size_t records);
 
+// When non-zero, matchers created afterwards cut batches into chunks of at
+// most this many bytes instead of tuning::kMaxChunkBytes (pipeline studies).
+void set_max_chunk_bytes(size_t bytes);
+
 // Timeline of one chunk of a matcher call, in ms from the call's start; a
 // point the call did not reach is negative.
 struct ChunkTrace {

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Kernel benchmarks of gpu/, each beside its CPU peer measured in the same run.
-#   bench-kernels.sh BUNDLE DATA OUT [ac pairs exact seedac approx align]
-# (pairs: the plugin path's per-chunk timeline, bench_pairs_trace; not in the default list)
+#   bench-kernels.sh BUNDLE DATA OUT [ac pairs chunks exact seedac approx align]
+# (pairs: the plugin path's per-chunk timeline, bench_pairs_trace; chunks: the
+# chunk-size study; neither in the default list)
 # Inputs (literal lists, payload corpora) are derived here from the capture
 # and the ET Open rules, so only the raw data travels.
 set -u
@@ -25,6 +26,22 @@ for k in $which; do
         run timeout 60 bench_pairs_trace --literals /tmp/ac_literals.txt --corpus /tmp/zeek.corpus --mb "$mb" \
           --pipeline "$pipe"
       done
+    done ;;
+  chunks)
+    # Chunk-size study: the kernels over the same payloads in 1 GiB and 32 MB
+    # chunks, units by fixed stride or handed out, and the pipelined matcher
+    # with 16 / 32 / 64 MB chunks.
+    [ -s /tmp/ac_literals.txt ] || bench_ac_kernel --import-rules /tmp/ac_literals.txt "$et"/*.rules >/dev/null
+    [ -s /tmp/zeek.corpus ] || bench_ac_kernel --extract "$pcap" /tmp/zeek.corpus >/dev/null
+    for cm in 1024 32; do
+      for dyn in 0 1; do
+        run timeout 120 bench_ac_kernel --literals /tmp/ac_literals.txt --corpus /tmp/zeek.corpus --gb 2 \
+          --sweep 0 --chunk-mb "$cm" --dynamic "$dyn" --plugin-mb 256 --hs-mb 32 --json "$O/bench_ac_chunk$cm-dyn$dyn.json"
+      done
+    done
+    for cm in 16 32 64; do
+      run timeout 60 bench_pairs_trace --literals /tmp/ac_literals.txt --corpus /tmp/zeek.corpus --mb 256 \
+        --pipeline 1 --chunk-mb "$cm" | grep -v '^ '
     done ;;
   exact)
     bench_exact_export --rules-dir "$et" --pcap "$pcap" --literals /tmp/exact_literals.txt \
