@@ -137,7 +137,7 @@ template <EmitKind KIND, typename StateT, uint32_t BLOCK, uint32_t TILE> struct 
     template <uint32_t NG, typename TextFn>
     __device__ void walk_groups(uint32_t g0, bool active, const Segment &sg, uint32_t tb, uint32_t te, TextFn text,
                                 unsigned long long &last_key) {
-        constexpr uint32_t F = out_flag<StateT>();
+        constexpr uint32_t F = out_flag<StateT>(), FP = state_flags<StateT>();
         const AcView &v = p.view;
         const uint32_t lane = threadIdx.x & 31;
         uint2 *q = tmp.queue[threadIdx.x >> 5];
@@ -146,18 +146,26 @@ template <EmitKind KIND, typename StateT, uint32_t BLOCK, uint32_t TILE> struct 
         uint32_t i = i0;
         const uint32_t most = __reduce_max_sync(~0u, steps);
         uint32_t s[NG];
-        WM_UNROLL for (uint32_t k = 0; k < NG; ++k) s[k] = 0;
+        // SetKeys: the last plain state this lane queued, per group
+        // (set_reports_hit; ET on real traffic: 30% of the case group's hits
+        // are a repeat, 43% of its output items).
+        uint32_t last_plain[NG];
+        WM_UNROLL for (uint32_t k = 0; k < NG; ++k) s[k] = 0, last_plain[k] = 0;
+        const bool skip_plain = KIND == EmitKind::SetKeys && !p.queue_plain_repeats;
         uint32_t queued = 0; // warp-uniform
         for (uint32_t t = 0; t < most; ++t, ++i) {
             uint32_t hit = 0;
             if (t < steps) {
                 ac_step_groups<StateT, NG>(v, g0, tmp.class_map + g0, s, text(i));
-                if (i >= tb) WM_UNROLL for (uint32_t k = 0; k < NG; ++k) hit |= (s[k] & F) ? 1u << k : 0u;
+                if (i >= tb) WM_UNROLL for (uint32_t k = 0; k < NG; ++k) {
+                    const bool h = skip_plain ? set_reports_hit<StateT>(s[k], last_plain[k]) : (s[k] & F) != 0;
+                    hit |= h ? 1u << k : 0u;
+                }
             }
             WM_UNROLL for (uint32_t k = 0; k < NG; ++k) {
                 const uint32_t mask = __ballot_sync(~0u, (hit >> k) & 1u);
                 if ((hit >> k) & 1u)
-                    q[queued + __popc(mask & ((1u << lane) - 1))] = make_uint2(i, (s[k] & ~F) | (k << 26) | (lane << 27));
+                    q[queued + __popc(mask & ((1u << lane) - 1))] = make_uint2(i, (s[k] & ~FP) | (k << 26) | (lane << 27));
                 queued += __popc(mask);
             }
             if (queued > tuning::kWarpQueue - 32 * NG) {

@@ -27,13 +27,17 @@
 //           sp_over[word 1 .. word 1 + word 2))
 //   words 1-7: inline entries; unused ones repeat a real entry (so a match on
 //           them is still right)
-//   entry: class (bits 24-31) | output flag (bit 23) | target id (bits 0-22)
-// State ids are uint16 when every group has < 32768 states, else uint32
+//   entry: class (bits 24-31) | output flag (bit 23) | plain flag (bit 22) |
+//          target id (bits 0-21)
+// State ids are uint16 when every group has < 16384 states, else uint32
 // (BlobHeader::state_bytes); a group has at most kMaxGroupStates states.
 // Transition targets (dense rows, sparse entries) carry the
 // id's top bit (kOutFlag16/32) when the target state has a non-empty output
 // list, so the walk reads out_off only on the few steps that can match (one
-// dependent load per byte instead of three). The blob is deterministic: the
+// dependent load per byte instead of three), and the next bit (kOutPlain16/32)
+// when none of those outputs has kOutCheck: such a state reports the same
+// patterns wherever it is reached in a payload, so the Set kernel need not
+// queue it twice in a row. The blob is deterministic: the
 // same pattern list gives the same bytes.
 #pragma once
 
@@ -42,11 +46,14 @@
 namespace wm::gpu {
 
 constexpr uint32_t kBlobMagic = 0x43414d57u; // "WMAC"
-constexpr uint32_t kBlobVersion = 3; // 2: output flag in transition targets; 3: sparse records, kOutCheck
+constexpr uint32_t kBlobVersion = 4; // 2: output flag in transition targets; 3: sparse records, kOutCheck; 4: plain flag
 constexpr uint32_t kMaxGroups = 4;
 // Top bit of a transition target: "the target state has outputs".
 constexpr uint32_t kOutFlag16 = 0x8000u;
 constexpr uint32_t kOutFlag32 = 0x80000000u;
+// Next bit, only with the output flag: "no output of the target is checked".
+constexpr uint32_t kOutPlain16 = 0x4000u;
+constexpr uint32_t kOutPlain32 = 0x40000000u;
 // out_ids entry: the pattern has offset/depth bounds or is longer than the key
 // (the match end or leading bytes must be checked); clear for most patterns.
 constexpr uint32_t kOutCheck = 0x80000000u;
@@ -55,8 +62,9 @@ constexpr uint32_t kSpRecordWords = 8;
 constexpr uint32_t kSpInline = kSpRecordWords - 1;
 constexpr uint32_t kSpDenseMask = 0xFFFFFFu;
 constexpr uint32_t kSpOverflow = 0xFFu;
-constexpr uint32_t kSpIdMask = 0x7FFFFFu;
+constexpr uint32_t kSpIdMask = 0x3FFFFFu;
 constexpr uint32_t kSpFlag = 0x800000u;
+constexpr uint32_t kSpPlain = 0x400000u;
 constexpr uint32_t kMaxGroupStates = kSpIdMask + 1;
 
 struct BlobHeader {

@@ -154,13 +154,16 @@ struct SparseRecords {
 // With fail(s) sparse, d(s) = d(fail(s)) and s's differences are fail(s)'s
 // plus its own children (a child is deeper than any target of d, so it always
 // differs); BFS order (fail[s] < s) has fail(s)'s list ready.
-// tgt(t): state t's id with the output flag `flag` when t has outputs;
+// tgt(t): state t's id with the output flag `flag` when t has outputs (and
+// `plain` when none is checked);
 // dense: the dense rows (flagged targets), C classes per row.
+// plain: the plain flag of the state width (set only with `flag`).
 template <typename TargetFn>
-SparseRecords build_sparse_records(const Automaton &a, uint32_t nd, TargetFn tgt, uint32_t flag,
+SparseRecords build_sparse_records(const Automaton &a, uint32_t nd, TargetFn tgt, uint32_t flag, uint32_t plain,
                                    const std::vector<uint32_t> &dense, uint32_t C) {
-    auto entry = [flag](uint32_t cls, uint32_t t) {
-        return (cls << 24) | (t & ~flag & kSpIdMask) | ((t & flag) ? kSpFlag : 0);
+    auto entry = [flag, plain](uint32_t cls, uint32_t t) {
+        return (cls << 24) | (t & ~(flag | plain) & kSpIdMask) | ((t & flag) ? kSpFlag : 0) |
+               ((t & plain) ? kSpPlain : 0);
     };
     const uint32_t n = static_cast<uint32_t>(a.kids.size());
     std::vector<std::vector<uint32_t>> diff(n - nd); // entries sorted by class
@@ -254,8 +257,8 @@ AcBlob compile_ac(const std::vector<Literal> &pats, const AcCompileOptions &opts
     if (max_states > kMaxGroupStates)
         throw std::invalid_argument("the automaton needs " + std::to_string(max_states) + " states in one group; at most " +
                                     std::to_string(kMaxGroupStates) + " fit the blob (split the rule set)");
-    const uint32_t sb = max_states < 32768 ? 2 : 4; // top bit = output flag
-    const uint32_t flag = sb == 2 ? kOutFlag16 : kOutFlag32;
+    const uint32_t sb = max_states < 16384 ? 2 : 4; // top two bits: output and plain flags
+    const uint32_t flag = sb == 2 ? kOutFlag16 : kOutFlag32, plain = sb == 2 ? kOutPlain16 : kOutPlain32;
 
     AcBlob blob;
     Writer w;
@@ -293,8 +296,16 @@ AcBlob compile_ac(const std::vector<Literal> &pats, const AcCompileOptions &opts
         const uint32_t n = static_cast<uint32_t>(a.kids.size()), C = a.bc.count;
         const uint32_t nd = static_cast<uint32_t>(
             std::clamp<uint64_t>(budget / (uint64_t{C} * sb), 1, std::min<uint64_t>(n, kSpDenseMask + 1)));
-        // Flagged target: the walk skips out_off for states without outputs.
-        auto tgt = [&](uint32_t t) { return a.out_off[t + 1] > a.out_off[t] ? t | flag : t; };
+        // Flagged target: the walk skips out_off for states without outputs,
+        // and the Set kernel repeats of states whose outputs need no check.
+        const std::vector<uint32_t> out_ids = flag_checked_outputs(a.out_ids, lo, hi, len, h.key_len);
+        auto tgt = [&](uint32_t t) {
+            const uint32_t ob = a.out_off[t], oe = a.out_off[t + 1];
+            if (oe == ob) return t;
+            const bool checked = std::any_of(out_ids.begin() + ob, out_ids.begin() + oe,
+                                             [](uint32_t e) { return (e & kOutCheck) != 0; });
+            return t | flag | (checked ? 0u : plain);
+        };
         std::vector<uint32_t> dense(uint64_t{nd} * C);
         for (uint32_t s = 0; s < nd; ++s) {
             uint32_t *row = &dense[uint64_t{s} * C];
@@ -302,7 +313,7 @@ AcBlob compile_ac(const std::vector<Literal> &pats, const AcCompileOptions &opts
             else std::fill(row, row + C, 0u);
             for (auto &e : a.kids[s]) row[e.first] = tgt(e.second);
         }
-        SparseRecords sp = build_sparse_records(a, nd, tgt, flag, dense, C);
+        SparseRecords sp = build_sparse_records(a, nd, tgt, flag, plain, dense, C);
         GroupHeader &g = gh[gi];
         g.num_states = n;
         g.num_classes = C;
@@ -315,7 +326,7 @@ AcBlob compile_ac(const std::vector<Literal> &pats, const AcCompileOptions &opts
         g.class_map_off = w.put(a.bc.map.data(), 256);
         g.dense_off = sb == 2 ? w.put_vec(narrow<uint16_t>(dense)) : w.put_vec(dense);
         g.out_off_off = w.put_vec(a.out_off);
-        g.out_ids_off = w.put_vec(flag_checked_outputs(a.out_ids, lo, hi, len, h.key_len));
+        g.out_ids_off = w.put_vec(out_ids);
         g.sp_rec_off = w.put(sp.rec.data(), sp.rec.size() * sizeof(uint32_t), 32); // one sector per record
         g.sp_over_off = w.put_vec(sp.over);
 

@@ -23,8 +23,10 @@ void walk(const AcBlob &blob, const BatchView &batch, std::vector<Match> &out, c
             const Segment &sg = c.segs[find_segment(c.segs.data(), static_cast<uint32_t>(c.segs.size()), t)];
             uint32_t tb, te;
             tile_bounds(sg, t, o.tile_bytes, &tb, &te);
-            ac_walk_tile_all<StateT>(v, maps, text, sg.data_begin, tb, te, sg.pos_base - sg.data_begin,
-                                     [&](uint32_t p, uint32_t end) { out.push_back(Match{p, sg.payload, end}); });
+            auto emit = [&](uint32_t p, uint32_t end) { out.push_back(Match{p, sg.payload, end}); };
+            const uint32_t delta = sg.pos_base - sg.data_begin;
+            if (o.set_semantics) ac_walk_tile_all<StateT, true>(v, maps, text, sg.data_begin, tb, te, delta, emit);
+            else ac_walk_tile_all<StateT>(v, maps, text, sg.data_begin, tb, te, delta, emit);
         }
     }
 }

@@ -15,9 +15,12 @@ struct CpuWalkOptions {
     size_t max_chunk_bytes = 64u << 20;
     size_t max_chunk_payloads = 1u << 20;
     bool whole_runs = false; // plan as the GPU matcher does: whole-payload runs, segments from whole_run_segments()
+    bool set_semantics = false; // walk as the Set kernel does: a repeated plain state reports nothing (set_reports_hit)
 };
 
-// Appends every (pattern, payload, end) of `batch` to `out` (Positions semantics).
+// Appends every (pattern, payload, end) of `batch` to `out` (Positions
+// semantics); with opts.set_semantics some repeats of a (pattern, payload) are
+// left out, never a distinct one.
 void cpu_walk_scan(const AcBlob &blob, const BatchView &batch, std::vector<Match> &out,
                    const CpuWalkOptions &opts = {});
 

@@ -42,6 +42,8 @@ struct ScanParams {
     uint32_t *d_next_unit;          // [in,out] null: block b scans units b, b + grid, ...; else 0 before
                                     //          the launch, and blocks take the next unit from it (atomicAdd):
                                     //          unequal units balance out in short launches (32 MB chunks)
+    uint32_t queue_plain_repeats;   // [in] SetKeys: 0 = a lane queues a plain state (kOutPlain*) once per
+                                    //          tile (its keys are the same each time); 1 = every time (study)
 };
 
 struct DeviceInfo {

@@ -50,6 +50,12 @@ WM_HD inline void tile_bounds(const Segment &sg, uint32_t tile, uint32_t tile_by
 template <typename StateT> WM_HD constexpr uint32_t out_flag() {
     return sizeof(StateT) == 2 ? kOutFlag16 : kOutFlag32;
 }
+// Plain flag (outputs, none checked), set only with out_flag.
+template <typename StateT> WM_HD constexpr uint32_t plain_flag() {
+    return sizeof(StateT) == 2 ? kOutPlain16 : kOutPlain32;
+}
+// Both flags: a target & ~state_flags is the plain state id.
+template <typename StateT> WM_HD constexpr uint32_t state_flags() { return out_flag<StateT>() | plain_flag<StateT>(); }
 
 // Reads one sparse record (kSpRecordWords words, 32-byte aligned): on the
 // device two 16-byte loads of one sector.
@@ -64,7 +70,7 @@ WM_HD inline void ac_load_record(const uint32_t *rec, uint32_t (&w)[kSpRecordWor
 
 // Target (with StateT's output flag) held in a sparse entry.
 template <typename StateT> WM_HD inline uint32_t ac_sparse_target(uint32_t e) {
-    return (e & kSpIdMask) | ((e & kSpFlag) ? out_flag<StateT>() : 0u);
+    return (e & kSpIdMask) | ((e & kSpFlag) ? out_flag<StateT>() : 0u) | ((e & kSpPlain) ? plain_flag<StateT>() : 0u);
 }
 
 // One DFA step from plain state `s` on class `c`; returns the target with its
@@ -128,6 +134,19 @@ WM_HD inline void ac_emit_state(const AcView &v, const AcGroupView &g, uint32_t 
     for (uint32_t k = ob; k < oe; ++k) ac_emit_entry(v, g, wm_ld(&g.out_ids[k]), i, text, seg_begin, pos_delta, emit);
 }
 
+// Set semantics: whether a step that landed on target t (flags included),
+// inside the tile, must report its outputs. A plain state (outputs, none
+// checked) gives the same keys wherever it is reached in the payload, so it is
+// reported once until another plain state comes; last_plain: 0 at the tile's
+// start, then the last plain target reported.
+template <typename StateT> WM_HD inline bool set_reports_hit(uint32_t t, uint32_t &last_plain) {
+    if (!(t & out_flag<StateT>())) return false;
+    if (!(t & plain_flag<StateT>())) return true;
+    const bool fresh = t != last_plain;
+    last_plain = t;
+    return fresh;
+}
+
 // First byte of a tile's walk for groups [g0, g0 + NG): (longest key - 1)
 // bytes of warm-up before tile_begin, never before the segment. Extra warm-up
 // for a group with shorter keys cannot change which matches end in the tile.
@@ -145,8 +164,8 @@ WM_HD inline uint32_t ac_walk_begin(const AcView &v, uint32_t g0, uint32_t seg_b
 template <typename StateT, uint32_t NG>
 WM_HD inline void ac_step_groups(const AcView &v, uint32_t g0, const uint8_t (*class_maps)[256], uint32_t (&s)[NG],
                                  uint8_t b) {
-    constexpr uint32_t F = out_flag<StateT>();
-    WM_UNROLL for (uint32_t k = 0; k < NG; ++k) s[k] = ac_step<StateT>(v.groups[g0 + k], s[k] & ~F, class_maps[k][b]);
+    constexpr uint32_t FP = state_flags<StateT>();
+    WM_UNROLL for (uint32_t k = 0; k < NG; ++k) s[k] = ac_step<StateT>(v.groups[g0 + k], s[k] & ~FP, class_maps[k][b]);
 }
 
 // Scans one tile with NG groups walked side by side (their table loads are
@@ -159,33 +178,37 @@ WM_HD inline void ac_step_groups(const AcView &v, uint32_t g0, const uint8_t (*c
 //   seg_begin  [in] first chunk-local byte of the segment (payload or context start)
 //   tile_begin, tile_end [in] the tile; the walk starts at ac_walk_begin()
 //   pos_delta  [in] payload offset of byte i is i + pos_delta (mod 2^32)
-template <typename StateT, uint32_t NG, typename TextFn, typename EmitFn>
+//   SET        Set semantics: skip repeated plain states (set_reports_hit), as the Set kernel does
+template <typename StateT, uint32_t NG, bool SET = false, typename TextFn, typename EmitFn>
 WM_HD inline void ac_walk_tile_groups(const AcView &v, uint32_t g0, const uint8_t (*class_maps)[256],
                                       TextFn text, uint32_t seg_begin, uint32_t tile_begin, uint32_t tile_end,
                                       uint32_t pos_delta, EmitFn emit) {
     constexpr uint32_t F = out_flag<StateT>();
     uint32_t i = ac_walk_begin<NG>(v, g0, seg_begin, tile_begin);
-    uint32_t s[NG];
-    WM_UNROLL for (uint32_t k = 0; k < NG; ++k) s[k] = 0;
+    uint32_t s[NG], last_plain[NG];
+    WM_UNROLL for (uint32_t k = 0; k < NG; ++k) s[k] = 0, last_plain[k] = 0;
     for (; i < tile_begin; ++i) ac_step_groups<StateT, NG>(v, g0, class_maps, s, text(i));
     for (; i < tile_end; ++i) {
         ac_step_groups<StateT, NG>(v, g0, class_maps, s, text(i));
         WM_UNROLL for (uint32_t k = 0; k < NG; ++k)
-            if (s[k] & F) ac_emit_state(v, v.groups[g0 + k], s[k] & ~F, i, text, seg_begin, pos_delta, emit);
+            if (SET ? set_reports_hit<StateT>(s[k], last_plain[k]) : (s[k] & F) != 0)
+                ac_emit_state(v, v.groups[g0 + k], s[k] & ~state_flags<StateT>(), i, text, seg_begin, pos_delta, emit);
     }
 }
 
 // Scans one tile for every group of v: pairs of groups side by side (the
 // CPU walk; the kernels walk warp-synchronously with the same steps, ac_agent.cuh).
-template <typename StateT, typename TextFn, typename EmitFn>
+template <typename StateT, bool SET = false, typename TextFn, typename EmitFn>
 WM_HD inline void ac_walk_tile_all(const AcView &v, const uint8_t (*class_maps)[256], TextFn text,
                                    uint32_t seg_begin, uint32_t tile_begin, uint32_t tile_end, uint32_t pos_delta,
                                    EmitFn emit) {
     uint32_t g = 0;
     for (; g + 2 <= v.num_groups; g += 2)
-        ac_walk_tile_groups<StateT, 2>(v, g, class_maps + g, text, seg_begin, tile_begin, tile_end, pos_delta, emit);
+        ac_walk_tile_groups<StateT, 2, SET>(v, g, class_maps + g, text, seg_begin, tile_begin, tile_end, pos_delta,
+                                            emit);
     if (g < v.num_groups)
-        ac_walk_tile_groups<StateT, 1>(v, g, class_maps + g, text, seg_begin, tile_begin, tile_end, pos_delta, emit);
+        ac_walk_tile_groups<StateT, 1, SET>(v, g, class_maps + g, text, seg_begin, tile_begin, tile_end, pos_delta,
+                                            emit);
 }
 
 } // namespace wm::gpu

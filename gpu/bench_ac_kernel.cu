@@ -9,6 +9,7 @@
 //                   [--blocks-per-sm N]  (kernel rows: grid of N blocks per SM instead of all that fit; occupancy study)
 //                   [--chunk-mb 1024]    (kernel rows: chunk size; the matcher's is ac_tuning.h's kMaxChunkBytes)
 //                   [--dynamic 1]        (kernel rows: blocks take units from a counter, as the matcher's do; 0: fixed stride)
+//                   [--plain-repeats 0]  (kernel Set rows: 1 = queue every hit of a plain state, as before blob v4)
 // literals: "<nocase 0|1>\t<hex>" per line; sweep 0 = every literal.
 // Per pattern count: (1) kernels Count / Set / Positions over the corpus tiled
 // to >= --gb GB already on the device (--chunk-mb chunks, CUDA events, median of 7
@@ -85,7 +86,8 @@ std::map<std::string, std::string> parse(int argc, char **argv) {
     std::map<std::string, std::string> a{{"gb", "4"}, {"sweep", "0,1000,3000,10000"}, {"hs-sweep", "0"}, {"hs-threads", "16"},
                                          {"hs-mb", "256"}, {"plugin-mb", "1024"}, {"json", "bench_ac.json"},
                                          {"key-bytes", std::to_string(tuning::kKeyBytes)},
-                                         {"dense-mb", std::to_string(tuning::kDenseBudgetBytes >> 20)}, {"chunk-mb", "1024"}, {"dynamic", "1"}};
+                                         {"dense-mb", std::to_string(tuning::kDenseBudgetBytes >> 20)}, {"chunk-mb", "1024"}, {"dynamic", "1"},
+                                         {"plain-repeats", "0"}};
     for (int i = 1; i + 1 < argc; i += 2) a[std::string(argv[i]).substr(2)] = argv[i + 1];
     return a;
 }
@@ -170,6 +172,7 @@ int main(int argc, char **argv) try {
         ScanParams p{};
         p.view = make_ac_view(blob.bytes.data(), d_blob);
         p.shared_counters = ac_prepare_kernels(dev, p.view);
+        p.queue_plain_repeats = arg["plain-repeats"] == "1";
         if (arg.count("blocks-per-sm"))
             for (uint32_t &g : dev.grid)
                 g = std::min<uint32_t>(g, prop.multiProcessorCount * std::stoul(arg["blocks-per-sm"]));

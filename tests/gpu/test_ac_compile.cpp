@@ -60,7 +60,7 @@ TEST(AcCompile, BfsOrderShallowFirst) {
     std::vector<uint32_t> q{0};
     for (size_t i = 0; i < q.size(); ++i)
         for (uint32_t c = 0; c < g.num_classes; ++c) {
-            uint32_t t = dense[q[i] * g.num_classes + c] & ~kOutFlag16;
+            uint32_t t = dense[q[i] * g.num_classes + c] & ~(kOutFlag16 | kOutPlain16);
             if (depth[t] < 0) { depth[t] = depth[q[i]] + 1; q.push_back(t); }
         }
     for (uint32_t s = 1; s < g.num_states; ++s) EXPECT_LE(depth[s - 1], depth[s]) << "state " << s;
@@ -133,26 +133,37 @@ TEST(AcCompile, RejectsBadPatterns) {
     EXPECT_NO_THROW(compile_ac({Literal{std::string(65535, 'a')}}));
 }
 
-TEST(AcCompile, OutputFlagMarksExactlyStatesWithOutputs) {
+TEST(AcCompile, OutputFlagsMarkExactlyStatesWithOutputs) {
     // The walk reads out_off only for flagged targets: a missing flag would
-    // drop matches, a spurious one only costs time. Check both ways, on the
-    // dense rows and on the sparse children (dense budget 0 -> mostly sparse).
+    // drop matches, a spurious one only costs time. The plain flag lets the Set
+    // kernel skip a repeated state, so it must be set only when no output of
+    // the state is checked (offset/depth bounds, leading bytes before the key).
+    // Check both ways, on the dense rows and on the sparse children (dense
+    // budget 0 -> mostly sparse), with keys shorter than some patterns.
     CaseSpec s;
     s.patterns = 300;
     s.max_len = 12;
     Case c = random_case(21, s);
+    uint64_t plain = 0, checked = 0;
     for (size_t budget : {size_t{24} << 20, size_t{0}}) {
         AcCompileOptions co;
         co.dense_budget_bytes = budget;
+        co.key_bytes = 8;
         AcBlob blob = compile_ac(c.pats, co);
         AcView v = blob.host_view();
         ASSERT_EQ(v.state_bytes, 2u);
         for (uint32_t gi = 0; gi < v.num_groups; ++gi) {
             const AcGroupView &g = v.groups[gi];
             auto check = [&](uint32_t t, const char *where) {
-                const uint32_t id = t & ~kOutFlag16;
+                const uint32_t id = t & ~(kOutFlag16 | kOutPlain16);
                 ASSERT_LT(id, g.num_states) << where;
-                EXPECT_EQ((t & kOutFlag16) != 0, g.out_off[id + 1] > g.out_off[id]) << where << " state " << id;
+                const uint32_t ob = g.out_off[id], oe = g.out_off[id + 1];
+                EXPECT_EQ((t & kOutFlag16) != 0, oe > ob) << where << " state " << id;
+                bool any_checked = false;
+                for (uint32_t k = ob; k < oe; ++k) any_checked |= (g.out_ids[k] & kOutCheck) != 0;
+                EXPECT_EQ((t & kOutPlain16) != 0, oe > ob && !any_checked) << where << " state " << id;
+                plain += (t & kOutPlain16) != 0;
+                checked += oe > ob && any_checked;
             };
             const auto *dense = static_cast<const uint16_t *>(g.dense);
             for (size_t k = 0; k < size_t{g.num_dense} * g.num_classes; ++k) check(dense[k], "dense");
@@ -160,18 +171,21 @@ TEST(AcCompile, OutputFlagMarksExactlyStatesWithOutputs) {
                 for (uint32_t cl = 0; cl < g.num_classes; ++cl) check(ac_step<uint16_t>(g, st, cl), "sparse");
         }
     }
+    EXPECT_GT(plain, 0u); // both kinds occur
+    EXPECT_GT(checked, 0u);
 }
 
 TEST(AcCompile, StateWidthLeavesRoomForTheFlag) {
-    // 16-bit ids only while every id < 32768 (the top bit is the output flag).
+    // 16-bit ids only while every id < 16384 (the top bits are the output and plain flags).
     std::vector<Literal> p;
     std::mt19937 rng(8);
     while (true) {
         std::string s;
         for (int j = 0; j < 12; ++j) s.push_back(static_cast<char>('a' + rng() % 26));
         p.push_back({s});
-        if (p.size() % 100 == 0 && compile_ac(p).groups[0].states >= 32768) break;
+        if (p.size() % 100 == 0 && compile_ac(p).groups[0].states >= 16384) break;
     }
+    EXPECT_LT(compile_ac(p).groups[0].states, 32768u);
     EXPECT_EQ(compile_ac(p).header().state_bytes, 4u);
 }
 

@@ -1,12 +1,15 @@
 // tests/gpu/test_ac_cpu_walk.cpp - the kernels' walk logic, run on the CPU
 // (same plan, tiles, overlap and ownership) vs the naive reference, and
-// Hyperscan vs the naive reference.
+// Hyperscan vs the naive reference; the Set walk (repeats skipped) vs the
+// naive distinct pairs.
 #include "gpu/ac_cpu_walk.h"
 #include "gpu/ac_plan.h"
 #include "gpu/ac_walk.cuh"
 #include "reference.h"
 
 #include <gtest/gtest.h>
+
+#include <algorithm>
 
 using namespace wm::gpu;
 using namespace wm::gpu::test;
@@ -35,7 +38,7 @@ const WalkConfig kConfigs[] = {
     {"runs_short_keys_sparse", 9, 150, 2, 0, 3, true},
 };
 
-std::vector<Match> walk(const Case &c, const WalkConfig &w) {
+std::vector<Match> walk(const Case &c, const WalkConfig &w, bool set_semantics = false) {
     AcCompileOptions co;
     co.dense_budget_bytes = w.dense_budget;
     co.key_bytes = w.key_bytes;
@@ -45,9 +48,19 @@ std::vector<Match> walk(const Case &c, const WalkConfig &w) {
     o.max_chunk_bytes = w.chunk_bytes;
     o.max_chunk_payloads = w.chunk_payloads;
     o.whole_runs = w.whole_runs;
+    o.set_semantics = set_semantics;
     std::vector<Match> out;
     cpu_walk_scan(blob, c.view(), out, o);
     sort_matches(out);
+    return out;
+}
+
+// Distinct (payload, pattern) pairs of m, sorted.
+std::vector<std::pair<uint32_t, uint32_t>> distinct_pairs(const std::vector<Match> &m) {
+    std::vector<std::pair<uint32_t, uint32_t>> out;
+    for (const Match &x : m) out.emplace_back(x.payload, x.pattern);
+    std::sort(out.begin(), out.end());
+    out.erase(std::unique(out.begin(), out.end()), out.end());
     return out;
 }
 
@@ -68,6 +81,42 @@ TEST_P(CpuWalkRandom, EqualsNaive) {
         ASSERT_EQ(got.size(), ref.size()) << "seed " << seed << " config " << w.name;
         EXPECT_TRUE(got == ref) << "seed " << seed << " config " << w.name;
     }
+}
+
+// The Set kernel's walk (repeated plain states report nothing) loses no
+// distinct (payload, pattern): offsets, depths and verified leading bytes
+// included (the random cases have them; short_keys configs verify).
+TEST_P(CpuWalkRandom, SetSemanticsKeepEveryDistinctPair) {
+    const int seed = GetParam();
+    CaseSpec s;
+    if (seed % 2) { s.alphabet = "ab"; s.max_len = 10; s.max_payload = 900; }
+    Case c = random_case(3000 + seed, s);
+    const auto want = distinct_pairs(naive_matches(c.pats, c.view()));
+    for (const auto &w : kConfigs) {
+        const auto got = walk(c, w, true);
+        EXPECT_EQ(distinct_pairs(got), want) << "seed " << seed << " config " << w.name;
+        EXPECT_LE(got.size(), walk(c, w).size()) << "seed " << seed << " config " << w.name;
+    }
+}
+
+TEST(CpuWalk, SetSemanticsSkipOnlyUncheckedRepeats) {
+    // "ab" (no checks) is reported once per tile; "ba" with an offset bound
+    // is checked, so every hit is reported and the bound decides.
+    Case c;
+    c.pats = {Literal{"ab"}, Literal{"ba"}};
+    c.pats[1].offset = 5;
+    c.data.clear();
+    for (int i = 0; i < 8; ++i) c.data.push_back('a'), c.data.push_back('b');
+    c.offs = {0, static_cast<uint32_t>(c.data.size())};
+    const WalkConfig w{"one_tile", 64, 64u << 20, 1u << 20, 24u << 20, 32};
+    const auto all = walk(c, w), set = walk(c, w, true);
+    auto count = [](const std::vector<Match> &m, uint32_t p) {
+        return std::count_if(m.begin(), m.end(), [p](const Match &x) { return x.pattern == p; });
+    };
+    EXPECT_EQ(count(all, 0), 8);
+    EXPECT_EQ(count(set, 0), 1);
+    EXPECT_EQ(count(set, 1), count(all, 1)); // ends 7, 9, ..., 15 (at or past offset + length)
+    EXPECT_EQ(count(all, 1), 5);
 }
 
 TEST_P(CpuWalkRandom, HyperscanEqualsNaive) {

@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # Kernel benchmarks of gpu/, each beside its CPU peer measured in the same run.
-#   bench-kernels.sh BUNDLE DATA OUT [ac pairs chunks exact seedac approx align]
+#   bench-kernels.sh BUNDLE DATA OUT [ac pairs chunks plain exact seedac approx align]
 # (pairs: the plugin path's per-chunk timeline, bench_pairs_trace; chunks: the
-# chunk-size study; neither in the default list)
+# chunk-size study; plain: Set kernel with and without the plain-repeat skip;
+# none of these three in the default list)
 # Inputs (literal lists, payload corpora) are derived here from the capture
 # and the ET Open rules, so only the raw data travels.
 set -u
@@ -11,16 +12,19 @@ which=${*:-ac exact seedac approx align}
 pcap=$D/pcaps-large/merged-zeek-traces.pcap
 et=$D/rules/et-open-suricata5-2024-04-21
 run() { echo "== $*"; "$@"; echo "rc=$?"; }
+# The ET literal list and the zeek payload corpus, made once per call.
+ac_inputs() {
+  [ -s /tmp/ac_literals.txt ] || bench_ac_kernel --import-rules /tmp/ac_literals.txt "$et"/*.rules >/dev/null
+  [ -s /tmp/zeek.corpus ] || bench_ac_kernel --extract "$pcap" /tmp/zeek.corpus >/dev/null
+}
 for k in $which; do
   case $k in
   ac)
-    bench_ac_kernel --import-rules /tmp/ac_literals.txt "$et"/*.rules >/dev/null
-    bench_ac_kernel --extract "$pcap" /tmp/zeek.corpus >/dev/null
+    ac_inputs
     run timeout 200 bench_ac_kernel --literals /tmp/ac_literals.txt --corpus /tmp/zeek.corpus --gb 4 \
       --json "$O/bench_ac.json" ;;
   pairs)
-    [ -s /tmp/ac_literals.txt ] || bench_ac_kernel --import-rules /tmp/ac_literals.txt "$et"/*.rules >/dev/null
-    [ -s /tmp/zeek.corpus ] || bench_ac_kernel --extract "$pcap" /tmp/zeek.corpus >/dev/null
+    ac_inputs
     for mb in ${PAIRS_MB:-256 64}; do
       for pipe in 0 1; do
         run timeout 60 bench_pairs_trace --literals /tmp/ac_literals.txt --corpus /tmp/zeek.corpus --mb "$mb" \
@@ -31,8 +35,7 @@ for k in $which; do
     # Chunk-size study: the kernels over the same payloads in 1 GiB and 32 MB
     # chunks, units by fixed stride or handed out, and the pipelined matcher
     # with 16 / 32 / 64 MB chunks.
-    [ -s /tmp/ac_literals.txt ] || bench_ac_kernel --import-rules /tmp/ac_literals.txt "$et"/*.rules >/dev/null
-    [ -s /tmp/zeek.corpus ] || bench_ac_kernel --extract "$pcap" /tmp/zeek.corpus >/dev/null
+    ac_inputs
     for cm in 1024 32; do
       for dyn in 0 1; do
         run timeout 120 bench_ac_kernel --literals /tmp/ac_literals.txt --corpus /tmp/zeek.corpus --gb 2 \
@@ -42,6 +45,16 @@ for k in $which; do
     for cm in 16 32 64; do
       run timeout 60 bench_pairs_trace --literals /tmp/ac_literals.txt --corpus /tmp/zeek.corpus --mb 256 \
         --pipeline 1 --chunk-mb "$cm" | grep -v '^ '
+    done ;;
+  plain)
+    # The Set kernel queueing every hit of a plain state (as before blob v4)
+    # against once per tile, alternated twice on the same machine.
+    ac_inputs
+    for rep in 1 2; do
+      for pr in 1 0; do
+        run timeout 100 bench_ac_kernel --literals /tmp/ac_literals.txt --corpus /tmp/zeek.corpus --gb 2 \
+          --sweep 0 --plugin-mb 64 --hs-mb 16 --plain-repeats "$pr" --json "$O/bench_ac_plain$pr-$rep.json"
+      done
     done ;;
   exact)
     bench_exact_export --rules-dir "$et" --pcap "$pcap" --literals /tmp/exact_literals.txt \
