@@ -1,0 +1,154 @@
+// gpu/gpu_matcher_pairs.cpp - the CUDA matcher's set-pair calls: a chunk's
+// distinct keys are filtered by the patterns' scopes against the payload
+// metadata, sorted and mapped to (id, payload) pairs on the device
+// (ac_set_pairs.cu), then copied straight into the caller-visible pinned
+// buffer of its batch (pair_batch.h); submit_set_pairs() leaves the chunks in
+// flight when it returns, so successive batches overlap.
+#include "gpu/ac_set_order.h"
+#include "gpu/cuda_matcher.h"
+
+#include <algorithm>
+#include <stdexcept>
+#include <string>
+
+namespace wm::gpu::detail {
+
+void CudaMatcher::upload_scopes(FlatScopes f) {
+    WM_CUDA_CHECK(cudaSetDevice(opts_.device));
+    d_scopes_.free();
+    d_scopes_.proto = upload(f.proto, "scope protocols");
+    d_scopes_.port_begin = upload(f.port_begin, "scope port index");
+    d_scopes_.ports = upload(f.ports, "scope ports");
+    d_scopes_.id = upload(f.id, "scope ids");
+    scopes_ = std::move(f);
+    pattern_by_id_.resize(scopes_.id.size());
+    for (uint32_t p = 0; p < pattern_by_id_.size(); ++p) pattern_by_id_[p] = {scopes_.id[p], p};
+    std::sort(pattern_by_id_.begin(), pattern_by_id_.end());
+}
+
+void CudaMatcher::set_scopes(const std::vector<PatternScope> &scopes) {
+    upload_scopes(flatten_scopes(scopes, d_view_.num_patterns));
+}
+
+// scan_set_pairs(): the kernel and every pass after it (scope filter, sort,
+// pair mapping), enqueued at once: the passes read the key count on the
+// device, so the host waits once per chunk. Without the round trips, each pass
+// queued behind the next chunk's persistent kernel (run 49: 3.4 of 9 ms). The
+// sort covers sort_n keys, padded past the real ones.
+void CudaMatcher::launch_pairs(ChunkSlot &s, bool filter) {
+    run_kernel(s, EmitKind::SetKeys);
+    trace_.gpu(traced(s), ChunkTrace::kScanned, s.stream);
+    const SortKeyCodec codec = sort_key_codec(d_view_.num_patterns, s.chunk.first_payload);
+    const uint64_t most_pairs = (uint64_t{s.chunk.last_payload} - s.chunk.first_payload + 1) * d_view_.num_patterns;
+    s.sort_n = static_cast<uint32_t>(std::min<uint64_t>(s.capacity, most_pairs));
+    auto *keys = reinterpret_cast<unsigned long long *>(s.d_matches);
+    unsigned long long *alt = s.d_hash; // the dedupe table is spent: scratch of >= 2 x capacity keys
+    const uint32_t *d_n = s.d_count;
+    if (filter) {
+        ac_filter_encode_keys(keys, s.d_count, s.sort_n, alt, s.d_count + 2, d_scopes_.view(scopes_), s.d_meta,
+                              s.meta_base, codec, s.stream);
+        std::swap(keys, alt); // d_matches (capacity x 12 bytes) is the sort's scratch now
+        d_n = s.d_count + 2;
+    } else {
+        ac_encode_keys(keys, s.d_count, s.sort_n, codec, s.stream);
+    }
+    s.d_pairs = ac_sort_keys(keys, alt, s.sort_n, sort_end_bit(codec, s.chunk.last_payload), s.d_sort_tmp,
+                             s.sort_tmp_bytes, s.stream);
+    ac_sorted_keys_to_pairs(s.d_pairs, d_n, s.sort_n, codec, d_scopes_.id, s.stream);
+    WM_CUDA_CHECK(cudaMemcpyAsync(s.h_count, s.d_count, 3 * sizeof(uint32_t), cudaMemcpyDeviceToHost, s.stream));
+    trace_.gpu(traced(s), ChunkTrace::kPassed, s.stream);
+}
+
+// Set pairs: waits for the chunk's passes and enqueues the copy of its pairs
+// into its batch's buffer without waiting for it (collect_set_pairs() waits).
+void CudaMatcher::finish_pairs(ChunkSlot &s) {
+    PairBatch &b = *s.pair_batch;
+    trace_.host(traced(s), ChunkTrace::kWaitBegin);
+    const uint32_t found = collect(s, [&](ChunkSlot &c) { launch_pairs(c, b.filter); });
+    trace_.host(traced(s), ChunkTrace::kWaitEnd);
+    const uint32_t n = b.filter ? s.h_count[2] : found;
+    if (n > 0) {
+        b.append(s.d_pairs, n, s.seq % tuning::kStreams, s.stream);
+        trace_.gpu(traced(s), ChunkTrace::kCopiedBack, s.stream);
+    }
+    s.busy = false;
+    s.pair_batch = nullptr;
+}
+
+// Finishes the set-pair chunks in flight (of batch `only`, or all), oldest first.
+void CudaMatcher::finish_pending_chunks(const PairBatch *only) {
+    try {
+        for (uint32_t j = 0; j < tuning::kStreams; ++j) {
+            ChunkSlot &s = slot_at(j);
+            if (s.busy && s.pair_batch && (!only || s.pair_batch == only)) finish_pairs(s);
+        }
+    } catch (...) {
+        drop_after_failure();
+        throw;
+    }
+}
+
+// A payload that spanned chunks may repeat pairs across the boundary: order by
+// (payload, pattern index) again and drop repeats (ids map back to patterns).
+void CudaMatcher::join_split_pairs(PairBatch &b) const {
+    auto pattern_of = [&](unsigned long long w) {
+        const auto it = std::lower_bound(pattern_by_id_.begin(), pattern_by_id_.end(),
+                                         std::make_pair(static_cast<uint32_t>(w), 0u));
+        return it->second;
+    };
+    auto less = [&](unsigned long long a, unsigned long long b) {
+        return (a >> 32) != (b >> 32) ? (a >> 32) < (b >> 32) : pattern_of(a) < pattern_of(b);
+    };
+    unsigned long long *p = b.pairs();
+    if (!std::is_sorted(p, p + b.total, less)) std::sort(p, p + b.total, less);
+    b.total = static_cast<size_t>(std::unique(p, p + b.total) - p);
+}
+
+size_t CudaMatcher::scan_set_pairs(const BatchView &batch, const PayloadMeta *meta, const SetPair **pairs) {
+    if (pending_set_batches())
+        throw std::logic_error("scan_set_pairs: " + std::to_string(pending_set_batches()) +
+                               " submitted batches are not collected; collect them first");
+    submit_set_pairs(batch, meta);
+    return collect_set_pairs(pairs);
+}
+
+void CudaMatcher::submit_set_pairs(const BatchView &batch, const PayloadMeta *meta) {
+    if (pending_set_batches() >= kPendingBatches)
+        throw std::logic_error("submit_set_pairs: " + std::to_string(kPendingBatches) +
+                               " batches already submitted and not collected; collect one first");
+    PairBatch &b = pair_batches_[submitted_ % kPendingBatches];
+    b.start(meta && scopes_.any_constraint);
+    ++submitted_;
+    if (batch.count == 0 || d_view_.num_groups == 0) return;
+    WM_CUDA_CHECK(cudaSetDevice(opts_.device));
+    b.split = run_chunks(
+        batch,
+        [&](ChunkSlot &s) {
+            s.pair_batch = &b;
+            launch_pairs(s, b.filter);
+        },
+        [&](ChunkSlot &s) { finish_pairs(s); }, b.filter ? meta : nullptr, false);
+}
+
+size_t CudaMatcher::collect_set_pairs(const SetPair **pairs) {
+    if (!pending_set_batches()) throw std::logic_error("collect_set_pairs: no batch submitted");
+    PairBatch &b = pair_batches_[collected_ % kPendingBatches];
+    WM_CUDA_CHECK(cudaSetDevice(opts_.device));
+    finish_pending_chunks(&b);
+    try {
+        b.wait();
+    } catch (...) {
+        drop_after_failure();
+        throw;
+    }
+    ++collected_;
+    if (b.split) join_split_pairs(b);
+    if (trace_.on() && !pending_set_batches()) {
+        sync_slots();
+        trace_.end();
+    }
+    *pairs = reinterpret_cast<const SetPair *>(b.pairs());
+    return b.total;
+}
+
+} // namespace wm::gpu::detail
