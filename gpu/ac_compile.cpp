@@ -299,13 +299,14 @@ AcBlob compile_ac(const std::vector<Literal> &pats, const AcCompileOptions &opts
         // Flagged target: the walk skips out_off for states without outputs,
         // and the Set kernel repeats of states whose outputs need no check.
         const std::vector<uint32_t> out_ids = flag_checked_outputs(a.out_ids, lo, hi, len, h.key_len);
-        auto tgt = [&](uint32_t t) {
+        std::vector<uint32_t> flagged(n); // each state's id with its flags, once
+        for (uint32_t t = 0; t < n; ++t) {
             const uint32_t ob = a.out_off[t], oe = a.out_off[t + 1];
-            if (oe == ob) return t;
             const bool checked = std::any_of(out_ids.begin() + ob, out_ids.begin() + oe,
                                              [](uint32_t e) { return (e & kOutCheck) != 0; });
-            return t | flag | (checked ? 0u : plain);
-        };
+            flagged[t] = oe == ob ? t : t | flag | (checked ? 0u : plain);
+        }
+        auto tgt = [&](uint32_t t) { return flagged[t]; };
         std::vector<uint32_t> dense(uint64_t{nd} * C);
         for (uint32_t s = 0; s < nd; ++s) {
             uint32_t *row = &dense[uint64_t{s} * C];

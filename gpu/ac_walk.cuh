@@ -54,7 +54,7 @@ template <typename StateT> WM_HD constexpr uint32_t out_flag() {
 template <typename StateT> WM_HD constexpr uint32_t plain_flag() {
     return sizeof(StateT) == 2 ? kOutPlain16 : kOutPlain32;
 }
-// Both flags: a target & ~state_flags is the plain state id.
+// Both flags: a target & ~state_flags is the bare state id.
 template <typename StateT> WM_HD constexpr uint32_t state_flags() { return out_flag<StateT>() | plain_flag<StateT>(); }
 
 // Reads one sparse record (kSpRecordWords words, 32-byte aligned): on the
@@ -73,7 +73,7 @@ template <typename StateT> WM_HD inline uint32_t ac_sparse_target(uint32_t e) {
     return (e & kSpIdMask) | ((e & kSpFlag) ? out_flag<StateT>() : 0u) | ((e & kSpPlain) ? plain_flag<StateT>() : 0u);
 }
 
-// One DFA step from plain state `s` on class `c`; returns the target with its
+// One DFA step from bare state id `s` on class `c`; returns the target with its
 // output flag. Dense row for BFS-shallow states; a sparse state's record
 // lists the classes where it differs from its dense fallback's row, so the
 // step is one record load plus at most one dense load.
@@ -126,7 +126,7 @@ WM_HD inline void ac_emit_entry(const AcView &v, const AcGroupView &g, uint32_t 
     emit(p, end);
 }
 
-// Emits the outputs of plain state `s` reached after chunk-local byte i.
+// Emits the outputs of state `s` (bare id) reached after chunk-local byte i.
 template <typename TextFn, typename EmitFn>
 WM_HD inline void ac_emit_state(const AcView &v, const AcGroupView &g, uint32_t s, uint32_t i, TextFn text,
                                 uint32_t seg_begin, uint32_t pos_delta, EmitFn emit) {
