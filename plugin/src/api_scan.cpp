@@ -212,7 +212,8 @@ int batch_buffer_call(const char *fn, wm_scanner_t *sc, unsigned slot, size_t by
     *buf = nullptr;
     if (slot >= WM_BATCH_BUFFER_SLOTS)
         return set_error(err, WM_INVALID,
-                         std::string(fn) + ": slot " + std::to_string(slot) + " out of range (0 or 1)");
+                         std::string(fn) + ": slot " + std::to_string(slot) + " out of range (0 to " +
+                                             std::to_string(WM_BATCH_BUFFER_SLOTS - 1) + ")");
     if (!sc->scanner.try_acquire())
         return set_error(err, WM_SCRATCH_IN_USE, std::string(fn) + ": scanner in use");
     Holding hold{sc->scanner};

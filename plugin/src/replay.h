@@ -22,9 +22,17 @@ struct ReplayCallbacks {
 };
 
 // How the capture is read (wm_replay_options_t); 0 = chosen by replay_file.
+// Whole windows through the set pipeline (Scanner::submit_set/collect_set):
+// a window is scanned while the one before it is delivered. Auto: on the GPU
+// with the set array (the CPU backend scans small batches instead, so alerts
+// keep flowing); On: with the set array on any backend (tests run the
+// pipeline's bookkeeping on the CPU this way); Off: never.
+enum class WindowPipeline { Auto, On, Off };
+
 struct ReplayTuning {
     unsigned threads = 0;      // threads decoding a window
     uint64_t window_bytes = 0; // file bytes per window
+    WindowPipeline pipeline = WindowPipeline::Auto;
 };
 
 // Replay without streams (replay_packets.cpp): windows of the capture are

@@ -2,10 +2,13 @@
 // its own, in a pipeline.
 //
 // The capture is read window by window (capture::WindowReader: a classic
-// pcap's windows decoded in place by several threads) into one of the scanner's two
-// batch buffers, page-locked on the GPU, while the calling thread scans the
-// previous window and delivers its alerts. Alerts leave in packet order; the
-// reader never touches the scanner.
+// pcap's windows decoded in place by several threads) into one of the
+// scanner's three batch buffers, page-locked on the GPU, while the calling
+// thread scans the previous window and delivers its alerts. On the GPU with
+// the set array, a window is submitted (wm_scan_batch_set_submit) and the
+// one before it is collected and delivered while the GPU scans: one buffer
+// is read into, one scanned, one delivered. Alerts leave in packet order;
+// the reader never touches the scanner.
 #include "capture/offline_capture.h"
 #include "capture/window_reader.h"
 #include "replay.h"
@@ -14,6 +17,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <deque>
 #include <filesystem>
 #include <future>
 #include <system_error>
@@ -32,7 +36,7 @@ double since(Clock::time_point t) { return std::chrono::duration<double>(Clock::
 // Scans windows and delivers their alerts.
 class WindowScanner {
   public:
-    WindowScanner(Scanner &sc, const ReplayCallbacks &cb, wm_replay_stats_t &st)
+    WindowScanner(Scanner &sc, const ReplayCallbacks &cb, wm_replay_stats_t &st, WindowPipeline pipeline)
         : sc_(sc), cb_(cb), st_(st) {
         const bool gpu = sc.backend() == WM_BACKEND_GPU;
         // The GPU takes a window in one call (it splits it into chunks
@@ -41,6 +45,53 @@ class WindowScanner {
         max_payloads_ = gpu ? SIZE_MAX : 4096;
         // The set array has no score or region: align rules need matches.
         set_array_ = sc.output_mode() == WM_OUTPUT_SET && sc.ruleset().alignment_rules() == 0;
+        pipelined_ = set_array_ && (pipeline == WindowPipeline::On || (pipeline == WindowPipeline::Auto && gpu));
+    }
+
+    // Scans w and delivers its alerts, or (pipelined) submits it whole; its
+    // alerts then leave with deliver_oldest(), and w must stay as it is
+    // until then. False when the alert callback asked to stop.
+    bool take(const PayloadWindow &w) {
+        if (!pipelined_) return window(w);
+        if (w.count() == 0) return true;
+        st_.batches++;
+        sc_.submit_set(BatchView{w.data, w.offsets.data(), w.count(), w.meta.data()});
+        pending_.push_back({&w, st_.batches});
+        return true;
+    }
+
+    // Windows submitted and not yet delivered.
+    size_t pending() const { return pending_.size(); }
+    bool holds(const PayloadWindow &w) const {
+        for (const auto &p : pending_)
+            if (p.first == &w) return true;
+        return false;
+    }
+
+    // Collects the oldest submitted window and delivers its alerts.
+    bool deliver_oldest() {
+        const auto [w, batch] = pending_.front();
+        pending_.pop_front();
+        const wm_set_hit_t *hits = nullptr;
+        size_t n = 0;
+        const int rc = sc_.collect_set(&hits, &n);
+        if (rc == WM_VERIFY_MISMATCH) record_mismatches(w->packets.data(), batch);
+        return deliver_hits(w->packets.data(), hits, n);
+    }
+
+    // Collects what is still submitted, without delivering it (the callback
+    // asked to stop, or a failure): the scanner is usable again after it.
+    void drop_pending() noexcept {
+        for (; !pending_.empty(); pending_.pop_front()) {
+            const wm_set_hit_t *hits = nullptr;
+            size_t n = 0;
+            try {
+                sc_.collect_set(&hits, &n);
+            } catch (...) { // the scanner has dropped the rest itself
+                pending_.clear();
+                break;
+            }
+        }
     }
 
     // False when the alert callback asked to stop.
@@ -72,22 +123,22 @@ class WindowScanner {
             const wm_set_hit_t *hits = nullptr;
             size_t n = 0;
             const int rc = sc_.scan_set(view, &hits, &n);
-            if (rc == WM_VERIFY_MISMATCH) record_mismatches(packets);
+            if (rc == WM_VERIFY_MISMATCH) record_mismatches(packets, st_.batches);
             return deliver_hits(packets, hits, n);
         }
         const int rc = sc_.scan(view, matches_);
-        if (rc == WM_VERIFY_MISMATCH) record_mismatches(packets);
+        if (rc == WM_VERIFY_MISMATCH) record_mismatches(packets, st_.batches);
         return deliver_matches(packets);
     }
 
-    void record_mismatches(const wm_packet_t *packets) {
+    void record_mismatches(const wm_packet_t *packets, uint64_t batch) {
         auto note = [&](const std::vector<Match> &v, const char *who) {
             for (const auto &m : v) {
                 st_.verify_mismatches++;
                 if (mismatch_lines_.size() >= 50) continue;
                 mismatch_lines_.push_back(fmt::format(
                     "verify mismatch: packet {} (batch {}, payload {}) rule {} [{}, {}): {} only",
-                    packets[m.payload].number, st_.batches, m.payload,
+                    packets[m.payload].number, batch, m.payload,
                     sc_.ruleset().rules()[m.rule].id, m.start, m.end, who));
             }
         };
@@ -148,7 +199,8 @@ class WindowScanner {
     const ReplayCallbacks &cb_;
     wm_replay_stats_t &st_;
     size_t max_bytes_, max_payloads_;
-    bool set_array_;
+    bool set_array_, pipelined_;
+    std::deque<std::pair<const PayloadWindow *, uint64_t>> pending_; // submitted (window, batch number), oldest first
     std::vector<uint32_t> offsets_;
     std::vector<Match> matches_;
     std::unordered_map<uint32_t, bool> seen_;
@@ -183,17 +235,20 @@ int replay_file(Scanner &sc, const std::string &path, const ReplayCallbacks &cb,
     const bool gpu = sc.backend() == WM_BACKEND_GPU;
     const uint64_t window = tuning.window_bytes ? tuning.window_bytes : default_window_bytes(path, gpu);
     capture::WindowReader reader(path, window, tuning.threads ? tuning.threads : default_threads());
-    WindowScanner ws(sc, cb, stats);
+    WindowScanner ws(sc, cb, stats, tuning.pipeline);
     stats.capture = wm_capture_stats_t{};
     stats.capture.struct_size = sizeof(stats.capture);
 
-    // Two windows: the reader fills one while this thread scans the other.
-    // Buffers are taken here, on the scanning thread; a payload too big for
-    // its slot (pcapng allows huge records) goes to ordinary memory.
-    PayloadWindow win[2];
-    uint8_t *slot[2];
-    std::vector<uint8_t> oversize[2];
-    for (unsigned k = 0; k < 2; ++k) slot[k] = sc.batch_buffer(window, k);
+    // Three windows: the reader fills one while this thread scans another
+    // and (pipelined) delivers the third. Buffers are taken here, on the
+    // scanning thread; a payload too big for its slot (pcapng allows huge
+    // records) goes to ordinary memory.
+    constexpr unsigned kWindows = Scanner::kBatchBufferSlots;
+    static_assert(kWindows >= 3, "read, scanned and delivered windows each need a buffer");
+    PayloadWindow win[kWindows];
+    uint8_t *slot[kWindows];
+    std::vector<uint8_t> oversize[kWindows];
+    for (unsigned k = 0; k < kWindows; ++k) slot[k] = sc.batch_buffer(window, k);
     auto read = [&](unsigned k) {
         return reader.next(win[k], [&, k](size_t bytes) {
             if (bytes <= window) return slot[k];
@@ -210,17 +265,25 @@ int replay_file(Scanner &sc, const std::string &path, const ReplayCallbacks &cb,
     };
     try {
         std::future<bool> next = std::async(std::launch::async, read, 0u);
-        for (unsigned k = 0;; k ^= 1) {
+        for (unsigned k = 0;; k = (k + 1) % kWindows) {
             if (!next.get()) break;
             const PayloadWindow &w = win[k];
             capture::add_capture_stats(stats.capture, w.stats);
             const bool last = !w.error.empty();
-            if (!last) next = std::async(std::launch::async, read, k ^ 1);
-            if (!ws.window(w)) {
+            // Window k + 1's buffer was k - 2's, normally delivered in the
+            // last round (not when a window without payloads came between).
+            const unsigned k1 = (k + 1) % kWindows;
+            bool go_on = true;
+            while (go_on && ws.holds(win[k1])) go_on = ws.deliver_oldest();
+            if (go_on && !last) next = std::async(std::launch::async, read, k1);
+            if (!go_on || !ws.take(w) || (ws.pending() > 1 && !ws.deliver_oldest())) {
                 status = WM_SCAN_TERMINATED;
                 break; // next's destructor waits for the read in flight
             }
             if (last) {
+                while (ws.pending() && status == WM_SUCCESS)
+                    if (!ws.deliver_oldest()) status = WM_SCAN_TERMINATED;
+                if (status == WM_SCAN_TERMINATED) break;
                 // Corrupt record: everything before it was scanned.
                 status = WM_CAPTURE_ERROR;
                 if (error) *error = w.error;
@@ -233,7 +296,11 @@ int replay_file(Scanner &sc, const std::string &path, const ReplayCallbacks &cb,
                                cb.progress_ctx);
             }
         }
+        while (ws.pending() && status == WM_SUCCESS)
+            if (!ws.deliver_oldest()) status = WM_SCAN_TERMINATED;
+        ws.drop_pending();
     } catch (...) {
+        ws.drop_pending();
         finish(); // an engine failure still reports what was counted so far
         throw;
     }

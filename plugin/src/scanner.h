@@ -63,8 +63,8 @@ class Scanner {
     const std::vector<Match> &cpu_only() const { return cpu_only_; }
 
     // Page-locked on the GPU backend (see wm_scanner_batch_buffer). slot
-    // (0 or 1) picks one of two buffers: replay fills one while the other is
-    // scanned.
+    // (< kBatchBufferSlots) picks one buffer: replay fills one while another
+    // is scanned and the third's alerts are delivered.
     static constexpr unsigned kBatchBufferSlots = WM_BATCH_BUFFER_SLOTS;
     uint8_t *batch_buffer(size_t bytes, unsigned slot = 0);
 

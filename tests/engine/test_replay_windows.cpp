@@ -3,7 +3,9 @@
 // handles, the alerts are those of one plain read scanned as one batch, in
 // packet order; a stop request delivers nothing after it; a corrupt record
 // ends the replay with every alert before it delivered. CPU here, GPU on the
-// device (skips without one).
+// device (skips without one). The set cases also run with whole windows
+// pipelined through submit/collect (WindowPipeline::On), which is what the GPU
+// does by default, so CI checks that bookkeeping on the CPU.
 #include "capture/offline_capture.h"
 #include "capture/packet_builder.h"
 #include "capture/pcap_writer.h"
@@ -15,6 +17,7 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <fstream>
 #include <map>
 #include <set>
@@ -155,7 +158,17 @@ std::vector<Alert> checked_sorted(std::vector<Alert> v) {
 
 const ReplayTuning kTunings[] = {{1, 1}, {1, 3000}, {4, 2000}, {3, 64 << 10}, {8, 1 << 20}};
 
-void expect_every_tuning_matches(int backend, int mode, unsigned verify_every = 0) {
+ReplayTuning with(ReplayTuning t, WindowPipeline p) {
+    t.pipeline = p;
+    return t;
+}
+
+const char *name(WindowPipeline p) {
+    return p == WindowPipeline::On ? "pipelined" : p == WindowPipeline::Off ? "one window at a time" : "auto";
+}
+
+void expect_every_tuning_matches(int backend, int mode, unsigned verify_every = 0,
+                                 WindowPipeline pipeline = WindowPipeline::Auto) {
     const std::string path = temp_path("mixed.pcap");
     write_capture(path, 7, 900);
     for (uint32_t seed : {1u, 2u}) {
@@ -165,8 +178,8 @@ void expect_every_tuning_matches(int backend, int mode, unsigned verify_every = 
         Scanner sc(crs, test::scanner_options(backend, mode, verify_every));
         for (const auto &t : kTunings) {
             SCOPED_TRACE(testing::Message() << "seed " << seed << " threads " << t.threads
-                                            << " window " << t.window_bytes);
-            const ReplayRun r = replay(sc, path, t);
+                                            << " window " << t.window_bytes << " " << name(pipeline));
+            const ReplayRun r = replay(sc, path, with(t, pipeline));
             EXPECT_EQ(r.rc, WM_SUCCESS) << r.error;
             EXPECT_EQ(r.stats.alerts, want.size());
             EXPECT_EQ(r.stats.capture.packets, 900u);
@@ -179,6 +192,7 @@ bool gpu_here(std::string *why) { return gpu::gpu_usable(0, why); }
 
 TEST(ReplayWindows, SetAlertsEqualOnePlainBatchForEveryTuning) {
     expect_every_tuning_matches(WM_BACKEND_CPU, WM_OUTPUT_SET);
+    expect_every_tuning_matches(WM_BACKEND_CPU, WM_OUTPUT_SET, 0, WindowPipeline::On);
 }
 
 TEST(ReplayWindows, PositionAlertsEqualOnePlainBatchForEveryTuning) {
@@ -190,11 +204,19 @@ TEST(ReplayWindows, StopRequestDeliversNothingAfterIt) {
     write_capture(path, 9, 900);
     CompiledRuleSet crs(scoped_rules(3));
     Scanner sc(crs, test::scanner_options(WM_BACKEND_CPU, WM_OUTPUT_SET));
-    for (size_t stop : {1u, 57u, 400u}) {
-        const ReplayRun r = replay(sc, path, {4, 2000}, stop);
-        EXPECT_EQ(r.rc, WM_SCAN_TERMINATED);
-        EXPECT_EQ(r.alerts.size(), stop);
-        EXPECT_EQ(r.stats.alerts, stop);
+    const auto all = replay(sc, path, {4, 2000}).alerts;
+    for (auto pipeline : {WindowPipeline::Off, WindowPipeline::On}) {
+        for (size_t stop : {1u, 57u, 400u}) {
+            SCOPED_TRACE(testing::Message() << "stop after " << stop << ", " << name(pipeline));
+            // The scanner is used again after each stop: nothing stays submitted.
+            const ReplayRun r = replay(sc, path, with({4, 2000}, pipeline), stop);
+            EXPECT_EQ(r.rc, WM_SCAN_TERMINATED);
+            EXPECT_EQ(r.alerts.size(), stop);
+            EXPECT_EQ(r.stats.alerts, stop);
+            EXPECT_EQ(sc.pending_set(), 0u);
+            ASSERT_LE(stop, all.size());
+            EXPECT_TRUE(std::equal(r.alerts.begin(), r.alerts.end(), all.begin())) << "not the first alerts";
+        }
     }
 }
 
@@ -218,19 +240,24 @@ TEST(ReplayWindows, CorruptRecordEndsTheReplayAfterEverythingBeforeIt) {
     CompiledRuleSet crs(scoped_rules(4));
     const auto want = reference(crs, path, false);
     Scanner sc(crs, test::scanner_options(WM_BACKEND_CPU, WM_OUTPUT_SET));
-    for (const auto &t : kTunings) {
-        const ReplayRun r = replay(sc, path, t);
-        EXPECT_EQ(r.rc, WM_CAPTURE_ERROR);
-        EXPECT_NE(r.error.find("packet 500"), std::string::npos) << r.error;
-        EXPECT_EQ(r.stats.capture.packets, 499u);
-        EXPECT_EQ(checked_sorted(r.alerts), want);
+    for (auto pipeline : {WindowPipeline::Off, WindowPipeline::On}) {
+        for (const auto &t : kTunings) {
+            SCOPED_TRACE(testing::Message() << "threads " << t.threads << " window " << t.window_bytes << " "
+                                            << name(pipeline));
+            const ReplayRun r = replay(sc, path, with(t, pipeline));
+            EXPECT_EQ(r.rc, WM_CAPTURE_ERROR);
+            EXPECT_NE(r.error.find("packet 500"), std::string::npos) << r.error;
+            EXPECT_EQ(r.stats.capture.packets, 499u);
+            EXPECT_EQ(checked_sorted(r.alerts), want);
+        }
     }
 }
 
 TEST(ReplayWindowsGpu, SetPositionsAndVerifiedRunsEqualTheReference) {
     std::string why;
     if (!gpu_here(&why)) GTEST_SKIP() << "no CUDA device: " << why;
-    expect_every_tuning_matches(WM_BACKEND_GPU, WM_OUTPUT_SET);
+    expect_every_tuning_matches(WM_BACKEND_GPU, WM_OUTPUT_SET); // pipelined
+    expect_every_tuning_matches(WM_BACKEND_GPU, WM_OUTPUT_SET, 0, WindowPipeline::Off);
     expect_every_tuning_matches(WM_BACKEND_GPU, WM_OUTPUT_POSITIONS);
     expect_every_tuning_matches(WM_BACKEND_GPU, WM_OUTPUT_SET, 2);
 }

@@ -16,6 +16,7 @@
 #include "capture/pcap_map.h"
 #include "capture/record_run.h"
 #include "capture/slice_reader.h"
+#include "capture/uninit_vector.h"
 #include "capture/worker_pool.h"
 #include "warpmatch.h"
 
@@ -29,9 +30,10 @@ namespace wm::capture {
 
 struct PayloadWindow {
     const uint8_t *data = nullptr;       // payloads back to back
-    std::vector<uint32_t> offsets{0};    // payload i is [offsets[i], offsets[i+1])
-    std::vector<wm_payload_meta_t> meta; // protocol and ports, per payload
-    std::vector<wm_packet_t> packets;    // payload pointers into data
+    // Per payload; resizing leaves them unwritten: the reader writes each.
+    UninitVector<uint32_t> offsets{0};    // payload i is [offsets[i], offsets[i+1])
+    UninitVector<wm_payload_meta_t> meta; // protocol and ports
+    UninitVector<wm_packet_t> packets;    // payload pointers into data
     wm_capture_stats_t stats{};          // every record of the window
     std::string error;                   // the capture is corrupt after these packets
     size_t count() const { return packets.size(); }
