@@ -132,18 +132,27 @@ template <EmitKind KIND, typename StateT, uint32_t BLOCK, uint32_t TILE> struct 
         __syncwarp();
     }
 
-    // Walks groups [g0, g0 + NG) over this lane's tile (inactive lanes: no
+    // Lanes below this one in the warp (one special-register read).
+    __device__ static uint32_t lanemask_lt() {
+        uint32_t m;
+        asm("mov.u32 %0, %%lanemask_lt;" : "=r"(m));
+        return m;
+    }
+
+    // Walks groups [G0, G0 + NG) over this lane's tile (inactive lanes: no
     // steps) and emits every match ending inside the tile. Warp-collective.
+    // (run 66 ncu: the loop issues
+    // ~186 instructions per warp step and is issue-bound; the hit test and
+    // the queue append took 69 of them while they branched per lane).
     template <uint32_t NG, typename TextFn>
-    __device__ void walk_groups(uint32_t g0, bool active, const Segment &sg, uint32_t tb, uint32_t te, TextFn text,
+    __device__ void walk_groups(uint32_t G0, bool active, const Segment &sg, uint32_t tb, uint32_t te, TextFn text,
                                 unsigned long long &last_key) {
         constexpr uint32_t F = out_flag<StateT>(), FP = state_flags<StateT>();
         const AcView &v = p.view;
         const uint32_t lane = threadIdx.x & 31;
         uint2 *q = tmp.queue[threadIdx.x >> 5];
-        const uint32_t i0 = active ? ac_walk_begin<NG>(v, g0, sg.data_begin, tb) : 0; // warm-up from i0, emit from tb
+        const uint32_t i0 = active ? ac_walk_begin<NG>(v, G0, sg.data_begin, tb) : 0; // warm-up from i0, emit from tb
         const uint32_t steps = active ? te - i0 : 0;
-        uint32_t i = i0;
         const uint32_t most = __reduce_max_sync(~0u, steps);
         uint32_t s[NG];
         // SetKeys: the last plain state this lane queued, per group
@@ -153,27 +162,30 @@ template <EmitKind KIND, typename StateT, uint32_t BLOCK, uint32_t TILE> struct 
         WM_UNROLL for (uint32_t k = 0; k < NG; ++k) s[k] = 0, last_plain[k] = 0;
         const bool skip_plain = KIND == EmitKind::SetKeys && !p.queue_plain_repeats;
         uint32_t queued = 0; // warp-uniform
+        uint32_t i = i0;
         for (uint32_t t = 0; t < most; ++t, ++i) {
-            uint32_t hit = 0;
-            if (t < steps) {
-                ac_step_groups<StateT, NG>(v, g0, tmp.class_map + g0, s, text(i));
-                if (i >= tb) WM_UNROLL for (uint32_t k = 0; k < NG; ++k) {
-                    const bool h = skip_plain ? set_reports_hit<StateT>(s[k], last_plain[k]) : (s[k] & F) != 0;
-                    hit |= h ? 1u << k : 0u;
-                }
-            }
+            const bool live = t < steps;
+            if (live) ac_step_groups<StateT, NG>(v, G0, tmp.class_map + G0, s, text(i));
+            const bool in_tile = live && i >= tb;
             WM_UNROLL for (uint32_t k = 0; k < NG; ++k) {
-                const uint32_t mask = __ballot_sync(~0u, (hit >> k) & 1u);
-                if ((hit >> k) & 1u)
-                    q[queued + __popc(mask & ((1u << lane) - 1))] = make_uint2(i, (s[k] & ~FP) | (k << 26) | (lane << 27));
+                const uint32_t x = s[k];
+                bool h = in_tile && (x & F) != 0;
+                if (skip_plain) { // selects, no branch: set_reports_hit is branch-free
+                    uint32_t lp = last_plain[k];
+                    h = in_tile && set_reports_hit<StateT>(x, lp);
+                    last_plain[k] = in_tile ? lp : last_plain[k];
+                }
+                const uint32_t mask = __ballot_sync(~0u, h);
+                const uint32_t slot = queued + __popc(mask & lanemask_lt());
+                if (h) q[slot] = make_uint2(i, (x & ~FP) | (k << 26) | (lane << 27));
                 queued += __popc(mask);
             }
             if (queued > tuning::kWarpQueue - 32 * NG) {
-                drain(g0, queued, sg, text, last_key);
+                drain(G0, queued, sg, text, last_key);
                 queued = 0;
             }
         }
-        drain(g0, queued, sg, text, last_key);
+        drain(G0, queued, sg, text, last_key);
     }
 
     __device__ void run() {
@@ -224,9 +236,10 @@ template <EmitKind KIND, typename StateT, uint32_t BLOCK, uint32_t TILE> struct 
                     return r < staged ? s_text[r] : __ldg(&d_text[i]);
                 };
                 unsigned long long last_key = kEmptyKey;
-                uint32_t g = 0;
-                for (; g + 2 <= v.num_groups; g += 2) walk_groups<2>(g, active, sg, tb, te, text, last_key);
-                if (g < v.num_groups) walk_groups<1>(g, active, sg, tb, te, text, last_key);
+                // At most two groups (case-sensitive, nocase: ac_compile.h), walked
+                // side by side; group 0 first, as a constant (see walk_groups).
+                if (v.num_groups == 2) walk_groups<2>(0, active, sg, tb, te, text, last_key);
+                else walk_groups<1>(0, active, sg, tb, te, text, last_key);
             }
             __syncthreads();
             if constexpr (KIND == EmitKind::SetKeys) flush_set(); // next unit's barriers order the clearing

@@ -18,6 +18,8 @@ size_t dyn_smem(EmitKind kind, uint32_t num_patterns, bool shared_counters) {
 } // namespace
 
 bool ac_prepare_kernels(DeviceInfo &dev, const AcView &view) {
+    if (view.num_groups > 2) // the walk takes one group or a pair (ac_agent.cuh); compile_ac makes at most two
+        throw GpuError("automaton has " + std::to_string(view.num_groups) + " groups; the GPU kernels take at most 2");
     for (uint32_t g = 0; g < view.num_groups; ++g)
         if (view.groups[g].num_states > (1u << tuning::kQueueStateBits))
             throw GpuError("automaton group " + std::to_string(g) + " has " + std::to_string(view.groups[g].num_states) +

@@ -139,12 +139,13 @@ WM_HD inline void ac_emit_state(const AcView &v, const AcGroupView &g, uint32_t 
 // checked) gives the same keys wherever it is reached in the payload, so it is
 // reported once until another plain state comes; last_plain: 0 at the tile's
 // start, then the last plain target reported.
+// Written without branches: the Set kernel runs it per lane, group and step,
+// and a divergent branch there cost more than the test (run 66).
 template <typename StateT> WM_HD inline bool set_reports_hit(uint32_t t, uint32_t &last_plain) {
-    if (!(t & out_flag<StateT>())) return false;
-    if (!(t & plain_flag<StateT>())) return true;
-    const bool fresh = t != last_plain;
-    last_plain = t;
-    return fresh;
+    const bool out = (t & out_flag<StateT>()) != 0, plain = (t & plain_flag<StateT>()) != 0; // plain implies out
+    const bool report = out && !(plain && t == last_plain);
+    last_plain = plain ? t : last_plain;
+    return report;
 }
 
 // First byte of a tile's walk for groups [g0, g0 + NG): (longest key - 1)

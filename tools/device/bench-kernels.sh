@@ -1,9 +1,10 @@
 #!/usr/bin/env bash
 # Kernel benchmarks of gpu/, each beside its CPU peer measured in the same run.
-#   bench-kernels.sh BUNDLE DATA OUT [ac pairs chunks plain exact seedac approx align]
+#   bench-kernels.sh BUNDLE DATA OUT [ac pairs chunks plain ab ncu exact seedac approx align]
 # (pairs: the plugin path's per-chunk timeline, bench_pairs_trace; chunks: the
 # chunk-size study; plain: Set kernel with and without the plain-repeat skip;
-# none of these three in the default list)
+# ab: against an old build; ncu: a profile of one Set launch; none of these
+# five in the default list)
 # Inputs (literal lists, payload corpora) are derived here from the capture
 # and the ET Open rules, so only the raw data travels.
 set -u
@@ -56,6 +57,32 @@ for k in $which; do
           --sweep 0 --plugin-mb 64 --hs-mb 16 --plain-repeats "$pr" --json "$O/bench_ac_plain$pr-$rep.json"
       done
     done ;;
+  ab)
+    # The kernel against a previous build (BUNDLE/old/bench_ac_kernel, put
+    # there by hand), alternated twice on the same machine.
+    ac_inputs
+    for rep in 1 2; do
+      for b in old new; do
+        exe=bench_ac_kernel; [ "$b" = old ] && exe=$B/old/bench_ac_kernel
+        run timeout 100 "$exe" --literals /tmp/ac_literals.txt --corpus /tmp/zeek.corpus --gb 2 --sweep 0 \
+          --plugin-mb 64 --hs-mb 16 --json "$O/bench_ac_ab_$b-$rep.json" | grep -E "^(17918|CHECK|text)"
+      done
+    done ;;
+  ncu)
+    # Where the Set kernel's time goes: one launch on the full ET set (32-bit
+    # states) under Nsight Compute, per-SASS-instruction executed counts and
+    # stall samples (source page, CSV), the details page, and the SASS.
+    ac_inputs
+    k=_ZN2wm3gpu14ac_scan_kernelILNS0_8EmitKindE1EjEEvNS0_10ScanParamsE
+    ncu=/usr/local/cuda/bin/ncu
+    run timeout 300 $ncu --kernel-name-base mangled --kernel-name "$k" --launch-skip 2 --launch-count 1 \
+      --section SourceCounters --section WarpStateStats --section SpeedOfLight --section Occupancy \
+      --section InstructionStats --section MemoryWorkloadAnalysis -f -o /tmp/ac_set \
+      bench_ac_kernel --literals /tmp/ac_literals.txt --corpus /tmp/zeek.corpus --gb 0.5 --sweep 0 \
+      --plugin-mb 16 --hs-mb 4 > "$O/ncu_run.txt" 2>&1
+    $ncu --import /tmp/ac_set.ncu-rep --page details > "$O/ncu_details.txt" 2>&1
+    $ncu --import /tmp/ac_set.ncu-rep --page source --csv --print-source sass > "$O/ncu_source.csv" 2>&1
+    echo "ncu: $(wc -l < "$O/ncu_source.csv") source lines" ;;
   exact)
     bench_exact_export --rules-dir "$et" --pcap "$pcap" --literals /tmp/exact_literals.txt \
       --corpus /tmp/exact_corpus.bin >/dev/null

@@ -67,11 +67,15 @@ done
 # libpcap's sequential read in the same run.
 want bench && "$B/bin/bench_window_reader" "$BIG" --threads ${READ_THREADS:-1,4,8,15} --repeats 2 \
   2>&1 | tee "$OUT/bench-read.txt"
-# Replay of the tiled capture by number of read threads (GPU, set, -q).
+# Replay of the tiled capture by number of read threads and window size
+# (GPU, set, -q; REPLAY_WINDOW_MB 0 = the default window).
 want bench && for t in ${REPLAY_THREADS:-1 2 4 8 15}; do
-  r=$(warpmatch replay "$BIG" --rules /tmp/et.yaml --backend gpu --matches set -q --read-threads "$t" 2>&1 | tail -1 |
-      grep -o '"payload_bytes":[0-9]*\|"alerts":[0-9]*\|"seconds":[0-9.]*' | tr '\n' ' ')
-  note "replay x${REPLAY_TILE:-32} gpu set read-threads $t: $r"
+  for wmb in ${REPLAY_WINDOW_MB:-0}; do
+    wopt=(); [ "$wmb" != 0 ] && wopt=(--window-mb "$wmb")
+    r=$(warpmatch replay "$BIG" --rules /tmp/et.yaml --backend gpu --matches set -q --read-threads "$t" "${wopt[@]}" \
+        2>&1 | tail -1 | grep -o '"payload_bytes":[0-9]*\|"alerts":[0-9]*\|"seconds":[0-9.]*' | tr '\n' ' ')
+    note "replay x${REPLAY_TILE:-32} gpu set read-threads $t window-mb $wmb: $r"
+  done
 done
 # 4. Kernel benchmarks of gpu/ (each compares with its CPU peer in-run).
 want kernels && bash tools/device/bench-kernels.sh "$B" "$D" "$OUT" ${KERNELS:-}
