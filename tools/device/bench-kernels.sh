@@ -59,13 +59,21 @@ for k in $which; do
     done ;;
   ab)
     # The kernel against a previous build (BUNDLE/old/bench_ac_kernel, put
-    # there by hand), alternated twice on the same machine.
+    # there by hand), alternated twice on the same machine ...
     ac_inputs
     for rep in 1 2; do
       for b in old new; do
         exe=bench_ac_kernel; [ "$b" = old ] && exe=$B/old/bench_ac_kernel
         run timeout 100 "$exe" --literals /tmp/ac_literals.txt --corpus /tmp/zeek.corpus --gb 2 --sweep 0 \
           --plugin-mb 64 --hs-mb 16 --json "$O/bench_ac_ab_$b-$rep.json" | grep -E "^(17918|CHECK|text)"
+      done
+    done
+    # ... and the pipelined matcher (BUNDLE/old/bench_pairs_trace), when there.
+    [ -x "$B/old/bench_pairs_trace" ] && for rep in 1 2; do
+      for b in old new; do
+        exe=bench_pairs_trace; [ "$b" = old ] && exe=$B/old/bench_pairs_trace
+        echo "== $b pairs rep $rep"
+        timeout 60 "$exe" --literals /tmp/ac_literals.txt --corpus /tmp/zeek.corpus --mb 256 --pipeline 1 | grep "^batch\|^pipelined"
       done
     done ;;
   ncu)
