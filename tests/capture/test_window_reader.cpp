@@ -28,7 +28,7 @@ struct Seen {
     wm_capture_stats_t stats{};
     std::string error;
     size_t windows = 0;
-    unsigned most_threads = 0; // parts of one window, at most
+    unsigned most_parts = 0; // parts of one window, at most
 };
 
 Seen read_plain(const std::string &path) {
@@ -57,7 +57,7 @@ Seen read_windows(const std::string &path, uint64_t window, unsigned threads) {
         return buf.data();
     })) {
         ++s.windows;
-        s.most_threads = std::max(s.most_threads, r.threads_used());
+        s.most_parts = std::max(s.most_parts, r.parts_used());
         EXPECT_TRUE(s.error.empty()) << "a window after the error";
         EXPECT_EQ(w.offsets.size(), w.count() + 1);
         EXPECT_EQ(w.meta.size(), w.count());
@@ -176,7 +176,7 @@ TEST(WindowReader, MixedRecordsEqualThePlainReadForEveryWindowAndThreadCount) {
     expect_all_configs_match(path);
     const Seen sliced = read_windows(path, 4096, 4);
     EXPECT_GT(sliced.windows, 10u);
-    EXPECT_EQ(sliced.most_threads, 4u);
+    EXPECT_EQ(sliced.most_parts, 4u * WindowReader::kPartsPerThread);
 }
 
 TEST(WindowReader, BigEndianFileIsSlicedToo) {

@@ -1,11 +1,13 @@
 // tests/capture/test_worker_pool.cpp - the reader's thread pool: every index
-// runs exactly once per call, on distinct threads, and an exception from any
-// of them reaches the caller after all have finished.
+// runs exactly once per call (one per thread, then shared out), and an
+// exception from any of them reaches the caller after all have finished.
 #include "plugin/src/capture/worker_pool.h"
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <atomic>
+#include <chrono>
 #include <set>
 #include <stdexcept>
 #include <thread>
@@ -47,7 +49,40 @@ TEST(WorkerPool, AnExceptionReachesTheCallerAfterEveryJobFinished) {
     std::atomic<int> again{0};
     pool.run(4, [&](size_t) { again++; });
     EXPECT_EQ(again.load(), 4);
-    EXPECT_THROW(pool.run(5, [](size_t) {}), std::invalid_argument);
+}
+
+// More jobs than threads: each job still runs exactly once, the first ones
+// one per thread; a thread held up by a slow job leaves the rest to others;
+// an exception still waits for every job.
+TEST(WorkerPool, MoreJobsThanThreadsAreShared) {
+    WorkerPool pool(4);
+    for (size_t n : {5u, 17u, 64u}) {
+        for (int round = 0; round < 20; ++round) {
+            std::vector<std::atomic<int>> hits(n);
+            std::vector<std::thread::id> ids(n);
+            pool.run(n, [&](size_t i) {
+                hits[i]++;
+                ids[i] = std::this_thread::get_id();
+            });
+            for (size_t i = 0; i < n; ++i) ASSERT_EQ(hits[i].load(), 1) << n << " " << i;
+            EXPECT_EQ(std::set<std::thread::id>(ids.begin(), ids.begin() + 4).size(), 4u);
+            EXPECT_EQ(ids[0], std::this_thread::get_id());
+        }
+    }
+    std::vector<std::thread::id> ids(40);
+    pool.run(40, [&](size_t i) {
+        ids[i] = std::this_thread::get_id();
+        if (i == 1) std::this_thread::sleep_for(std::chrono::milliseconds(200));
+    });
+    EXPECT_EQ(std::count(ids.begin(), ids.end(), ids[1]), 1) << "the slow thread took no other job";
+    std::atomic<int> finished{0};
+    EXPECT_THROW(pool.run(30,
+                          [&](size_t i) {
+                              if (i % 7 == 3) throw std::runtime_error("part");
+                              finished++;
+                          }),
+                 std::runtime_error);
+    EXPECT_EQ(finished.load(), 30 - 4); // 3, 10, 17, 24 threw; every other job ran
 }
 
 } // namespace

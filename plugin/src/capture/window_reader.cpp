@@ -50,7 +50,7 @@ bool WindowReader::next_in_place(PayloadWindow &w, const BufferFn &buffer) {
         return false;
     }
     const uint64_t end = std::min(size, pos_ + window_bytes_);
-    const size_t n = static_cast<size_t>(std::clamp<uint64_t>(end - pos_, 1, threads_));
+    const size_t n = static_cast<size_t>(std::clamp<uint64_t>(end - pos_, 1, uint64_t{threads_} * kPartsPerThread));
     // Part k holds the records that start in [stop[k-1], stop[k]).
     std::vector<uint64_t> stop(n);
     for (size_t k = 0; k < n; ++k) stop[k] = pos_ + (end - pos_) * (k + 1) / n;
@@ -105,7 +105,7 @@ bool WindowReader::next_sequential(PayloadWindow &w, const BufferFn &buffer) {
     return true;
 }
 
-// Packs runs [0, n) into one buffer, in order, each run on its own thread.
+// Packs runs [0, n) into one buffer, in order, the runs shared by the threads.
 void WindowReader::assemble(size_t n, PayloadWindow &w, const BufferFn &buffer) {
     std::vector<size_t> byte_base(n + 1, 0), packet_base(n + 1, 0);
     std::vector<uint64_t> number_base(n, 0);

@@ -57,7 +57,11 @@ class WindowReader {
     bool next(PayloadWindow &w, const BufferFn &buffer);
 
     // Parts the current window was decoded in (1 when read by libpcap).
-    unsigned threads_used() const { return used_; }
+    unsigned parts_used() const { return used_; }
+    // A window is cut into this many parts per thread, handed out as threads
+    // come free: one part per thread made every window wait for its slowest
+    // thread (in replay, 15 readers share 16 cores with the scanning thread).
+    static constexpr unsigned kPartsPerThread = 4;
     // Parts whose guessed start was wrong and that were decoded again.
     uint64_t parts_redone() const { return redone_; }
     // Whether the file is being read in place (else by libpcap).

@@ -31,36 +31,41 @@ void WorkerPool::work(size_t index) {
             if (index >= job_size_) continue; // not needed this time
             job = job_;
         }
-        try {
-            (*job)(index);
-        } catch (...) {
-            errors_[index] = std::current_exception();
-        }
+        run_from(index, *job);
         std::lock_guard<std::mutex> lock(mu_);
         if (--pending_ == 0) done_.notify_one();
     }
 }
 
+// Thread `thread` runs job `thread`, then takes the jobs past the threads'
+// first ones until none is left; its first exception is kept.
+void WorkerPool::run_from(size_t thread, const std::function<void(size_t)> &fn) {
+    for (size_t i = thread; i < job_size_; i = next_.fetch_add(1)) {
+        try {
+            fn(i);
+        } catch (...) {
+            if (!errors_[thread]) errors_[thread] = std::current_exception();
+        }
+    }
+}
+
 void WorkerPool::run(size_t n, const std::function<void(size_t)> &fn) {
     if (n == 0) return;
-    if (n > workers_.size() + 1) throw std::invalid_argument("WorkerPool::run: more jobs than threads");
+    const size_t threads = std::min(n, workers_.size() + 1);
     std::fill(errors_.begin(), errors_.end(), nullptr);
-    if (n > 1) {
+    next_.store(threads);
+    job_size_ = n; // read by workers only after the lock below hands them the job
+    if (threads > 1) {
         {
             std::lock_guard<std::mutex> lock(mu_);
             job_ = &fn;
-            job_size_ = n;
-            pending_ = n - 1;
+            pending_ = threads - 1;
             ++generation_;
         }
         start_.notify_all();
     }
-    try {
-        fn(0);
-    } catch (...) {
-        errors_[0] = std::current_exception();
-    }
-    if (n > 1) {
+    run_from(0, fn);
+    if (threads > 1) {
         std::unique_lock<std::mutex> lock(mu_);
         done_.wait(lock, [&] { return pending_ == 0; });
     }

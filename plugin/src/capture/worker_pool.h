@@ -3,6 +3,7 @@
 // a thread per part (twice per window, dozens of windows per capture).
 #pragma once
 
+#include <atomic>
 #include <condition_variable>
 #include <cstddef>
 #include <exception>
@@ -22,19 +23,23 @@ class WorkerPool {
     WorkerPool(const WorkerPool &) = delete;
     WorkerPool &operator=(const WorkerPool &) = delete;
 
-    // Calls fn(i) for every i in [0, n), n <= width, i = 0 on the caller's
-    // thread, and returns when all are done; the first exception thrown is
-    // rethrown then.
+    // Calls fn(i) once for every i in [0, n) and returns when all are done;
+    // an exception thrown is rethrown then. Thread t < min(n, width) runs
+    // job t (job 0 on the caller's thread), then each takes the next job not
+    // yet taken: with more jobs than threads, a thread slowed down (by a
+    // busy core, a heavy part) takes fewer of them.
     void run(size_t n, const std::function<void(size_t)> &fn);
 
   private:
     void work(size_t index);
+    void run_from(size_t thread, const std::function<void(size_t)> &fn);
 
     std::vector<std::thread> workers_;
     std::mutex mu_;
     std::condition_variable start_, done_;
     const std::function<void(size_t)> *job_ = nullptr;
     size_t job_size_ = 0;
+    std::atomic<size_t> next_{0}; // the next job to take, past the threads' first ones
     size_t pending_ = 0;
     unsigned long long generation_ = 0;
     bool stop_ = false;
