@@ -162,9 +162,9 @@ class GpuMatcher {
     // is copied to the device straight from there: no host memcpy, full PCIe
     // speed. Fill it, point BatchView::data at it, call scan()/count().
     // slot < kPinnedSlots picks one of several such buffers, so a caller can
-    // fill one while the matcher scans another and a third is being used
+    // fill some while the matcher scans another and one more is being used
     // (replay's pipeline). Throws GpuError when the allocation fails.
-    static constexpr unsigned kPinnedSlots = 3;
+    static constexpr unsigned kPinnedSlots = 4;
     virtual uint8_t *pinned_buffer(size_t bytes, unsigned slot = 0) = 0;
 };
 

@@ -266,11 +266,11 @@ WM_API int wm_scanner_batch_buffer(wm_scanner_t *sc, size_t bytes, uint8_t **buf
                                    wm_error_t **err);
 
 /** Batch buffers a scanner owns: wm_scanner_batch_buffer() is slot 0. */
-#define WM_BATCH_BUFFER_SLOTS 3
+#define WM_BATCH_BUFFER_SLOTS 4
 /**
- * wm_scanner_batch_buffer() for slot 0, 1 or 2, so that a host can fill one
- * batch while the scanner still works on the others (with
- * wm_scan_batch_set_submit: one batch filled, one scanned, one whose hits
+ * wm_scanner_batch_buffer() for slots 0 to WM_BATCH_BUFFER_SLOTS - 1, so that
+ * a host can fill batches while the scanner still works on others (with
+ * wm_scan_batch_set_submit: batches filled ahead, one scanned, one whose hits
  * are being used). Valid until the next call for the same slot or
  * wm_scanner_free. A slot cannot grow while submitted batches are not
  * collected (WM_INVALID). wm_replay_file*() reuse every slot.
