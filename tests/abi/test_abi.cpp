@@ -53,7 +53,7 @@ int stop_now(uint32_t, uint32_t, uint32_t, uint32_t, void *) { return 1; }
 
 TEST(Abi, Versions) {
     EXPECT_EQ(wm_abi_version(), WM_ABI_VERSION);
-    EXPECT_NE(std::string(wm_version()).find("0.4.0"), std::string::npos);
+    EXPECT_NE(std::string(wm_version()).find("0.5.0"), std::string::npos);
     EXPECT_STREQ(wm_status_name(WM_RULE_ERROR), "WM_RULE_ERROR");
     EXPECT_STREQ(wm_status_name(12345), "WM_UNKNOWN_STATUS");
 }
