@@ -75,9 +75,10 @@ TEST(WindowRing, FileOverWithoutAWindowAndStopWhileWaiting) {
         });
     });
     unsigned k = 0;
-    ASSERT_TRUE(ring.next_filled(&k)); // never released: the reader waits after two
+    ASSERT_TRUE(ring.next_filled(&k)); // both taken, none released: the reader waits
+    ASSERT_TRUE(ring.next_filled(&k));
     ring.stop();
-    reader.join();
+    reader.join(); // returns: stop() ended the wait
     EXPECT_EQ(fills, 2);
 }
 
