@@ -11,6 +11,7 @@
 #include "gpu/ac_set_order.h"
 #include "gpu/cuda_matcher.h"
 #include "gpu/gpu_testing.h"
+#include "gpu/pinned_host.h"
 
 #include <algorithm>
 #include <atomic>
@@ -75,7 +76,7 @@ CudaMatcher::CudaMatcher(const std::vector<Literal> &patterns, const GpuOptions 
 CudaMatcher::~CudaMatcher() {
     for (auto &slot : slots_) slot.reset(); // waits for its stream before the blob goes
     cudaFree(d_blob_);
-    for (uint8_t *p : h_user_) cudaFreeHost(p);
+    for (unsigned k = 0; k < kPinnedSlots; ++k) pinned_host_free(h_user_[k], h_user_bytes_[k]);
     d_scopes_.free();
 }
 
@@ -86,10 +87,10 @@ uint8_t *CudaMatcher::pinned_buffer(size_t bytes, unsigned slot) {
             throw std::logic_error("pinned_buffer: cannot grow a buffer while " + std::to_string(pending_set_batches()) +
                                    " submitted batches are not collected (they may lie in it)");
         WM_CUDA_CHECK(cudaSetDevice(opts_.device));
-        cudaFreeHost(h_user_[slot]);
+        pinned_host_free(h_user_[slot], h_user_bytes_[slot]);
         h_user_[slot] = nullptr;
         h_user_bytes_[slot] = 0;
-        h_user_[slot] = host_alloc<uint8_t>(bytes, "pinned_buffer");
+        h_user_[slot] = pinned_host_alloc(bytes, "pinned_buffer");
         h_user_bytes_[slot] = bytes;
     }
     return h_user_[slot];

@@ -6,6 +6,7 @@
 #include "gpu/gpu_testing.h"
 #include "reference.h"
 
+#include <cuda_runtime_api.h>
 #include <gtest/gtest.h>
 
 #include <cstring>
@@ -72,6 +73,26 @@ TEST(GpuMatcherFastPaths, PinnedBufferInputEqualsReference) {
         uint8_t *pin2 = m->pinned_buffer(2 * c.data.size() + 4096);
         std::memcpy(pin2, c.data.data(), c.data.size());
         expect_modes_equal_reference(*m, c, BatchView{pin2, c.offs.data(), c.view().count}, "regrown pinned buffer");
+    }
+}
+
+// pinned_buffer() memory is page-locked from its first to its last byte
+// (mapped, first touched by several threads, then registered: pinned_host.h)
+// in every slot, at sizes one thread or many touch, and writable to the end.
+TEST(GpuMatcherFastPaths, PinnedBuffersArePageLockedInEverySlot) {
+    REQUIRE_GPU();
+    const Case c = random_case(600, CaseSpec{});
+    auto m = GpuMatcher::create(c.pats, GpuOptions{});
+    for (unsigned slot = 0; slot < GpuMatcher::kPinnedSlots; ++slot) {
+        for (size_t bytes : {size_t{1}, size_t{3} << 20, (size_t{64} << 20) + 5}) {
+            uint8_t *p = m->pinned_buffer(bytes, slot);
+            for (const uint8_t *q : {p, p + bytes - 1}) {
+                cudaPointerAttributes a{};
+                ASSERT_EQ(cudaPointerGetAttributes(&a, q), cudaSuccess);
+                EXPECT_EQ(a.type, cudaMemoryTypeHost) << "slot " << slot << ", " << bytes << " bytes";
+            }
+            p[bytes - 1] = 7;
+        }
     }
 }
 
