@@ -261,5 +261,8 @@ std::unique_ptr<GpuMatcher> GpuMatcher::create(const std::vector<Literal> &patte
 
 void testing::set_initial_output_capacity(size_t records) { g_initial_output_capacity = records; }
 void testing::set_max_chunk_bytes(size_t bytes) { g_max_chunk_bytes = bytes; }
+bool testing::is_page_locked(const void *p, size_t bytes) {
+    return detail::is_pinned(static_cast<const uint8_t *>(p), bytes);
+}
 
 } // namespace wm::gpu

@@ -14,6 +14,9 @@ void set_initial_output_capacity(size_t records);
 // When non-zero, matchers created afterwards cut batches into chunks of at
 // most this many bytes instead of tuning::kMaxChunkBytes (pipeline studies).
 void set_max_chunk_bytes(size_t bytes);
+// Whether [p, p + bytes) starts and ends in page-locked host memory (what
+// the matcher checks before copying a batch straight from it).
+bool is_page_locked(const void *p, size_t bytes);
 
 // Timeline of one chunk of a matcher call, in ms from the call's start; a
 // point the call did not reach is negative.

@@ -14,6 +14,7 @@
 namespace wm::gpu {
 namespace {
 
+constexpr size_t kPage = 4096;
 constexpr size_t kHugePage = size_t{2} << 20;
 // Bytes each touching thread takes at least (a thread costs ~50 us to start).
 constexpr size_t kBytesPerToucher = size_t{4} << 20;
@@ -25,8 +26,9 @@ size_t mapped_length(size_t bytes) { return (std::max<size_t>(bytes, 1) + kHugeP
 void touch_pages(uint8_t *p, size_t len) {
     const size_t hw = std::max(1u, std::thread::hardware_concurrency());
     const size_t n = std::clamp<size_t>(len / kBytesPerToucher, 1, std::min<size_t>(hw, 16));
-    auto touch = [p, len, n](size_t i) {
-        for (size_t o = len * i / n / 4096 * 4096; o < len * (i + 1) / n; o += 4096) p[o] = 0;
+    const size_t pages = len / kPage; // len is a multiple of kHugePage
+    auto touch = [p, pages, n](size_t i) { // pages [pages * i / n, pages * (i + 1) / n): no page twice
+        for (size_t g = pages * i / n; g < pages * (i + 1) / n; ++g) p[g * kPage] = 0;
     };
     std::vector<std::thread> threads;
     for (size_t i = 1; i < n; ++i) threads.emplace_back(touch, i);
