@@ -10,13 +10,24 @@
 
 namespace wm::gpu {
 
+namespace {
+
+// Grows `a` to at least `count`, by half again at least (contents not
+// kept); call while the stream is idle.
+template <typename T> void ensure_pinned(PinnedHostArray<T> &a, size_t count, const char *what) {
+    if (a.size() >= count) return;
+    const size_t want = std::max(count, a.size() + a.size() / 2);
+    a.reset();
+    a = PinnedHostArray<T>(want, what);
+}
+
+} // namespace
+
 ChunkSlot::ChunkSlot(size_t chunk_bytes, size_t segs, uint32_t num_patterns, size_t output_capacity)
-    : chunk_segs(segs) {
+    : chunk_segs(segs), chunk_bytes_(chunk_bytes) {
     try {
         WM_CUDA_CHECK(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking));
-        h_text = host_alloc<uint8_t>(chunk_bytes + 64, "h_text");
         d_text = dev_alloc<uint8_t>(chunk_bytes + 64, "d_text");
-        h_segs = host_alloc<Segment>(segs, "h_segs");
         d_segs = dev_alloc<Segment>(segs, "d_segs");
         d_offsets = dev_alloc<uint32_t>(segs + 1, "d_run_offsets");
         d_prefix = dev_alloc<uint32_t>(segs + 1, "d_run_tile_prefix");
@@ -37,14 +48,14 @@ ChunkSlot::~ChunkSlot() { release(); }
 void ChunkSlot::release() {
     if (stream) cudaStreamSynchronize(stream);
     free_outputs();
-    cudaFreeHost(h_text);
+    h_text.reset();
     cudaFree(d_text);
-    cudaFreeHost(h_segs);
+    h_segs.reset();
     cudaFree(d_segs);
     cudaFree(d_offsets);
     cudaFree(d_prefix);
     cudaFree(d_scan_tmp);
-    cudaFreeHost(h_meta);
+    h_meta.reset();
     cudaFree(d_meta);
     cudaFree(d_count);
     cudaFreeHost(h_count);
@@ -61,63 +72,71 @@ void ChunkSlot::alloc_outputs(size_t cap) {
     d_hash = dev_alloc<unsigned long long>(hash_slots, "d_set_hash");
     sort_tmp_bytes = ac_sort_keys_temp_bytes(static_cast<uint32_t>(cap));
     d_sort_tmp = dev_alloc<uint8_t>(sort_tmp_bytes, "d_sort_tmp");
-    h_out = host_alloc<Match>(cap, "h_out");
+}
+
+Match *ChunkSlot::host_out() {
+    ensure_pinned(h_out, capacity, "h_out");
+    return h_out.get();
 }
 
 void ChunkSlot::free_outputs() {
     cudaFree(d_matches);
     cudaFree(d_hash);
     cudaFree(d_sort_tmp);
-    cudaFreeHost(h_out);
+    h_out.reset();
     d_matches = nullptr;
     d_hash = nullptr;
     d_sort_tmp = nullptr;
     sort_tmp_bytes = 0;
-    h_out = nullptr;
 }
 
 void ChunkSlot::stage(const BatchView &batch, bool pinned, const PayloadMeta *meta) {
     meta_n = 0;
     if (meta) { // the chunk's payloads only, copied on its stream (no upload of the batch's meta up front)
         const size_t n = size_t{chunk.last_payload} - chunk.first_payload + 1;
-        if (n > meta_cap) {
-            cudaFreeHost(h_meta);
+        if (n > meta_cap) { // room for half as many again: a few growths, not one per chunk
+            h_meta.reset();
             cudaFree(d_meta);
-            h_meta = nullptr, d_meta = nullptr, meta_cap = 0;
-            const size_t cap = std::max(n, chunk_segs);
-            h_meta = host_alloc<PayloadMeta>(cap, "h_payload_meta");
+            d_meta = nullptr, meta_cap = 0;
+            const size_t cap = std::min(std::max(n + n / 2, size_t{4096}), std::max(n, chunk_segs));
+            h_meta = PinnedHostArray<PayloadMeta>(cap, "h_payload_meta");
             d_meta = dev_alloc<PayloadMeta>(cap, "d_payload_meta");
             meta_cap = cap;
         }
-        std::memcpy(h_meta, meta + chunk.first_payload, n * sizeof(PayloadMeta));
+        std::memcpy(h_meta.get(), meta + chunk.first_payload, n * sizeof(PayloadMeta));
         meta_base = chunk.first_payload;
         meta_n = static_cast<uint32_t>(n);
     }
     if (pinned) {
         src = batch.data + chunk.src_begin;
     } else {
-        std::memcpy(h_text, batch.data + chunk.src_begin, chunk.bytes);
-        src = h_text;
+        ensure_pinned(h_text, chunk_bytes_ + 64, "h_text");
+        std::memcpy(h_text.get(), batch.data + chunk.src_begin, chunk.bytes);
+        src = h_text.get();
     }
-    if (chunk.whole_run) // 4 bytes per payload; the segments are built on the device
-        std::memcpy(h_segs, batch.offsets + chunk.first_payload, run_payloads(chunk) * 4 + 4);
-    else
-        std::memcpy(h_segs, chunk.segs.data(), chunk.segs.size() * sizeof(Segment));
+    if (chunk.whole_run) { // 4 bytes per payload; the segments are built on the device
+        const size_t bytes = size_t{run_payloads(chunk)} * 4 + 4;
+        ensure_pinned(h_segs, (bytes + sizeof(Segment) - 1) / sizeof(Segment), "h_segs");
+        std::memcpy(h_segs.get(), batch.offsets + chunk.first_payload, bytes);
+    } else {
+        ensure_pinned(h_segs, chunk.segs.size(), "h_segs");
+        std::memcpy(h_segs.get(), chunk.segs.data(), chunk.segs.size() * sizeof(Segment));
+    }
 }
 
 void ChunkSlot::submit() {
     WM_CUDA_CHECK(cudaMemcpyAsync(d_text, src, chunk.bytes, cudaMemcpyHostToDevice, stream));
     if (meta_n)
-        WM_CUDA_CHECK(cudaMemcpyAsync(d_meta, h_meta, size_t{meta_n} * sizeof(PayloadMeta), cudaMemcpyHostToDevice,
+        WM_CUDA_CHECK(cudaMemcpyAsync(d_meta, h_meta.get(), size_t{meta_n} * sizeof(PayloadMeta), cudaMemcpyHostToDevice,
                                       stream));
     if (chunk.whole_run) {
         const uint32_t n = run_payloads(chunk);
-        WM_CUDA_CHECK(cudaMemcpyAsync(d_offsets, h_segs, size_t{n} * 4 + 4, cudaMemcpyHostToDevice, stream));
+        WM_CUDA_CHECK(cudaMemcpyAsync(d_offsets, h_segs.get(), size_t{n} * 4 + 4, cudaMemcpyHostToDevice, stream));
         ac_build_segments(d_offsets, n, chunk.first_payload, tuning::kTileBytes, d_prefix, d_segs, d_count + 3,
                           d_scan_tmp, scan_tmp_bytes, stream);
         return;
     }
-    WM_CUDA_CHECK(cudaMemcpyAsync(d_segs, h_segs, chunk.segs.size() * sizeof(Segment), cudaMemcpyHostToDevice,
+    WM_CUDA_CHECK(cudaMemcpyAsync(d_segs, h_segs.get(), chunk.segs.size() * sizeof(Segment), cudaMemcpyHostToDevice,
                                   stream));
 }
 

@@ -7,6 +7,7 @@
 
 #include "gpu/ac_plan.h"
 #include "gpu/gpu_matcher.h"
+#include "gpu/pinned_host.h"
 
 #include <cuda_runtime_api.h>
 #include <string>
@@ -40,6 +41,9 @@ struct ChunkSlot {
     // scale with them; only while the stream is idle.
     void alloc_outputs(size_t capacity);
     void free_outputs();
+    // Pinned room for `capacity` output records (scan(): results copied back;
+    // the set-pair path never needs it, so it comes on first use).
+    Match *host_out();
     // Points the slot at `chunk`'s bytes (the caller's pinned memory as is,
     // else a copy in h_text) and stages its segments, or a run's offsets, and
     // the payload meta of its payloads (meta may be null). The stream is idle.
@@ -49,11 +53,17 @@ struct ChunkSlot {
 
     cudaStream_t stream = nullptr;
     size_t chunk_segs = 0;
-    uint8_t *h_text = nullptr, *d_text = nullptr;
-    Segment *h_segs = nullptr, *d_segs = nullptr; // h_segs: a run's offsets instead, in a whole-payload run
+    // Host staging is pinned_host memory sized on first use (h_text only for
+    // pageable batches): a new scanner's first calls paid ~25 ms of
+    // cudaHostAlloc, which faults pages in on one thread.
+    PinnedHostArray<uint8_t> h_text;   // a pageable batch's chunk, copied here first
+    uint8_t *d_text = nullptr;
+    PinnedHostArray<Segment> h_segs;   // the chunk's segments, or a whole-payload run's offsets
+    Segment *d_segs = nullptr;
     uint32_t *d_offsets = nullptr, *d_prefix = nullptr; // whole-payload run: offsets, tile scan
-    PayloadMeta *h_meta = nullptr, *d_meta = nullptr;   // scan_set_pairs(): the chunk's payload meta,
-    size_t meta_cap = 0;                                //   payloads [meta_base, meta_base + meta_n)
+    PinnedHostArray<PayloadMeta> h_meta; // scan_set_pairs(): the chunk's payload meta,
+    PayloadMeta *d_meta = nullptr;       //   payloads [meta_base, meta_base + meta_n)
+    size_t meta_cap = 0;
     uint32_t meta_base = 0, meta_n = 0;
     void *d_scan_tmp = nullptr;
     size_t scan_tmp_bytes = 0;
@@ -64,7 +74,7 @@ struct ChunkSlot {
     size_t sort_tmp_bytes = 0;
     unsigned long long *d_pairs = nullptr;  // scan_set_pairs(): the chunk's sorted pairs (d_matches or d_hash)
     uint32_t sort_n = 0;                    //   and the sort's length (keys, then kSortPadKey)
-    Match *h_out = nullptr;                 // pinned results (Match or keys)
+    PinnedHostArray<Match> h_out;           // pinned results (Match or keys), host_out()
     uint32_t *d_count = nullptr, *h_count = nullptr; // [0] records, [1] Set table failures,
                                                      // [2] keys kept by the scope filter,
                                                      // [3] (device) tiles of a whole-payload run,
@@ -79,6 +89,7 @@ struct ChunkSlot {
 
   private:
     void release();
+    size_t chunk_bytes_ = 0;
 };
 
 } // namespace wm::gpu

@@ -153,13 +153,14 @@ void CudaMatcher::finish(ChunkSlot &s, OutputMode mode, std::vector<Match> &out)
             rec = sizeof(unsigned long long);
             src = sorted_keys(s, reinterpret_cast<unsigned long long *>(s.d_matches), s.d_hash, n);
         }
-        WM_CUDA_CHECK(cudaMemcpyAsync(s.h_out, src, size_t{n} * rec, cudaMemcpyDeviceToHost, s.stream));
+        WM_CUDA_CHECK(cudaMemcpyAsync(s.host_out(), src, size_t{n} * rec, cudaMemcpyDeviceToHost, s.stream));
         WM_CUDA_CHECK(cudaStreamSynchronize(s.stream));
     }
+    const Match *h = n > 0 ? s.h_out.get() : nullptr;
     if (mode == OutputMode::Positions)
-        out.insert(out.end(), s.h_out, s.h_out + n);
+        out.insert(out.end(), h, h + n);
     else // distinct, sorted by (payload, pattern)
-        append_set_keys(reinterpret_cast<const unsigned long long *>(s.h_out), n, out);
+        append_set_keys(reinterpret_cast<const unsigned long long *>(h), n, out);
     s.busy = false;
 }
 

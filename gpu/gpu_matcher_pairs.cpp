@@ -117,10 +117,12 @@ void CudaMatcher::submit_set_pairs(const BatchView &batch, const PayloadMeta *me
         throw std::logic_error("submit_set_pairs: " + std::to_string(kPendingBatches) +
                                " batches already submitted and not collected; collect one first");
     PairBatch &b = pair_batches_[submitted_ % kPendingBatches];
-    b.start(meta && scopes_.any_constraint);
+    WM_CUDA_CHECK(cudaSetDevice(opts_.device));
+    // Pairs expected as output records are (one per kBytesPerOutput bytes):
+    // the ET set on real traffic gives one per ~54 bytes.
+    b.start(meta && scopes_.any_constraint, batch.count ? batch.offsets[batch.count] / tuning::kBytesPerOutput : 0);
     ++submitted_;
     if (batch.count == 0 || d_view_.num_groups == 0) return;
-    WM_CUDA_CHECK(cudaSetDevice(opts_.device));
     b.split = run_chunks(
         batch,
         [&](ChunkSlot &s) {

@@ -12,30 +12,27 @@ namespace wm::gpu {
 PairBatch::~PairBatch() {
     for (cudaEvent_t e : copied_)
         if (e) cudaEventDestroy(e);
-    cudaFreeHost(h_pairs_);
 }
 
-void PairBatch::start(bool with_filter) {
+void PairBatch::start(bool with_filter, size_t expected_pairs) {
     total = 0;
     filter = with_filter;
     split = false;
+    reserve(expected_pairs);
 }
 
 void PairBatch::reserve(size_t n) {
-    if (n <= cap_) return;
+    if (n <= h_pairs_.size()) return;
     wait(); // copies into the old buffer land before it is copied and freed
-    const size_t cap = std::max(n + n / 2, size_t{1} << 16);
-    unsigned long long *bigger = host_alloc<unsigned long long>(cap, "set pairs");
-    if (h_pairs_) std::memcpy(bigger, h_pairs_, total * sizeof(unsigned long long));
-    cudaFreeHost(h_pairs_);
-    h_pairs_ = bigger;
-    cap_ = cap;
+    PinnedHostArray<unsigned long long> bigger(std::max(n + n / 2, size_t{1} << 16), "set pairs");
+    if (total) std::memcpy(bigger.get(), h_pairs_.get(), total * sizeof(unsigned long long));
+    h_pairs_ = std::move(bigger);
 }
 
 void PairBatch::append(const unsigned long long *d_pairs, uint32_t n, unsigned stream_index, cudaStream_t stream) {
     if (n == 0) return;
     reserve(total + n);
-    WM_CUDA_CHECK(cudaMemcpyAsync(h_pairs_ + total, d_pairs, size_t{n} * sizeof(unsigned long long),
+    WM_CUDA_CHECK(cudaMemcpyAsync(h_pairs_.get() + total, d_pairs, size_t{n} * sizeof(unsigned long long),
                                   cudaMemcpyDeviceToHost, stream));
     total += n;
     cudaEvent_t &e = copied_[stream_index];

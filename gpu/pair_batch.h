@@ -6,6 +6,7 @@
 #pragma once
 
 #include "gpu/ac_tuning.h"
+#include "gpu/pinned_host.h"
 
 #include <cuda_runtime_api.h>
 #include <cstddef>
@@ -20,8 +21,10 @@ class PairBatch {
     PairBatch &operator=(const PairBatch &) = delete;
     ~PairBatch();
 
-    // Reuses the buffer for a new batch (the previous one was collected).
-    void start(bool filter);
+    // Reuses the buffer for a new batch (the previous one was collected),
+    // with room for expected_pairs: growing it mid-batch waits for the
+    // copies already in flight. Throws GpuError.
+    void start(bool filter, size_t expected_pairs);
     // Enqueues the copy of n pair words from d_pairs, after those already
     // appended, on stream `stream_index` (< tuning::kStreams). Throws GpuError.
     void append(const unsigned long long *d_pairs, uint32_t n, unsigned stream_index, cudaStream_t stream);
@@ -30,15 +33,14 @@ class PairBatch {
     // Forgets copies in flight (their streams were synchronised after a failure).
     void abandon();
 
-    unsigned long long *pairs() const { return h_pairs_; }
+    unsigned long long *pairs() const { return h_pairs_.get(); }
     size_t total = 0;    // pair words appended (join_split may shrink it)
     bool filter = false; // scopes applied on the device
     bool split = false;  // some payload spanned chunks: pairs need joining
 
   private:
     void reserve(size_t n); // waits, then grows keeping the contents
-    unsigned long long *h_pairs_ = nullptr;
-    size_t cap_ = 0;
+    PinnedHostArray<unsigned long long> h_pairs_;
     cudaEvent_t copied_[tuning::kStreams] = {};
     bool recorded_[tuning::kStreams] = {};
 };

@@ -56,6 +56,8 @@ uint8_t *pinned_host_alloc(size_t bytes, const char *what) {
     return p;
 }
 
+size_t pinned_host_capacity(size_t bytes) { return mapped_length(bytes); }
+
 void pinned_host_free(uint8_t *p, size_t bytes) {
     if (!p) return;
     cudaHostUnregister(p);

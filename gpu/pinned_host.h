@@ -7,8 +7,10 @@
 // buffers are set up on its first call, so this was ~27 ms of it.
 #pragma once
 
+#include <algorithm>
 #include <cstddef>
 #include <cstdint>
+#include <utility>
 
 namespace wm::gpu {
 
@@ -17,5 +19,40 @@ namespace wm::gpu {
 uint8_t *pinned_host_alloc(size_t bytes, const char *what);
 // Frees what pinned_host_alloc(bytes) returned; null is ignored.
 void pinned_host_free(uint8_t *p, size_t bytes);
+// Bytes pinned_host_alloc(bytes) really maps (whole 2 MB pages), all usable.
+size_t pinned_host_capacity(size_t bytes);
+
+// An owned array of T in pinned_host_alloc() memory (contents uninitialised);
+// the matcher's staging and result buffers. size() is at least the count
+// asked for: everything mapped. Moves, does not copy.
+template <typename T> class PinnedHostArray {
+  public:
+    PinnedHostArray() = default;
+    PinnedHostArray(size_t count, const char *what)
+        : p_(reinterpret_cast<T *>(pinned_host_alloc(std::max<size_t>(count, 1) * sizeof(T), what))),
+          count_(pinned_host_capacity(std::max<size_t>(count, 1) * sizeof(T)) / sizeof(T)) {}
+    PinnedHostArray(PinnedHostArray &&o) noexcept : p_(std::exchange(o.p_, nullptr)), count_(std::exchange(o.count_, 0)) {}
+    PinnedHostArray &operator=(PinnedHostArray &&o) noexcept {
+        if (this != &o) {
+            reset();
+            p_ = std::exchange(o.p_, nullptr);
+            count_ = std::exchange(o.count_, 0);
+        }
+        return *this;
+    }
+    ~PinnedHostArray() { reset(); }
+
+    void reset() {
+        pinned_host_free(reinterpret_cast<uint8_t *>(p_), count_ * sizeof(T));
+        p_ = nullptr;
+        count_ = 0;
+    }
+    T *get() const { return p_; }
+    size_t size() const { return count_; }
+
+  private:
+    T *p_ = nullptr;
+    size_t count_ = 0;
+};
 
 } // namespace wm::gpu

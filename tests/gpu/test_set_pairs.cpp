@@ -202,6 +202,49 @@ TEST(GpuSetPairs, EqualTheNaiveSetFilteredAndMapped) {
     }
 }
 
+namespace {
+// Payloads [first, last) of c as a case of their own (same patterns).
+Case slice(const Case &c, size_t first, size_t last) {
+    Case s;
+    s.pats = c.pats;
+    s.data.assign(c.data.begin() + c.offs[first], c.data.begin() + c.offs[last]);
+    for (size_t i = first + 1; i <= last; ++i) s.offs.push_back(c.offs[i] - c.offs[first]);
+    return s;
+}
+} // namespace
+
+// A matcher's host buffers are sized on first use and grow on demand: a small
+// batch first, then one with 60x the payloads (the meta buffers grow) and
+// ~1 pair per 5 bytes, far over the pair buffer sized for 1 per 32 (it grows
+// between chunks while earlier chunks' copies into it are in flight).
+TEST(GpuSetPairs, HostBuffersGrowWithoutLosingPairs) {
+    REQUIRE_GPU();
+    CaseSpec s;
+    s.patterns = 300;
+    s.max_len = 3;
+    s.payloads = 6000;
+    s.max_payload = 60;
+    s.offset_depth = false;
+    Case c = random_case(77, s);
+    std::mt19937 rng(77);
+    const auto scopes = random_scopes(rng, c.pats.size());
+    const auto meta = random_meta(rng, c.offs.size() - 1);
+    GpuOptions o;
+    o.max_batch_bytes = 16384;
+    auto m = GpuMatcher::create(c.pats, o);
+    m->set_scopes(scopes);
+    const Case small = slice(c, 0, 100);
+    const SetPair *got = nullptr;
+    size_t n = m->scan_set_pairs(small.view(), meta.data(), &got);
+    ASSERT_TRUE(same_pairs(got, n, expected_pairs(small, &scopes, meta.data()))) << "small batch";
+    const auto want = expected_pairs(c, &scopes, meta.data());
+    ASSERT_GT(want.size(), c.data.size() / 5) << "the case must be dense enough to outgrow the buffers";
+    for (int rep = 0; rep < 2; ++rep) {
+        n = m->scan_set_pairs(c.view(), meta.data(), &got);
+        ASSERT_TRUE(same_pairs(got, n, want)) << "rep " << rep << ": " << n << " pairs, want " << want.size();
+    }
+}
+
 TEST(GpuSetPairs, NoMatchesAndBadScopes) {
     REQUIRE_GPU();
     Case c;
@@ -215,16 +258,6 @@ TEST(GpuSetPairs, NoMatchesAndBadScopes) {
     EXPECT_THROW(m->set_scopes(std::vector<PatternScope>(2)), std::invalid_argument); // ids 0, 0
 }
 
-namespace {
-// Payloads [first, last) of c as a case of their own (same patterns).
-Case slice(const Case &c, size_t first, size_t last) {
-    Case s;
-    s.pats = c.pats;
-    s.data.assign(c.data.begin() + c.offs[first], c.data.begin() + c.offs[last]);
-    for (size_t i = first + 1; i <= last; ++i) s.offs.push_back(c.offs[i] - c.offs[first]);
-    return s;
-}
-} // namespace
 
 // submit_set_pairs / collect_set_pairs with two batches in flight return, batch
 // by batch, what the reference gives each batch alone; scan() and count() may

@@ -21,6 +21,7 @@ namespace {
 struct Result {
     double seconds = 0;
     uint64_t records = 0, payload_bytes = 0;
+    double decode = 0, assemble = 0; // WindowReader phases (wall seconds)
 };
 
 double now() {
@@ -50,6 +51,8 @@ Result read_windows(const std::string &path, unsigned threads, uint64_t window, 
         res.payload_bytes += w.bytes();
     }
     res.seconds = now() - t0;
+    res.decode = r.decode_seconds();
+    res.assemble = r.assemble_seconds();
     *redone = r.parts_redone();
     return res;
 }
@@ -95,6 +98,7 @@ int main(int argc, char **argv) {
                 return 1;
             }
             row(fmt::format("windows, {} threads, {} MB", t, window_mb), r);
+            fmt::print("  (decode {:.4f} s, assemble {:.4f} s)\n", r.decode, r.assemble);
             if (redone > 0) fmt::print("  ({} parts decoded again after a wrong guess)\n", redone);
         }
         fmt::print("{} records, {} payload bytes\n", base.records, base.payload_bytes);

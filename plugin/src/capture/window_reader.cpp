@@ -4,6 +4,7 @@
 #include "capture/offline_capture.h"
 
 #include <algorithm>
+#include <chrono>
 #include <cstring>
 
 namespace wm::capture {
@@ -12,6 +13,10 @@ namespace {
 
 // Bytes past a part's end that its last record usually runs into.
 constexpr uint64_t kPrefaultPast = 4096;
+
+double seconds_since(std::chrono::steady_clock::time_point t0) {
+    return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+}
 
 } // namespace
 
@@ -55,6 +60,7 @@ bool WindowReader::next_in_place(PayloadWindow &w, const BufferFn &buffer) {
     std::vector<uint64_t> stop(n);
     for (size_t k = 0; k < n; ++k) stop[k] = pos_ + (end - pos_) * (k + 1) / n;
     if (runs_.size() < n) runs_.resize(n);
+    const auto t0 = std::chrono::steady_clock::now();
     pool_.run(n, [&](size_t k) {
         map_->prefault(k == 0 ? pos_ : stop[k - 1], stop[k] + kPrefaultPast);
         const uint64_t from = k == 0 ? pos_ : map_->guess_record_start(stop[k - 1], stop[k]);
@@ -78,6 +84,7 @@ bool WindowReader::next_in_place(PayloadWindow &w, const BufferFn &buffer) {
     }
     pos_ = at;
     used_ = static_cast<unsigned>(used);
+    decode_s_ += seconds_since(t0);
     if (runs_[used - 1].stopped_short) {
         // A record libpcap must read itself (cut, refused, or truncated by
         // the end of the file): it reads on from there, alone.
@@ -120,6 +127,7 @@ void WindowReader::assemble(size_t n, PayloadWindow &w, const BufferFn &buffer) 
         if (!r.error.empty()) w.error = r.error;
     }
     uint8_t *data = buffer(std::max<size_t>(byte_base[n], 1));
+    const auto t0 = std::chrono::steady_clock::now();
     w.data = data;
     w.offsets.resize(packet_base[n] + 1);
     w.meta.resize(packet_base[n]);
@@ -139,6 +147,7 @@ void WindowReader::assemble(size_t n, PayloadWindow &w, const BufferFn &buffer) 
             w.offsets[k + 1] = static_cast<uint32_t>(at);
         }
     });
+    assemble_s_ += seconds_since(t0);
 }
 
 } // namespace wm::capture

@@ -66,6 +66,10 @@ class WindowReader {
     uint64_t parts_redone() const { return redone_; }
     // Whether the file is being read in place (else by libpcap).
     bool in_place() const { return !sequential_; }
+    // Wall seconds so far in decoding the parts (and chaining them) and in
+    // assembling windows (payload copies, packet records, meta, offsets).
+    double decode_seconds() const { return decode_s_; }
+    double assemble_seconds() const { return assemble_s_; }
 
   private:
     bool next_in_place(PayloadWindow &w, const BufferFn &buffer);
@@ -78,6 +82,7 @@ class WindowReader {
     WorkerPool pool_;
     unsigned used_ = 1;
     uint64_t redone_ = 0;
+    double decode_s_ = 0, assemble_s_ = 0;
     bool over_ = false;
     int dlt_ = -1;
     std::unique_ptr<PcapMap> map_;
