@@ -222,6 +222,22 @@ TEST(FlowId, SymmetricAcrossDirections) {
     EXPECT_EQ(flow_hash(4, 6, ip, 1, ip, 2), flow_hash(4, 6, ip, 2, ip, 1));
 }
 
+// The decoder hashes the addresses as it reads them from the frame: the same
+// id as flow_hash() of the fields it wrote, for IPv4 and IPv6, either order.
+TEST(FlowId, DecodedIdIsFlowHashOfTheDecodedFields) {
+    auto check = [](const Bytes &ip) {
+        const Decoded x = raw(ip);
+        ASSERT_EQ(x.rc, kDecodedPayload);
+        const wm_packet_t &p = x.pkt;
+        EXPECT_EQ(p.flow_id, flow_hash(p.ip_version, p.proto, p.src_ip, p.src_port, p.dst_ip, p.dst_port));
+    };
+    check(b::ipv4(v4(kClient4, kServer4), b::kProtoTcp, b::tcp(tcp_ports(40000, 80), kData)));
+    check(b::ipv4(v4(kServer4, kClient4), b::kProtoUdp, b::udp(53, 5000, kData)));
+    check(b::ipv4(v4(b::ip4(255, 255, 255, 254), b::ip4(0, 0, 0, 1)), b::kProtoTcp, b::tcp(tcp_ports(1, 65535), kData)));
+    check(b::ipv6(v6(kClient6, kServer6), b::kProtoUdp, b::udp(5000, 53, kData)));
+    check(b::ipv6(v6(kServer6, kClient6), b::kProtoTcp, b::tcp(tcp_ports(80, 40000), kData)));
+}
+
 TEST(FlowId, DistinctForDifferentTuples) {
     auto id = [](b::Ip4 s, b::Ip4 d, uint8_t proto, uint16_t sp, uint16_t dp) {
         const Bytes l4 = proto == b::kProtoTcp ? b::tcp(tcp_ports(sp, dp), kData) : b::udp(sp, dp, kData);

@@ -2,7 +2,7 @@
 // decoded into packed windows, by number of threads, against libpcap's own
 // sequential read (OfflineCapture) of the same file in the same run.
 //
-//   bench_window_reader FILE [--threads 1,4,15] [--window-mb 32] [--repeats 3]
+//   bench_window_reader FILE [--threads 1,4,15] [--window-mb 32] [--repeats 3] [--read-mode pread,faults,prefault]
 #include "capture/offline_capture.h"
 #include "capture/window_reader.h"
 
@@ -12,6 +12,7 @@
 #include <algorithm>
 #include <chrono>
 #include <functional>
+#include <map>
 #include <vector>
 
 using namespace wm::capture;
@@ -37,10 +38,12 @@ Result read_libpcap(const std::string &path) {
     return {now() - t0, cap.stats().packets, cap.stats().payload_bytes};
 }
 
-Result read_windows(const std::string &path, unsigned threads, uint64_t window, uint64_t *redone) {
+Result read_windows(const std::string &path, unsigned threads, uint64_t window, WindowReader::InPlaceRead mode,
+                    uint64_t *redone) {
     std::vector<uint8_t> buf(window + (1u << 20));
     const double t0 = now();
     WindowReader r(path, window, threads);
+    r.set_in_place_read(mode);
     PayloadWindow w;
     Result res;
     while (r.next(w, [&](size_t n) {
@@ -74,10 +77,18 @@ int main(int argc, char **argv) {
     std::vector<unsigned> threads{1, 4, 15};
     unsigned window_mb = 32;
     int repeats = 3;
+    std::vector<std::string> modes{"pread"};
+    const std::map<std::string, WindowReader::InPlaceRead> mode_of{
+        {"pread", WindowReader::InPlaceRead::Pread},
+        {"faults", WindowReader::InPlaceRead::Faults},
+        {"prefault", WindowReader::InPlaceRead::Prefault}};
     app.add_option("file", path, "classic pcap or pcapng file")->required()->check(CLI::ExistingFile);
     app.add_option("--threads", threads, "thread counts to run")->delimiter(',');
     app.add_option("--window-mb", window_mb, "window size in MB of file")->check(CLI::Range(1, 1024));
     app.add_option("--repeats", repeats, "best of N runs")->check(CLI::Range(1, 100));
+    app.add_option("--read-mode", modes, "how parts read in place reach the decoder: pread (default), faults, prefault")
+        ->delimiter(',')
+        ->check(CLI::IsMember({"pread", "faults", "prefault"}));
     CLI11_PARSE(app, argc, argv);
 
     try {
@@ -89,15 +100,16 @@ int main(int argc, char **argv) {
                        base.seconds / r.seconds);
         };
         row("libpcap sequential (OfflineCapture)", base);
-        for (unsigned t : threads) {
+        for (unsigned t : threads) for (const std::string &mode : modes) {
             uint64_t redone = 0;
-            const Result r = best_of(repeats, [&] { return read_windows(path, t, uint64_t{window_mb} << 20, &redone); });
+            const Result r = best_of(
+                repeats, [&] { return read_windows(path, t, uint64_t{window_mb} << 20, mode_of.at(mode), &redone); });
             if (r.records != base.records || r.payload_bytes != base.payload_bytes) {
                 fmt::print(stderr, "window reader with {} threads read {} records / {} bytes, libpcap {} / {}\n",
                            t, r.records, r.payload_bytes, base.records, base.payload_bytes);
                 return 1;
             }
-            row(fmt::format("windows, {} threads, {} MB", t, window_mb), r);
+            row(fmt::format("windows, {} threads, {} MB, {}", t, window_mb, mode), r);
             fmt::print("  (decode {:.4f} s, assemble {:.4f} s)\n", r.decode, r.assemble);
             if (redone > 0) fmt::print("  ({} parts decoded again after a wrong guess)\n", redone);
         }

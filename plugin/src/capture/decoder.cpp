@@ -61,8 +61,34 @@ inline int need(const Frame &f, uint64_t off, uint64_t len, uint64_t declared_en
     return -1;
 }
 
-// TCP or UDP header at l4; the packet ends at declared_end.
-int decode_l4(const Frame &f, uint64_t l4, uint64_t declared_end, uint8_t proto, wm_packet_t *out) {
+// An address as flow_hash() loads it from a 16-byte field: two native-order
+// words, read here from the frame (an IPv4 address fills the low half of
+// the first word). Reading the fields just written to the packet instead
+// stalled on store forwarding: a fifth of the in-place decode's time.
+struct AddrWords {
+    uint64_t w0 = 0, w1 = 0;
+};
+inline AddrWords addr_words(const uint8_t *ip, bool v6) {
+    AddrWords a;
+    if (v6) {
+        std::memcpy(&a.w0, ip, 8);
+        std::memcpy(&a.w1, ip + 8, 8);
+    } else {
+        uint32_t v;
+        std::memcpy(&v, ip, 4);
+        a.w0 = v; // the bytes of the field's first word on a little-endian machine
+    }
+    return a;
+}
+static_assert(__BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__, "addr_words: a little-endian host");
+
+uint64_t flow_hash_words(uint8_t ip_version, uint8_t proto, AddrWords a, uint16_t a_port, AddrWords b,
+                         uint16_t b_port);
+
+// TCP or UDP header at l4; the packet ends at declared_end. src/dst: the
+// addresses in the frame (16 bytes with v6, else 4).
+int decode_l4(const Frame &f, uint64_t l4, uint64_t declared_end, uint8_t proto, const uint8_t *src,
+              const uint8_t *dst, wm_packet_t *out) {
     uint64_t start = 0, end = 0;
     if (proto == kIpProtoTcp) {
         if (int r = need(f, l4, 20, declared_end); r >= 0) return r;
@@ -86,8 +112,9 @@ int decode_l4(const Frame &f, uint64_t l4, uint64_t declared_end, uint8_t proto,
     }
     out->src_port = be16(f.data + l4);
     out->dst_port = be16(f.data + l4 + 2);
-    out->flow_id = flow_hash(out->ip_version, out->proto, out->src_ip, out->src_port,
-                             out->dst_ip, out->dst_port);
+    const bool v6 = out->ip_version == 6;
+    out->flow_id = flow_hash_words(out->ip_version, out->proto, addr_words(src, v6), out->src_port,
+                                   addr_words(dst, v6), out->dst_port);
     if (start == end) return WM_SKIP_NO_PAYLOAD;
     const uint64_t captured_end = end < f.caplen ? end : f.caplen;
     // The snap length cut the frame before the first payload byte.
@@ -115,7 +142,7 @@ int decode_ipv4(const Frame &f, uint64_t off, wm_packet_t *out) {
     // MF set or a non-zero offset: only the first fragment has the L4
     // header and none has the whole payload; we do not reassemble.
     if (be16(ip + 6) & 0x3fff) return WM_SKIP_FRAGMENT;
-    return decode_l4(f, off + ihl, off + total, ip[9], out);
+    return decode_l4(f, off + ihl, off + total, ip[9], ip + 12, ip + 16, out);
 }
 
 int decode_ipv6(const Frame &f, uint64_t off, wm_packet_t *out) {
@@ -155,7 +182,7 @@ int decode_ipv6(const Frame &f, uint64_t off, wm_packet_t *out) {
             break;
         }
         default:
-            return decode_l4(f, cur, declared_end, next, out);
+            return decode_l4(f, cur, declared_end, next, ip + 8, ip + 24, out);
         }
         if (int r = need(f, cur, len, declared_end); r >= 0) return r;
         next = f.data[cur];
@@ -248,26 +275,32 @@ inline uint64_t load64(const uint8_t *p) {
     std::memcpy(&v, p, 8);
     return v;
 }
-} // namespace
 
-uint64_t flow_hash(uint8_t ip_version, uint8_t proto, const uint8_t a_ip[16], uint16_t a_port,
-                   const uint8_t b_ip[16], uint16_t b_port) {
+uint64_t flow_hash_words(uint8_t ip_version, uint8_t proto, AddrWords a, uint16_t a_port, AddrWords b,
+                         uint16_t b_port) {
     // Order the two endpoints canonically so both directions hash alike.
     // (memcmp order: the addresses as two big-endian words)
-    const uint64_t a0 = __builtin_bswap64(load64(a_ip)), b0 = __builtin_bswap64(load64(b_ip));
-    const uint64_t a1 = __builtin_bswap64(load64(a_ip + 8)), b1 = __builtin_bswap64(load64(b_ip + 8));
+    const uint64_t a0 = __builtin_bswap64(a.w0), b0 = __builtin_bswap64(b.w0);
+    const uint64_t a1 = __builtin_bswap64(a.w1), b1 = __builtin_bswap64(b.w1);
     const bool swap = a0 != b0 ? a0 > b0 : a1 != b1 ? a1 > b1 : a_port > b_port;
-    const uint8_t *lo_ip = swap ? b_ip : a_ip, *hi_ip = swap ? a_ip : b_ip;
+    const AddrWords lo = swap ? b : a, hi = swap ? a : b;
     const uint16_t lo_port = swap ? b_port : a_port, hi_port = swap ? a_port : b_port;
     uint64_t h = uint64_t{ip_version} << 56 | uint64_t{proto} << 48 | uint64_t{lo_port} << 16 | hi_port;
-    h = mix_word(h, load64(lo_ip));
-    h = mix_word(h, load64(lo_ip + 8));
-    h = mix_word(h, load64(hi_ip));
-    h = mix_word(h, load64(hi_ip + 8));
+    h = mix_word(h, lo.w0);
+    h = mix_word(h, lo.w1);
+    h = mix_word(h, hi.w0);
+    h = mix_word(h, hi.w1);
     uint64_t z = h + 0x9e3779b97f4a7c15ull;
     z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
     z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
     return z ^ (z >> 31);
+}
+} // namespace
+
+uint64_t flow_hash(uint8_t ip_version, uint8_t proto, const uint8_t a_ip[16], uint16_t a_port,
+                   const uint8_t b_ip[16], uint16_t b_port) {
+    return flow_hash_words(ip_version, proto, AddrWords{load64(a_ip), load64(a_ip + 8)}, a_port,
+                           AddrWords{load64(b_ip), load64(b_ip + 8)}, b_port);
 }
 
 } // namespace wm::capture

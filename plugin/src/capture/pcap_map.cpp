@@ -57,8 +57,10 @@ PcapMap::PcapMap(const std::string &path, int dlt) {
         return;
     }
     void *p = mmap(nullptr, static_cast<size_t>(st.st_size), PROT_READ, MAP_PRIVATE, fd, 0);
-    close(fd);
-    if (p == MAP_FAILED) return;
+    if (p == MAP_FAILED) {
+        close(fd);
+        return;
+    }
     const auto *d = static_cast<const uint8_t *>(p);
     uint32_t magic;
     std::memcpy(&magic, d, 4);
@@ -76,6 +78,7 @@ PcapMap::PcapMap(const std::string &path, int dlt) {
     if (ok && (load16(d + 4, swapped_) != 2 || load16(d + 6, swapped_) != 4)) ok = false;
     if (!ok) {
         munmap(p, static_cast<size_t>(st.st_size));
+        close(fd);
         return;
     }
     // pcap_adjust_snapshot: 0 or too large means the link type's maximum.
@@ -83,15 +86,28 @@ PcapMap::PcapMap(const std::string &path, int dlt) {
     snapshot_ = (snaplen == 0 || snaplen > kMaxSnaplen) ? kMaxSnaplen : snaplen;
     data_ = d;
     size_ = static_cast<uint64_t>(st.st_size);
+    fd_ = fd;
 }
 
 PcapMap::~PcapMap() {
     if (data_ != nullptr) munmap(const_cast<uint8_t *>(data_), static_cast<size_t>(size_));
+    if (fd_ >= 0) close(fd_);
 }
 
-uint64_t PcapMap::record_at(uint64_t pos, RecordHeader *h) const {
+FileSpan PcapMap::read_span(uint64_t begin, uint64_t end, uint8_t *dst) const {
+    end = end < size_ ? end : size_;
+    uint64_t got = 0;
+    while (begin + got < end) {
+        const ssize_t n = pread(fd_, dst + got, static_cast<size_t>(end - begin - got), static_cast<off_t>(begin + got));
+        if (n <= 0) return FileSpan{}; // an error, or the file shrank: the mapping serves (as it would fail)
+        got += static_cast<uint64_t>(n);
+    }
+    return FileSpan{dst, begin, end};
+}
+
+uint64_t PcapMap::record_at(uint64_t pos, RecordHeader *h, const FileSpan *span) const {
     if (pos >= size_ || size_ - pos < kRecordHeader) return 0;
-    const uint8_t *r = data_ + pos;
+    const uint8_t *r = bytes(pos, kRecordHeader, span);
     const uint32_t caplen = load32(r + 8, swapped_);
     // Longer than the snapshot: libpcap cuts it or refuses it.
     if (caplen > snapshot_ || size_ - pos - kRecordHeader < caplen) return 0;
@@ -123,26 +139,33 @@ void PcapMap::prefault(uint64_t begin, uint64_t end) const {
 #endif
 }
 
-bool PcapMap::plausible_chain(uint64_t pos) const {
+void PcapMap::release(uint64_t begin, uint64_t end) const {
+    const uint64_t page = static_cast<uint64_t>(sysconf(_SC_PAGESIZE));
+    begin = (begin + page - 1) / page * page; // whole pages only: the ends may be shared
+    end = (end < size_ ? end : size_) / page * page;
+    if (end > begin) madvise(const_cast<uint8_t *>(data_) + begin, static_cast<size_t>(end - begin), MADV_DONTNEED);
+}
+
+bool PcapMap::plausible_chain(uint64_t pos, const FileSpan *span) const {
     const uint32_t frac_limit = nanoseconds_ ? 1000000000u : 1000000u;
     for (int i = 0; i < kGuessChain; ++i) {
         if (pos == size_) return i > 0; // the records run exactly to the end
         RecordHeader h;
-        const uint64_t n = record_at(pos, &h);
+        const uint64_t n = record_at(pos, &h, span);
         // A view shifted by 4 bytes reads (usec, caplen, len, frame) as a
         // record whose "len" is the frame's first bytes: real wire lengths
         // stay far below 2^18 (checked here only, for guessing). Time stamps
         // are no help: merged captures jump back and forth.
         if (n == 0 || h.caplen == 0 || h.caplen > h.wirelen || h.wirelen > kMaxSnaplen) return false;
-        if (load32(data_ + pos + 4, swapped_) >= frac_limit) return false;
+        if (load32(bytes(pos + 4, 4, span), swapped_) >= frac_limit) return false;
         pos += n;
     }
     return true;
 }
 
-uint64_t PcapMap::guess_record_start(uint64_t from, uint64_t to) const {
+uint64_t PcapMap::guess_record_start(uint64_t from, uint64_t to, const FileSpan *span) const {
     for (uint64_t pos = from < kFirstRecord ? kFirstRecord : from; pos < to; ++pos)
-        if (plausible_chain(pos)) return pos;
+        if (plausible_chain(pos, span)) return pos;
     return to;
 }
 

@@ -17,21 +17,22 @@ void RecordRun::clear() {
     error.clear();
 }
 
-void decode_in_place(const PcapMap &map, int dlt, uint64_t begin, uint64_t stop, RecordRun &run) {
+void decode_in_place(const PcapMap &map, int dlt, uint64_t begin, uint64_t stop, RecordRun &run,
+                     const FileSpan *span) {
     run.clear();
     run.begin = begin;
     run.numbered_in_run = true;
     uint64_t pos = begin, number = 0;
     while (pos < stop) {
         RecordHeader h;
-        const uint64_t n = map.record_at(pos, &h);
+        const uint64_t n = map.record_at(pos, &h, span);
         if (n == 0) {
             run.stopped_short = pos != map.size();
             break;
         }
         wm_packet_t pkt{};
         const int r = decode_record(dlt, ++number, h.ts_sec, h.ts_usec, h.caplen, h.wirelen,
-                                    map.data() + pos + PcapMap::kRecordHeader, &pkt);
+                                    map.bytes(pos + PcapMap::kRecordHeader, h.caplen, span), &pkt);
         count_record(r, pkt, run.stats);
         if (r == kDecodedPayload) run.packets.push_back(pkt);
         pos += n;

@@ -3,6 +3,7 @@
 #pragma once
 
 #include "capture/pcap_map.h"
+#include "capture/uninit_vector.h"
 #include "warpmatch.h"
 
 #include <cstdint>
@@ -18,8 +19,11 @@ struct RecordRun {
     // In place: stopped at `end` before a record that libpcap must read.
     bool stopped_short = false;
     // Payload copies, for runs read through libpcap; in-place runs leave
-    // it empty and point their payloads into the mapping.
+    // it empty and point their payloads into `span` or the mapping.
     std::vector<uint8_t> bytes;
+    // In place: the part's file bytes, read ahead of decoding it (kept,
+    // with its capacity, across clear()).
+    UninitVector<uint8_t> span;
     // Packets with payloads; number counts from 1 within the run for
     // in-place runs (the reader adds the records before it), and is the
     // file's packet number for libpcap runs.
@@ -32,7 +36,9 @@ struct RecordRun {
 
 // Decodes, in place, every record that starts in [begin, stop), following
 // the chain of record lengths from begin; stops early before a record that
-// libpcap must read (run.stopped_short).
-void decode_in_place(const PcapMap &map, int dlt, uint64_t begin, uint64_t stop, RecordRun &run);
+// libpcap must read (run.stopped_short). Records inside `span` are read
+// from it, others from the mapping.
+void decode_in_place(const PcapMap &map, int dlt, uint64_t begin, uint64_t stop, RecordRun &run,
+                     const FileSpan *span = nullptr);
 
 } // namespace wm::capture

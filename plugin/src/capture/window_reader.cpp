@@ -11,8 +11,9 @@ namespace wm::capture {
 
 namespace {
 
-// Bytes past a part's end that its last record usually runs into.
-constexpr uint64_t kPrefaultPast = 4096;
+// Bytes past a part's end that its last record usually runs into (read or
+// mapped with the part; a record running further is read from the mapping).
+constexpr uint64_t kPartPast = 4096;
 
 double seconds_since(std::chrono::steady_clock::time_point t0) {
     return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
@@ -62,9 +63,17 @@ bool WindowReader::next_in_place(PayloadWindow &w, const BufferFn &buffer) {
     if (runs_.size() < n) runs_.resize(n);
     const auto t0 = std::chrono::steady_clock::now();
     pool_.run(n, [&](size_t k) {
-        map_->prefault(k == 0 ? pos_ : stop[k - 1], stop[k] + kPrefaultPast);
-        const uint64_t from = k == 0 ? pos_ : map_->guess_record_start(stop[k - 1], stop[k]);
-        decode_in_place(*map_, dlt_, from, stop[k], runs_[k]);
+        const uint64_t lo = k == 0 ? pos_ : stop[k - 1], hi = std::min(size, stop[k] + kPartPast);
+        RecordRun &run = runs_[k];
+        FileSpan span;
+        if (mode_ == InPlaceRead::Pread) {
+            run.span.resize(static_cast<size_t>(hi - lo));
+            span = map_->read_span(lo, hi, run.span.data());
+        } else if (mode_ == InPlaceRead::Prefault) {
+            map_->prefault(lo, hi);
+        }
+        const uint64_t from = k == 0 ? pos_ : map_->guess_record_start(lo, stop[k], &span);
+        decode_in_place(*map_, dlt_, from, stop[k], run, &span);
     });
     // Chain the parts: each must begin where the previous one ended.
     uint64_t at = pos_;
@@ -146,6 +155,8 @@ void WindowReader::assemble(size_t n, PayloadWindow &w, const BufferFn &buffer) 
             at += pkt.payload_len;
             w.offsets[k + 1] = static_cast<uint32_t>(at);
         }
+        // Copied out: what was read through the mapping is unmapped here, in parallel.
+        if (map_ && r.numbered_in_run && mode_ != InPlaceRead::Pread) map_->release(r.begin, r.end);
     });
     assemble_s_ += seconds_since(t0);
 }

@@ -66,6 +66,13 @@ class WindowReader {
     uint64_t parts_redone() const { return redone_; }
     // Whether the file is being read in place (else by libpcap).
     bool in_place() const { return !sequential_; }
+    // How a part of a file read in place gets from the page cache to the
+    // decoder: read into the part's buffer first (the default), through the
+    // mapping page fault by page fault, or through the mapping with its
+    // pages mapped in one call first (PcapMap::prefault). The last two are
+    // for comparison (bench_window_reader --read-mode).
+    enum class InPlaceRead { Pread, Faults, Prefault };
+    void set_in_place_read(InPlaceRead mode) { mode_ = mode; }
     // Wall seconds so far in decoding the parts (and chaining them) and in
     // assembling windows (payload copies, packet records, meta, offsets).
     double decode_seconds() const { return decode_s_; }
@@ -83,6 +90,7 @@ class WindowReader {
     unsigned used_ = 1;
     uint64_t redone_ = 0;
     double decode_s_ = 0, assemble_s_ = 0;
+    InPlaceRead mode_ = InPlaceRead::Pread;
     bool over_ = false;
     int dlt_ = -1;
     std::unique_ptr<PcapMap> map_;
