@@ -246,15 +246,17 @@ int replay_file(Scanner &sc, const std::string &path, const ReplayCallbacks &cb,
     // window read ahead, reading and scanning alternated and each window cost
     // the slower of the two (run 69: replay 0.125 s against 0.071 s of
     // reading alone and 0.075 thread-s of scanning). Buffers are taken here,
-    // on the scanning thread; a payload too big for its slot (pcapng allows
-    // huge records) goes to ordinary memory.
+    // on the scanning thread, the first before the reader starts and the
+    // others while it fills that one (on the GPU each is 16 MB of page-locked
+    // memory, ~1.5 ms to set up on a new scanner); a payload too big for its
+    // slot (pcapng allows huge records) goes to ordinary memory.
     constexpr unsigned kWindows = Scanner::kBatchBufferSlots;
     static_assert(kWindows >= 4, "windows read ahead, scanned and delivered each need a buffer");
     PayloadWindow win[kWindows];
-    uint8_t *slot[kWindows];
+    uint8_t *slot[kWindows] = {};
     std::vector<uint8_t> oversize[kWindows];
-    for (unsigned k = 0; k < kWindows; ++k) slot[k] = sc.batch_buffer(window, k);
-    WindowRing ring(kWindows);
+    slot[0] = sc.batch_buffer(window, 0);
+    WindowRing ring(kWindows, 1);
     std::thread reading([&] {
         ring.produce([&](unsigned k) {
             const bool read = reader.next(win[k], [&, k](size_t bytes) {
@@ -274,6 +276,10 @@ int replay_file(Scanner &sc, const std::string &path, const ReplayCallbacks &cb,
             stats.seconds > 0 ? stats.capture.payload_bytes * 8.0 / stats.seconds / 1e9 : 0.0;
     };
     try {
+        for (unsigned j = 1; j < kWindows; ++j) { // the reader may take each once it exists
+            slot[j] = sc.batch_buffer(window, j);
+            ring.release(j);
+        }
         unsigned k = 0;
         while (ring.next_filled(&k)) { // rethrows the reader's exception in its place
             const PayloadWindow &w = win[k];

@@ -14,8 +14,10 @@ namespace wm {
 // come back to the scanner in that order.
 class WindowRing {
   public:
-    explicit WindowRing(unsigned windows) {
-        for (unsigned k = 0; k < windows; ++k) free_.push_back(k);
+    // Buffers [0, free_now) are free from the start; the caller hands the
+    // others over with release(k) once they exist.
+    explicit WindowRing(unsigned windows, unsigned free_now = ~0u) {
+        for (unsigned k = 0; k < windows && k < free_now; ++k) free_.push_back(k);
     }
 
     // What fill(k) did with buffer k.

@@ -7,6 +7,7 @@
 
 #include <gtest/gtest.h>
 
+#include <mutex>
 #include <stdexcept>
 #include <thread>
 #include <vector>
@@ -38,6 +39,42 @@ TEST(WindowRing, WindowsComeBackInFillOrderAndBuffersAreReusedAfterRelease) {
         EXPECT_FALSE(ring.next_filled(&k));
         reader.join();
     }
+}
+
+// Buffers that do not exist yet are handed over later: the reader waits for
+// them and fills only buffers it was given.
+TEST(WindowRing, BuffersHandedOverLaterAreFilledOnlyOnceGiven) {
+    WindowRing ring(3, 1);
+    std::vector<unsigned> filled; // buffer of each window, in fill order
+    std::mutex mu;
+    std::thread reader([&] {
+        int next = 0;
+        ring.produce([&](unsigned k) {
+            std::lock_guard<std::mutex> lock(mu);
+            filled.push_back(k);
+            return ++next == 6 ? WindowRing::kFilledLast : WindowRing::kFilled;
+        });
+    });
+    unsigned k = 0;
+    ASSERT_TRUE(ring.next_filled(&k));
+    EXPECT_EQ(k, 0u);
+    {
+        std::lock_guard<std::mutex> lock(mu);
+        EXPECT_EQ(filled, std::vector<unsigned>{0}) << "filled a buffer it was not given";
+    }
+    ring.release(1); // buffer 1 exists now; 2 later
+    ring.release(k);
+    std::vector<unsigned> order{0};
+    for (int i = 1; i < 6; ++i) {
+        ASSERT_TRUE(ring.next_filled(&k)) << i;
+        order.push_back(k);
+        if (i == 2) ring.release(2);
+        ring.release(k);
+    }
+    EXPECT_FALSE(ring.next_filled(&k));
+    reader.join();
+    EXPECT_EQ(order, filled);
+    for (size_t i = 0; i < 3 && i < filled.size(); ++i) EXPECT_NE(filled[i], 2u) << "buffer 2 before its release";
 }
 
 TEST(WindowRing, ReaderExceptionArrivesAfterTheWindowsBeforeIt) {
