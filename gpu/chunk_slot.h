@@ -54,8 +54,8 @@ struct ChunkSlot {
     cudaStream_t stream = nullptr;
     size_t chunk_segs = 0;
     // Host staging is pinned_host memory sized on first use (h_text only for
-    // pageable batches): a new scanner's first calls paid ~25 ms of
-    // cudaHostAlloc, which faults pages in on one thread.
+    // pageable batches): with cudaHostAlloc, which faults pages in on one
+    // thread, a new scanner's first replay took ~20 ms longer (run 75).
     PinnedHostArray<uint8_t> h_text;   // a pageable batch's chunk, copied here first
     uint8_t *d_text = nullptr;
     PinnedHostArray<Segment> h_segs;   // the chunk's segments, or a whole-payload run's offsets

@@ -3,8 +3,9 @@
 // (internal; needs the CUDA runtime). cudaHostAlloc faults its pages in on
 // one thread: 4 x 16 MB took 24-29 ms on the H200 machines, where a first
 // touch runs at ~2.5 GB/s per thread; 64 MB touched by 15 threads and then
-// registered took 5-6 ms (2026-11-23, tools/device probe). A replay's window
-// buffers are set up on its first call, so this was ~27 ms of it.
+// registered took 5-6 ms (2026-11-23, tools/device probe). The matcher's
+// staging and result buffers come from here too: with cudaHostAlloc a new
+// scanner's first replay took ~20 ms longer (docs/PERFORMANCE.md run 75).
 #pragma once
 
 #include <algorithm>

@@ -64,7 +64,8 @@ inline int need(const Frame &f, uint64_t off, uint64_t len, uint64_t declared_en
 // An address as flow_hash() loads it from a 16-byte field: two native-order
 // words, read here from the frame (an IPv4 address fills the low half of
 // the first word). Reading the fields just written to the packet instead
-// stalled on store forwarding: a fifth of the in-place decode's time.
+// stalled on store forwarding (perf on the development machine: 27% of the
+// hash's samples on that first load).
 struct AddrWords {
     uint64_t w0 = 0, w1 = 0;
 };
@@ -82,8 +83,39 @@ inline AddrWords addr_words(const uint8_t *ip, bool v6) {
 }
 static_assert(__BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__, "addr_words: a little-endian host");
 
+// One multiply-xorshift round per 64-bit word (a byte-serial FNV chain
+// cost a fifth of the time of decoding a capture), then splitmix64's
+// finaliser so that flows differing in one port spread over all 64 bits
+// (flow tables mask low bits).
+inline uint64_t mix_word(uint64_t h, uint64_t w) {
+    h = (h ^ w) * 0x9e3779b97f4a7c15ull;
+    return h ^ (h >> 29);
+}
+inline uint64_t load64(const uint8_t *p) {
+    uint64_t v;
+    std::memcpy(&v, p, 8);
+    return v;
+}
+
 uint64_t flow_hash_words(uint8_t ip_version, uint8_t proto, AddrWords a, uint16_t a_port, AddrWords b,
-                         uint16_t b_port);
+                         uint16_t b_port) {
+    // Order the two endpoints canonically so both directions hash alike.
+    // (memcmp order: the addresses as two big-endian words)
+    const uint64_t a0 = __builtin_bswap64(a.w0), b0 = __builtin_bswap64(b.w0);
+    const uint64_t a1 = __builtin_bswap64(a.w1), b1 = __builtin_bswap64(b.w1);
+    const bool swap = a0 != b0 ? a0 > b0 : a1 != b1 ? a1 > b1 : a_port > b_port;
+    const AddrWords lo = swap ? b : a, hi = swap ? a : b;
+    const uint16_t lo_port = swap ? b_port : a_port, hi_port = swap ? a_port : b_port;
+    uint64_t h = uint64_t{ip_version} << 56 | uint64_t{proto} << 48 | uint64_t{lo_port} << 16 | hi_port;
+    h = mix_word(h, lo.w0);
+    h = mix_word(h, lo.w1);
+    h = mix_word(h, hi.w0);
+    h = mix_word(h, hi.w1);
+    uint64_t z = h + 0x9e3779b97f4a7c15ull;
+    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
+    z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
+    return z ^ (z >> 31);
+}
 
 // TCP or UDP header at l4; the packet ends at declared_end. src/dst: the
 // addresses in the frame (16 bytes with v6, else 4).
@@ -260,42 +292,6 @@ int decode_frame(int dlt, const uint8_t *frame, uint32_t caplen, wm_packet_t *ou
         return WM_SKIP_UNSUPPORTED_LINK;
     }
 }
-
-namespace {
-// One multiply-xorshift round per 64-bit word (a byte-serial FNV chain
-// cost a fifth of the time of decoding a capture), then splitmix64's
-// finaliser so that flows differing in one port spread over all 64 bits
-// (flow tables mask low bits).
-inline uint64_t mix_word(uint64_t h, uint64_t w) {
-    h = (h ^ w) * 0x9e3779b97f4a7c15ull;
-    return h ^ (h >> 29);
-}
-inline uint64_t load64(const uint8_t *p) {
-    uint64_t v;
-    std::memcpy(&v, p, 8);
-    return v;
-}
-
-uint64_t flow_hash_words(uint8_t ip_version, uint8_t proto, AddrWords a, uint16_t a_port, AddrWords b,
-                         uint16_t b_port) {
-    // Order the two endpoints canonically so both directions hash alike.
-    // (memcmp order: the addresses as two big-endian words)
-    const uint64_t a0 = __builtin_bswap64(a.w0), b0 = __builtin_bswap64(b.w0);
-    const uint64_t a1 = __builtin_bswap64(a.w1), b1 = __builtin_bswap64(b.w1);
-    const bool swap = a0 != b0 ? a0 > b0 : a1 != b1 ? a1 > b1 : a_port > b_port;
-    const AddrWords lo = swap ? b : a, hi = swap ? a : b;
-    const uint16_t lo_port = swap ? b_port : a_port, hi_port = swap ? a_port : b_port;
-    uint64_t h = uint64_t{ip_version} << 56 | uint64_t{proto} << 48 | uint64_t{lo_port} << 16 | hi_port;
-    h = mix_word(h, lo.w0);
-    h = mix_word(h, lo.w1);
-    h = mix_word(h, hi.w0);
-    h = mix_word(h, hi.w1);
-    uint64_t z = h + 0x9e3779b97f4a7c15ull;
-    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
-    z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
-    return z ^ (z >> 31);
-}
-} // namespace
 
 uint64_t flow_hash(uint8_t ip_version, uint8_t proto, const uint8_t a_ip[16], uint16_t a_port,
                    const uint8_t b_ip[16], uint16_t b_port) {
