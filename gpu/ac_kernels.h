@@ -97,13 +97,15 @@ unsigned long long *ac_sort_keys(unsigned long long *d_keys, unsigned long long 
 // d_keys[0, n) in place for the sort (SortKeyCodec) ...
 void ac_encode_keys(unsigned long long *d_keys, const uint32_t *d_n, uint32_t sort_n, const SortKeyCodec &codec,
                     cudaStream_t stream);
-// ... or writes to d_out the encoded keys of d_in[0, n) whose pattern's scope
-// fits d_meta[payload - meta_base] (the chunk's payloads), in no particular
-// order, and their count to *d_kept (zeroed by this call). Both fill the
-// buffer up to sort_n with kSortPadKey, so ac_sort_keys(sort_n) puts the keys
-// first. Then the sorted keys become pair words in place (n from d_n: the
-// filter's d_kept, or the kernel's count).
-void ac_filter_encode_keys(const unsigned long long *d_in, const uint32_t *d_n, uint32_t sort_n,
+// ... or writes to d_out, encoded, each key of d_in[0, n) expanded to its
+// pattern's scope entries that fit d_meta[payload - meta_base] (the chunk's
+// payloads; all entries when d_meta is null), in no particular order, and
+// their count to *d_kept (zeroed by this call; over sort_n when they did not
+// fit, and then only the first sort_n were written). Both fill the buffer up
+// to sort_n with kSortPadKey, so ac_sort_keys(sort_n) puts the keys first.
+// Then the sorted keys become pair words in place (n from d_n: the
+// expansion's d_kept, or the kernel's count; ids per entry).
+void ac_expand_encode_keys(const unsigned long long *d_in, const uint32_t *d_n, uint32_t sort_n,
                            unsigned long long *d_out, uint32_t *d_kept, const ScopeView &scopes,
                            const PayloadMeta *d_meta, uint32_t meta_base, const SortKeyCodec &codec,
                            cudaStream_t stream);

@@ -1,7 +1,7 @@
 // gpu/ac_set_pairs.cu - Set mode's device passes around the sort, for
-// GpuMatcher::scan_set_pairs(): re-encode the keys for a short sort (and drop
-// those whose pattern's scope does not fit the payload, so the sort sees fewer
-// keys), pad the sort buffer, and map the sorted keys to pair words in place.
+// GpuMatcher::scan_set_pairs(): re-encode the keys for a short sort (each
+// expanded to its pattern's scope entries that fit the payload, so the sort
+// sees only keys that are delivered), pad the sort buffer, and map the sorted keys to pair words in place.
 // Every pass reads the key count from device memory, so a chunk's passes are
 // enqueued right behind its scan kernel with no host round trip. Per-element
 // logic: ac_scope.h.
@@ -24,24 +24,38 @@ __global__ void encode_keys_kernel(unsigned long long *keys, const uint32_t *d_n
     keys[i] = i < clamped(d_n, cap) ? codec.encode(keys[i]) : kSortPadKey;
 }
 
-// One atomic per warp: the order of the kept keys is not kept (sorted next).
-__global__ void filter_encode_kernel(const unsigned long long *in, const uint32_t *d_n, uint32_t cap,
+// Each key becomes its pattern's scope entries that fit the payload (meta may
+// be null: all of them), encoded for the sort. One atomic per warp; the order
+// of the output is not kept (sorted next). Writes past `cap` are dropped but
+// counted in *kept, so the host sees the overflow and rescans with more room.
+__global__ void expand_encode_kernel(const unsigned long long *in, const uint32_t *d_n, uint32_t cap,
                                      unsigned long long *out, uint32_t *kept, ScopeView scopes,
                                      const PayloadMeta *meta, uint32_t meta_base, SortKeyCodec codec) {
     const uint32_t i = blockIdx.x * blockDim.x + threadIdx.x;
-    bool keep = false;
     unsigned long long key = 0;
+    const PayloadMeta *m = nullptr;
+    uint32_t fits = 0;
     if (i < clamped(d_n, cap)) {
         key = in[i];
-        keep = scope_applies(scopes, static_cast<uint32_t>(key), meta[static_cast<uint32_t>(key >> 32) - meta_base]);
+        if (meta) m = &meta[static_cast<uint32_t>(key >> 32) - meta_base];
+        fits = expand_key(scopes, key, m, [](unsigned long long) {});
     }
-    const unsigned mask = __ballot_sync(0xffffffffu, keep);
-    if (mask == 0) return;
-    const int lane = threadIdx.x & 31, leader = __ffs(mask) - 1;
+    const int lane = threadIdx.x & 31;
+    uint32_t upto = fits; // inclusive prefix over the warp
+    for (int d = 1; d < 32; d <<= 1) {
+        const uint32_t v = __shfl_up_sync(0xffffffffu, upto, d);
+        if (lane >= d) upto += v;
+    }
+    const uint32_t total = __shfl_sync(0xffffffffu, upto, 31);
+    if (total == 0) return;
     uint32_t base = 0;
-    if (lane == leader) base = atomicAdd(kept, static_cast<uint32_t>(__popc(mask)));
-    base = __shfl_sync(0xffffffffu, base, leader);
-    if (keep) out[base + __popc(mask & ((1u << lane) - 1))] = codec.encode(key);
+    if (lane == 31) base = atomicAdd(kept, total);
+    uint32_t at = __shfl_sync(0xffffffffu, base, 31) + upto - fits;
+    if (fits == 0) return;
+    expand_key(scopes, key, m, [&](unsigned long long k) {
+        if (at < cap) out[at] = codec.encode(k);
+        ++at;
+    });
 }
 
 __global__ void pad_keys_kernel(unsigned long long *keys, const uint32_t *d_n, uint32_t cap) {
@@ -64,13 +78,13 @@ void ac_encode_keys(unsigned long long *d_keys, const uint32_t *d_n, uint32_t so
     WM_CUDA_CHECK(cudaGetLastError());
 }
 
-void ac_filter_encode_keys(const unsigned long long *d_in, const uint32_t *d_n, uint32_t sort_n,
+void ac_expand_encode_keys(const unsigned long long *d_in, const uint32_t *d_n, uint32_t sort_n,
                            unsigned long long *d_out, uint32_t *d_kept, const ScopeView &scopes,
                            const PayloadMeta *d_meta, uint32_t meta_base, const SortKeyCodec &codec,
                            cudaStream_t stream) {
     WM_CUDA_CHECK(cudaMemsetAsync(d_kept, 0, sizeof(uint32_t), stream));
     if (sort_n == 0) return;
-    filter_encode_kernel<<<blocks_for(sort_n), kThreads, 0, stream>>>(d_in, d_n, sort_n, d_out, d_kept, scopes,
+    expand_encode_kernel<<<blocks_for(sort_n), kThreads, 0, stream>>>(d_in, d_n, sort_n, d_out, d_kept, scopes,
                                                                       d_meta, meta_base, codec);
     WM_CUDA_CHECK(cudaGetLastError());
     pad_keys_kernel<<<blocks_for(sort_n), kThreads, 0, stream>>>(d_out, d_kept, sort_n);

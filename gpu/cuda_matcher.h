@@ -30,14 +30,18 @@ bool is_pinned(const uint8_t *p, size_t bytes);
 
 // Device copy of FlatScopes (owned arrays; the count is the host copy's).
 struct DeviceScopes {
+    uint32_t *entry_begin = nullptr, *entry = nullptr;
     uint8_t *proto = nullptr;
     uint32_t *port_begin = nullptr;
     PortRange *ports = nullptr;
     uint32_t *id = nullptr;
     ScopeView view(const FlatScopes &host) const {
-        return {proto, port_begin, ports, id, static_cast<uint32_t>(host.id.size())};
+        const ScopeView h = host.view();
+        return {entry_begin, entry, proto, port_begin, ports, id, h.num_patterns, h.num_entries};
     }
     void free() {
+        cudaFree(entry_begin);
+        cudaFree(entry);
         cudaFree(proto);
         cudaFree(port_begin);
         cudaFree(ports);
@@ -66,7 +70,7 @@ class CudaMatcher final : public GpuMatcher {
     void launch_pairs(ChunkSlot &s, bool filter);
     template <typename Launch, typename Done>
     bool run_chunks(const BatchView &batch, Launch launch, Done done, const PayloadMeta *meta, bool drain);
-    template <typename Launch> uint32_t collect(ChunkSlot &s, Launch launch);
+    template <typename Launch> uint32_t collect(ChunkSlot &s, Launch launch, bool expanded = false);
     unsigned long long *sorted_keys(ChunkSlot &s, unsigned long long *keys, unsigned long long *alt, uint32_t n);
     void finish(ChunkSlot &s, OutputMode mode, std::vector<Match> &out);
     void finish_pairs(ChunkSlot &s);
@@ -77,6 +81,9 @@ class CudaMatcher final : public GpuMatcher {
     uint32_t traced(const ChunkSlot &s) const { return s.seq - trace_base_; }
     void upload_scopes(FlatScopes f);
     void join_split_pairs(PairBatch &b) const;
+    // Whether a chunk's keys go through the expansion pass: with meta to
+    // filter by, or when some pattern has other than exactly its own entry.
+    bool expands(bool filter) const { return filter || !scopes_.one_per_pattern; }
 
     GpuOptions opts_;
     AcBlob blob_;
@@ -92,7 +99,7 @@ class CudaMatcher final : public GpuMatcher {
     size_t h_user_bytes_[kPinnedSlots] = {};
     // scan_set_pairs(): scopes (host copy and device arrays), payload meta, output.
     FlatScopes scopes_;
-    std::vector<std::pair<uint32_t, uint32_t>> pattern_by_id_; // (scopes_.id[p], p), sorted: split pairs map back
+    std::vector<std::pair<uint32_t, uint32_t>> entry_by_id_; // (scopes_.id[e], e), sorted: split pairs map back
     DeviceScopes d_scopes_;
     PairBatch pair_batches_[kPendingBatches]; // submitted batch i fills pair_batches_[i % kPendingBatches]
     uint64_t submitted_ = 0, collected_ = 0;
@@ -106,20 +113,21 @@ template <typename T> inline T *upload(const std::vector<T> &v, const char *what
     return d;
 }
 
-// Waits for what launch(s) enqueued; on overflow grows the outputs and
-// launches again on the chunk still on the device. Returns the record count.
-template <typename Launch> inline uint32_t CudaMatcher::collect(ChunkSlot &s, Launch launch) {
+// Waits for what launch(s) enqueued; on overflow (of the kernel's records,
+// or with `expanded` of the keys the scope expansion wrote) grows the outputs
+// and launches again on the chunk still on the device. Returns the kernel's
+// record count.
+template <typename Launch> inline uint32_t CudaMatcher::collect(ChunkSlot &s, Launch launch, bool expanded) {
     WM_CUDA_CHECK(cudaStreamSynchronize(s.stream));
-    uint32_t n = s.h_count[0];
-    while (n > s.capacity || s.h_count[1] != 0) {
-        const size_t want = std::max<size_t>(n, s.capacity + 1);
+    auto needed = [&] { return expanded ? std::max(s.h_count[0], s.h_count[2]) : s.h_count[0]; };
+    while (needed() > s.capacity || s.h_count[1] != 0) {
+        const size_t want = std::max<size_t>(needed(), s.capacity + 1);
         s.free_outputs();
         s.alloc_outputs(want + want / 4 + 1024);
         launch(s);
         WM_CUDA_CHECK(cudaStreamSynchronize(s.stream));
-        n = s.h_count[0];
     }
-    return n;
+    return s.h_count[0];
 }
 
 // Runs the batch through the slots round-robin, kStreams chunks in flight:

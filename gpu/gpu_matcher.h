@@ -71,16 +71,21 @@ struct PortRange {
 
 // Where a pattern applies and the id scan_set_pairs() reports for it. proto 0
 // = any; ports empty = any, else the source or the destination port must lie
-// in one of the ranges (the rules' `protocol:` / `ports:`).
+// in one of the ranges (the rules' `protocol:` / `ports:`). Several entries
+// may name one pattern (rules sharing a literal: the automaton holds it once
+// and each entry that fits reports its own id); `pattern` kEntryIndex means
+// the entry's own position in the list (one entry per pattern, in order).
 struct PatternScope {
+    static constexpr uint32_t kEntryIndex = UINT32_MAX;
     uint32_t id = 0;
     uint8_t proto = 0;
     std::vector<PortRange> ports;
+    uint32_t pattern = kEntryIndex;
 };
 
 // One distinct (pattern id, payload) pair of scan_set_pairs().
 struct SetPair {
-    uint32_t id;      // PatternScope::id of the pattern (its index when no scopes were set)
+    uint32_t id;      // PatternScope::id of the entry (the pattern index when no scopes were set)
     uint32_t payload; // payload index in the batch
 };
 static_assert(sizeof(SetPair) == 8 && sizeof(PayloadMeta) == 6, "SetPair / PayloadMeta layout");
@@ -121,15 +126,17 @@ class GpuMatcher {
     // per_pattern is resized to the pattern count and overwritten.
     virtual void count(const BatchView &batch, std::vector<uint64_t> &per_pattern) = 0;
 
-    // Sets the per-pattern scopes (one per pattern, ids distinct) used by
-    // scan_set_pairs(); uploaded once. Throws std::invalid_argument on a count
-    // or id mismatch, GpuError on a CUDA failure.
+    // Sets the scope entries used by scan_set_pairs() (ids distinct; one or
+    // more per pattern, or none: the pattern then reports nothing); uploaded
+    // once. Throws std::invalid_argument on a repeated id, a pattern out of
+    // range, or (entries without `pattern`) a count other than the patterns',
+    // GpuError on a CUDA failure.
     virtual void set_scopes(const std::vector<PatternScope> &scopes) = 0;
 
-    // Set mode delivered in place: the distinct (pattern, payload) pairs whose
-    // pattern's scope fits the payload's meta (all pairs when meta is null or no
-    // scopes were set), ids mapped through the scopes, sorted by (payload,
-    // pattern index). Scope filtering, id mapping and ordering run on the
+    // Set mode delivered in place: for each distinct (pattern, payload) pair,
+    // the pattern's scope entries that fit the payload's meta (all of them when
+    // meta is null; without set_scopes, one entry per pattern, id = index),
+    // as (entry id, payload) sorted by (payload, entry index). Scope filtering, id mapping and ordering run on the
     // device; the pairs land by DMA in page-locked memory owned by the matcher,
     // *pairs points there (valid until the next call on this matcher). meta:
     // batch.count entries or null. Returns the pair count.

@@ -1,5 +1,5 @@
 // gpu/gpu_matcher_pairs.cpp - the CUDA matcher's set-pair calls: a chunk's
-// distinct keys are filtered by the patterns' scopes against the payload
+// distinct keys are expanded to their patterns' scope entries that fit the payload
 // metadata, sorted and mapped to (id, payload) pairs on the device
 // (ac_set_pairs.cu), then copied straight into the caller-visible pinned
 // buffer of its batch (pair_batch.h); submit_set_pairs() leaves the chunks in
@@ -16,21 +16,23 @@ namespace wm::gpu::detail {
 void CudaMatcher::upload_scopes(FlatScopes f) {
     WM_CUDA_CHECK(cudaSetDevice(opts_.device));
     d_scopes_.free();
+    d_scopes_.entry_begin = upload(f.entry_begin, "scope entry index");
+    d_scopes_.entry = upload(f.entry, "scope entries");
     d_scopes_.proto = upload(f.proto, "scope protocols");
     d_scopes_.port_begin = upload(f.port_begin, "scope port index");
     d_scopes_.ports = upload(f.ports, "scope ports");
     d_scopes_.id = upload(f.id, "scope ids");
     scopes_ = std::move(f);
-    pattern_by_id_.resize(scopes_.id.size());
-    for (uint32_t p = 0; p < pattern_by_id_.size(); ++p) pattern_by_id_[p] = {scopes_.id[p], p};
-    std::sort(pattern_by_id_.begin(), pattern_by_id_.end());
+    entry_by_id_.resize(scopes_.id.size());
+    for (uint32_t e = 0; e < entry_by_id_.size(); ++e) entry_by_id_[e] = {scopes_.id[e], e};
+    std::sort(entry_by_id_.begin(), entry_by_id_.end());
 }
 
 void CudaMatcher::set_scopes(const std::vector<PatternScope> &scopes) {
     upload_scopes(flatten_scopes(scopes, d_view_.num_patterns));
 }
 
-// scan_set_pairs(): the kernel and every pass after it (scope filter, sort,
+// scan_set_pairs(): the kernel and every pass after it (scope expansion, sort,
 // pair mapping), enqueued at once: the passes read the key count on the
 // device, so the host waits once per chunk. Without the round trips, each pass
 // queued behind the next chunk's persistent kernel (run 49: 3.4 of 9 ms). The
@@ -38,15 +40,16 @@ void CudaMatcher::set_scopes(const std::vector<PatternScope> &scopes) {
 void CudaMatcher::launch_pairs(ChunkSlot &s, bool filter) {
     run_kernel(s, EmitKind::SetKeys);
     trace_.gpu(traced(s), ChunkTrace::kScanned, s.stream);
-    const SortKeyCodec codec = sort_key_codec(d_view_.num_patterns, s.chunk.first_payload);
-    const uint64_t most_pairs = (uint64_t{s.chunk.last_payload} - s.chunk.first_payload + 1) * d_view_.num_patterns;
+    const uint32_t entries = static_cast<uint32_t>(scopes_.id.size());
+    const SortKeyCodec codec = sort_key_codec(entries, s.chunk.first_payload);
+    const uint64_t most_pairs = (uint64_t{s.chunk.last_payload} - s.chunk.first_payload + 1) * entries;
     s.sort_n = static_cast<uint32_t>(std::min<uint64_t>(s.capacity, most_pairs));
     auto *keys = reinterpret_cast<unsigned long long *>(s.d_matches);
     unsigned long long *alt = s.d_hash; // the dedupe table is spent: scratch of >= 2 x capacity keys
     const uint32_t *d_n = s.d_count;
-    if (filter) {
-        ac_filter_encode_keys(keys, s.d_count, s.sort_n, alt, s.d_count + 2, d_scopes_.view(scopes_), s.d_meta,
-                              s.meta_base, codec, s.stream);
+    if (expands(filter)) {
+        ac_expand_encode_keys(keys, s.d_count, s.sort_n, alt, s.d_count + 2, d_scopes_.view(scopes_),
+                              filter ? s.d_meta : nullptr, s.meta_base, codec, s.stream);
         std::swap(keys, alt); // d_matches (capacity x 12 bytes) is the sort's scratch now
         d_n = s.d_count + 2;
     } else {
@@ -64,9 +67,10 @@ void CudaMatcher::launch_pairs(ChunkSlot &s, bool filter) {
 void CudaMatcher::finish_pairs(ChunkSlot &s) {
     PairBatch &b = *s.pair_batch;
     trace_.host(traced(s), ChunkTrace::kWaitBegin);
-    const uint32_t found = collect(s, [&](ChunkSlot &c) { launch_pairs(c, b.filter); });
+    const bool expanded = expands(b.filter);
+    const uint32_t found = collect(s, [&](ChunkSlot &c) { launch_pairs(c, b.filter); }, expanded);
     trace_.host(traced(s), ChunkTrace::kWaitEnd);
-    const uint32_t n = b.filter ? s.h_count[2] : found;
+    const uint32_t n = expanded ? s.h_count[2] : found;
     if (n > 0) {
         b.append(s.d_pairs, n, s.seq % tuning::kStreams, s.stream);
         trace_.gpu(traced(s), ChunkTrace::kCopiedBack, s.stream);
@@ -89,15 +93,15 @@ void CudaMatcher::finish_pending_chunks(const PairBatch *only) {
 }
 
 // A payload that spanned chunks may repeat pairs across the boundary: order by
-// (payload, pattern index) again and drop repeats (ids map back to patterns).
+// (payload, entry index) again and drop repeats (ids map back to entries).
 void CudaMatcher::join_split_pairs(PairBatch &b) const {
-    auto pattern_of = [&](unsigned long long w) {
-        const auto it = std::lower_bound(pattern_by_id_.begin(), pattern_by_id_.end(),
+    auto entry_of = [&](unsigned long long w) {
+        const auto it = std::lower_bound(entry_by_id_.begin(), entry_by_id_.end(),
                                          std::make_pair(static_cast<uint32_t>(w), 0u));
         return it->second;
     };
     auto less = [&](unsigned long long a, unsigned long long b) {
-        return (a >> 32) != (b >> 32) ? (a >> 32) < (b >> 32) : pattern_of(a) < pattern_of(b);
+        return (a >> 32) != (b >> 32) ? (a >> 32) < (b >> 32) : entry_of(a) < entry_of(b);
     };
     unsigned long long *p = b.pairs();
     if (!std::is_sorted(p, p + b.total, less)) std::sort(p, p + b.total, less);

@@ -2,45 +2,64 @@
 
 #include "gpu/gpu_matcher.h"
 
+#include <algorithm>
 #include <cstddef>
 #include <limits>
+#include <map>
 #include <stdexcept>
+#include <tuple>
 
 namespace wm {
 
-GpuEngine::GpuEngine(const CompiledRuleSet &rs, int device, size_t max_batch_bytes,
-                     size_t max_batch_payloads) {
-    std::vector<gpu::Literal> lits;
-    lits.reserve(rs.rules().size());
+GpuPatterns gpu_patterns(const CompiledRuleSet &rs) {
+    GpuPatterns g;
+    std::map<std::tuple<std::string, bool, uint32_t, uint32_t>, uint32_t> index;
+    std::vector<uint32_t> pattern_of; // per literal rule
+    std::vector<uint32_t> rule_index;
     for (size_t i = 0; i < rs.rules().size(); ++i) {
         const auto &r = rs.rules()[i];
         if (!CompiledRuleSet::is_literal(r))
             continue; // approximate and align rules have their own engines
-        lits.push_back(gpu::Literal{r.pattern, r.nocase, r.offset, r.depth});
-        len_.push_back(static_cast<uint32_t>(r.pattern.size()));
-        rule_of_.push_back(static_cast<uint32_t>(i));
+        const auto [it, fresh] = index.try_emplace({r.pattern, r.nocase, r.offset, r.depth},
+                                                   static_cast<uint32_t>(g.literals.size()));
+        if (fresh)
+            g.literals.push_back(gpu::Literal{r.pattern, r.nocase, r.offset, r.depth});
+        gpu::PatternScope sc;
+        sc.id = r.id;
+        sc.proto = r.protocol == rules::Protocol::Tcp   ? WM_PROTO_TCP
+                   : r.protocol == rules::Protocol::Udp ? WM_PROTO_UDP
+                                                        : 0;
+        for (const auto &p : r.ports) sc.ports.push_back({p.lo, p.hi});
+        sc.pattern = it->second;
+        g.scopes.push_back(std::move(sc));
+        pattern_of.push_back(it->second);
+        rule_index.push_back(static_cast<uint32_t>(i));
     }
+    // Rules grouped by pattern, ascending (counting sort over rule order).
+    g.rule_begin.assign(g.literals.size() + 1, 0);
+    for (uint32_t p : pattern_of) ++g.rule_begin[p + 1];
+    for (size_t p = 0; p < g.literals.size(); ++p) g.rule_begin[p + 1] += g.rule_begin[p];
+    g.rules.resize(pattern_of.size());
+    std::vector<uint32_t> next(g.rule_begin.begin(), g.rule_begin.end() - 1);
+    for (size_t k = 0; k < pattern_of.size(); ++k) g.rules[next[pattern_of[k]]++] = rule_index[k];
+    return g;
+}
+
+GpuEngine::GpuEngine(const CompiledRuleSet &rs, int device, size_t max_batch_bytes,
+                     size_t max_batch_payloads) {
+    GpuPatterns g = gpu_patterns(rs);
+    for (const auto &l : g.literals) len_.push_back(static_cast<uint32_t>(l.bytes.size()));
     gpu::GpuOptions opts;
     opts.device = device;
     if (max_batch_bytes)
         opts.max_batch_bytes = max_batch_bytes;
     if (max_batch_payloads)
         opts.max_batch_payloads = max_batch_payloads;
-    matcher_ = gpu::GpuMatcher::create(lits, opts);
+    matcher_ = gpu::GpuMatcher::create(g.literals, opts);
     // scan_set_pairs(): rule ids and protocol/port scopes applied on the device.
-    std::vector<gpu::PatternScope> scopes;
-    scopes.reserve(rule_of_.size());
-    for (uint32_t r : rule_of_) {
-        const auto &rule = rs.rules()[r];
-        gpu::PatternScope sc;
-        sc.id = rule.id;
-        sc.proto = rule.protocol == rules::Protocol::Tcp   ? WM_PROTO_TCP
-                   : rule.protocol == rules::Protocol::Udp ? WM_PROTO_UDP
-                                                           : 0;
-        for (const auto &p : rule.ports) sc.ports.push_back({p.lo, p.hi});
-        scopes.push_back(std::move(sc));
-    }
-    matcher_->set_scopes(scopes);
+    matcher_->set_scopes(g.scopes);
+    rule_begin_ = std::move(g.rule_begin);
+    rules_ = std::move(g.rules);
 }
 
 GpuEngine::~GpuEngine() = default;
@@ -90,6 +109,10 @@ size_t GpuEngine::collect_set_hits(const wm_set_hit_t **hits) {
     return n;
 }
 
+// Each device match becomes one per rule of its pattern. Set output stays in
+// (payload, rule) order, so sort_matches() keeps its fast path: the matcher
+// sorts by (payload, pattern), and a payload's rules are re-sorted only when
+// the expansion broke their order.
 void GpuEngine::scan(const BatchView &batch, wm_output_mode mode, std::vector<Match> &out) {
     const gpu::BatchView view = gpu_view(batch);
     std::vector<gpu::Match> &found = found_;
@@ -97,13 +120,23 @@ void GpuEngine::scan(const BatchView &batch, wm_output_mode mode, std::vector<Ma
                    mode == WM_OUTPUT_SET ? gpu::OutputMode::Set : gpu::OutputMode::Positions,
                    found);
     out.reserve(out.size() + found.size());
+    const auto by_rule = [](const Match &a, const Match &b) { return a.rule < b.rule; };
+    size_t group = out.size(); // first Set entry of the current payload
     for (const auto &m : found) {
-        uint32_t rule = rule_of_[m.pattern];
-        if (mode == WM_OUTPUT_SET)
-            out.push_back(Match{rule, m.payload, 0, 0});
-        else
-            out.push_back(Match{rule, m.payload, m.end - len_[m.pattern], m.end});
+        if (mode == WM_OUTPUT_SET && !out.empty() && out.back().payload != m.payload) {
+            if (!std::is_sorted(out.begin() + group, out.end(), by_rule))
+                std::sort(out.begin() + group, out.end(), by_rule);
+            group = out.size();
+        }
+        for (uint32_t i = rule_begin_[m.pattern]; i < rule_begin_[m.pattern + 1]; ++i) {
+            if (mode == WM_OUTPUT_SET)
+                out.push_back(Match{rules_[i], m.payload, 0, 0});
+            else
+                out.push_back(Match{rules_[i], m.payload, m.end - len_[m.pattern], m.end});
+        }
     }
+    if (mode == WM_OUTPUT_SET && !std::is_sorted(out.begin() + group, out.end(), by_rule))
+        std::sort(out.begin() + group, out.end(), by_rule);
 }
 
 bool gpu_backend_usable(int device, std::string *reason) { return gpu::gpu_usable(device, reason); }

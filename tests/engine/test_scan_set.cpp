@@ -21,10 +21,17 @@ namespace {
 
 using Hit = std::pair<uint32_t, uint32_t>; // (payload, rule id): the promised order
 
-// Random rules, a third of them scoped by protocol and/or ports.
+// Random rules, a third of them scoped by protocol and/or ports; every fifth
+// copies an earlier rule's literal exactly (one device pattern, several rules).
 rules::RuleSet scoped_rules(uint32_t seed, size_t n) {
     std::mt19937 rng(seed);
     rules::RuleSet rs = test::random_ruleset(rng, n, "abcAB", 5);
+    for (size_t i = 3; i < rs.rules.size(); i += 5) {
+        const uint32_t id = rs.rules[i].id;
+        rs.rules[i] = rs.rules[rng() % i];
+        rs.rules[i].id = id;
+        rs.rules[i].msg = "copy " + std::to_string(id);
+    }
     for (auto &r : rs.rules) {
         if (rng() % 3 != 0) continue;
         r.protocol = rng() % 2 ? rules::Protocol::Tcp : rules::Protocol::Udp;

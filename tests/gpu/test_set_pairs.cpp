@@ -54,15 +54,49 @@ std::vector<PayloadMeta> random_meta(std::mt19937 &rng, size_t n) {
     return m;
 }
 
-// Expected pairs: the naive set (ordered by payload, pattern), kept when the
-// scope fits (always without meta), ids mapped.
+// Rules sharing literals: the entries of `scopes` (one per pattern) name
+// their pattern explicitly, about a tenth of the patterns lose theirs, a
+// third gain one to three more (new ids and scopes), and the list is shuffled
+// so that entry order is not pattern order.
+std::vector<PatternScope> shared_entries(std::mt19937 &rng, std::vector<PatternScope> scopes) {
+    const uint32_t patterns = static_cast<uint32_t>(scopes.size());
+    for (uint32_t p = 0; p < patterns; ++p) scopes[p].pattern = p;
+    uint32_t next_id = 1000 + patterns;
+    for (uint32_t p = 0; p < patterns; ++p)
+        for (uint32_t k = rng() % 3 == 0 ? 1 + rng() % 3 : 0; k > 0; --k) {
+            PatternScope extra = random_scopes(rng, 1)[0];
+            extra.id = next_id++;
+            extra.pattern = p;
+            scopes.push_back(extra);
+        }
+    scopes.erase(std::remove_if(scopes.begin(), scopes.end(), [&](const PatternScope &) { return rng() % 10 == 0; }),
+                 scopes.end());
+    std::shuffle(scopes.begin(), scopes.end(), rng);
+    return scopes;
+}
+
+uint32_t pattern_of(const std::vector<PatternScope> &scopes, uint32_t e) {
+    return scopes[e].pattern == PatternScope::kEntryIndex ? e : scopes[e].pattern;
+}
+
+// Expected pairs: the naive set, each (payload, pattern) replaced by the
+// pattern's entries whose scope fits (all without meta), ordered by
+// (payload, entry), ids mapped; without scopes, entry = pattern.
 std::vector<SetPair> expected_pairs(const Case &c, const std::vector<PatternScope> *scopes,
                                     const PayloadMeta *meta) {
-    std::vector<SetPair> want;
+    std::vector<std::pair<uint32_t, uint32_t>> keys; // (payload, entry)
     for (const Match &m : dedup_set(naive_matches(c.pats, c.view()))) {
-        if (scopes && meta && !plain_applies((*scopes)[m.pattern], meta[m.payload])) continue;
-        want.push_back({scopes ? (*scopes)[m.pattern].id : m.pattern, m.payload});
+        if (!scopes) {
+            keys.push_back({m.payload, m.pattern});
+            continue;
+        }
+        for (uint32_t e = 0; e < scopes->size(); ++e)
+            if (pattern_of(*scopes, e) == m.pattern && (!meta || plain_applies((*scopes)[e], meta[m.payload])))
+                keys.push_back({m.payload, e});
     }
+    std::sort(keys.begin(), keys.end());
+    std::vector<SetPair> want;
+    for (const auto &[payload, e] : keys) want.push_back({scopes ? (*scopes)[e].id : e, payload});
     return want;
 }
 
@@ -110,8 +144,22 @@ TEST(ScopeCpu, FlattenRejectsBadScopesNamingThem) {
         flatten_scopes(s, 3);
         FAIL() << "inverted port range accepted";
     } catch (const std::invalid_argument &e) {
-        EXPECT_NE(std::string(e.what()).find("pattern 1 has port range 80-79"), std::string::npos) << e.what();
+        EXPECT_NE(std::string(e.what()).find("entry 1 has port range 80-79"), std::string::npos) << e.what();
     }
+    s[1].ports.clear();
+    s[2].pattern = 3;
+    try {
+        flatten_scopes(s, 3);
+        FAIL() << "pattern out of range accepted";
+    } catch (const std::invalid_argument &e) {
+        EXPECT_NE(std::string(e.what()).find("entry 2 (id 3) names pattern 3 of 3"), std::string::npos) << e.what();
+    }
+    s[2].pattern = 0; // two entries on pattern 0, none on 2: allowed
+    const FlatScopes f = flatten_scopes(s, 3);
+    EXPECT_EQ(f.entry_begin, (std::vector<uint32_t>{0, 2, 3, 3}));
+    EXPECT_EQ(f.entry, (std::vector<uint32_t>{0, 2, 1}));
+    EXPECT_FALSE(f.one_per_pattern);
+    EXPECT_TRUE(identity_scopes(3).one_per_pattern);
 }
 
 // The device passes' CPU twin on random keys: filter keeps order and exactly
@@ -128,12 +176,38 @@ TEST(ScopeCpu, FilterAndPairWordsMatchAPlainLoop) {
         if (plain_applies(scopes[static_cast<uint32_t>(k)], meta[k >> 32]))
             want.push_back({scopes[static_cast<uint32_t>(k)].id, static_cast<uint32_t>(k >> 32)});
     ASSERT_FALSE(want.empty());
-    scope_filter_cpu(f.view(), meta.data(), keys);
+    expand_keys_cpu(f.view(), meta.data(), keys);
     keys_to_pairs_cpu(f.id.data(), keys);
     ASSERT_TRUE(same_pairs(reinterpret_cast<const SetPair *>(keys.data()), keys.size(), want));
     std::vector<unsigned long long> untouched{7};
-    scope_filter_cpu(f.view(), nullptr, untouched); // no meta: nothing dropped
-    EXPECT_EQ(untouched.size(), 1u);
+    expand_keys_cpu(f.view(), nullptr, untouched); // no meta: nothing dropped
+    EXPECT_EQ(untouched, std::vector<unsigned long long>{7});
+}
+
+// Shared patterns: a key becomes each entry of its pattern that fits, in
+// entry order, none for a pattern without entries; without meta, all of them.
+TEST(ScopeCpu, ExpansionGivesEachFittingEntryOfThePattern) {
+    std::mt19937 rng(13);
+    const auto entries = shared_entries(rng, random_scopes(rng, 64));
+    const FlatScopes f = flatten_scopes(entries, 64);
+    ASSERT_FALSE(f.one_per_pattern);
+    const auto meta = random_meta(rng, 200);
+    std::vector<unsigned long long> keys;
+    for (int i = 0; i < 5000; ++i) keys.push_back(uint64_t{rng() % 200u} << 32 | rng() % 64u);
+    for (const PayloadMeta *m : {meta.data(), static_cast<const PayloadMeta *>(nullptr)}) {
+        std::vector<SetPair> want;
+        for (auto k : keys)
+            for (uint32_t e = 0; e < entries.size(); ++e)
+                if (pattern_of(entries, e) == static_cast<uint32_t>(k) &&
+                    (!m || plain_applies(entries[e], m[k >> 32])))
+                    want.push_back({entries[e].id, static_cast<uint32_t>(k >> 32)});
+        ASSERT_GT(want.size(), m ? 0u : keys.size()) << "some keys expand to several entries";
+        std::vector<unsigned long long> got = keys;
+        expand_keys_cpu(f.view(), m, got);
+        keys_to_pairs_cpu(f.id.data(), got);
+        ASSERT_TRUE(same_pairs(reinterpret_cast<const SetPair *>(got.data()), got.size(), want))
+            << (m ? "with" : "without") << " meta";
+    }
 }
 
 // The device's sort path on the CPU: keys of one chunk (payloads
@@ -199,6 +273,14 @@ TEST(GpuSetPairs, EqualTheNaiveSetFilteredAndMapped) {
         }
         n = m->scan_set_pairs(c.view(), nullptr, &got);
         ASSERT_TRUE(same_pairs(got, n, expected_pairs(c, &scopes, nullptr))) << label << " without meta";
+        const auto shared = shared_entries(rng, scopes); // rules sharing patterns: keys expand
+        m->set_scopes(shared);
+        for (const PayloadMeta *mp : {meta.data(), static_cast<const PayloadMeta *>(nullptr)}) {
+            n = m->scan_set_pairs(c.view(), mp, &got);
+            const auto want = expected_pairs(c, &shared, mp);
+            ASSERT_TRUE(same_pairs(got, n, want)) << label << " shared, meta " << (mp != nullptr) << ": " << n
+                                                  << " pairs, want " << want.size();
+        }
     }
 }
 
@@ -275,7 +357,8 @@ TEST(GpuSetPairs, PipelinedBatchesEqualTheReference) {
         s.max_payload = seed % 3 == 0 ? 9000 : 1500;
         const Case all = random_case(7100 + seed, s);
         std::mt19937 rng(seed);
-        const auto scopes = random_scopes(rng, all.pats.size());
+        auto scopes = random_scopes(rng, all.pats.size());
+        if (seed >= 3) scopes = shared_entries(rng, scopes); // keys expand to several entries
         const auto meta = random_meta(rng, all.offs.size() - 1);
         std::vector<Case> parts; // batches of 40, 60, 80, ... payloads
         std::vector<const PayloadMeta *> metas;

@@ -24,7 +24,7 @@ ln -sfn "$D" build/data
 ln -sf "$PWD/$B/bin/warpmatch" build/tools/warpmatch
 cp "$B/data/demo.pcap" build/demo/demo.pcap
 
-sections=${SECTIONS:-tests verify bench kernels}
+sections=${SECTIONS:-tests verify bench kernels}  # also: abapi (3b)
 want() { [[ " $sections " == *" $1 "* ]]; }
 
 # 1. Every test binary in the bundle (GPU cases run here instead of skipping).
@@ -76,6 +76,27 @@ want bench && for t in ${REPLAY_THREADS:-1 2 4 8 15}; do
         2>&1 | tail -1 | grep -o '"payload_bytes":[0-9]*\|"alerts":[0-9]*\|"seconds":[0-9.]*' | tr '\n' ' ')
     note "replay x${REPLAY_TILE:-32} gpu set read-threads $t window-mb $wmb: $r"
   done
+done
+# 3b. The C API bench against a previous build (BUNDLE/old/bin/warpmatch with
+#     its libwarpmatch in BUNDLE/old/lib, put there by hand), alternated twice
+#     on the same machine: 64 MB batches, no replay rows.
+want abapi && [ -x "$B/old/bin/warpmatch" ] && for rep in 1 2; do
+  for b in new old; do
+    exe=(warpmatch)
+    [ "$b" = old ] && exe=(env LD_LIBRARY_PATH="$PWD/$B/old/lib:$LD_LIBRARY_PATH" "$B/old/bin/warpmatch")
+    "${exe[@]}" bench "$Z" --rules /tmp/et.yaml --corpus-mb ${CORPUS_MB:-1024} --batch-mb 64 --repeats 3 \
+      --json "$OUT/abapi-$b-$rep.json" > "$OUT/abapi-$b-$rep.txt" 2>&1
+    note "abapi $b rep $rep: $(grep -E '^(hyperscan-cpu-all-cores set array|gpu plugin-path set array (pipelined|\(pinned))' \
+      "$OUT/abapi-$b-$rep.txt" | awk '{n = NF - 10; s = ""; for (i = 1; i <= n; ++i) s = s $i " "; printf "%s= %s GB/s; ", s, $(NF-9)}')"
+  done
+done
+#     Then the new build on two variants of the rules (rule-variants.py): no
+#     protocol/ports, and one rule per distinct literal.
+want abapi && python3 tools/device/rule-variants.py /tmp/et.yaml /tmp/etv && for v in noscope distinct; do
+  warpmatch bench "$Z" --rules /tmp/etv-$v.yaml --corpus-mb ${CORPUS_MB:-1024} --batch-mb 64 --repeats 3 \
+    --json "$OUT/abapi-$v.json" > "$OUT/abapi-$v.txt" 2>&1
+  note "abapi new, rules $v: $(grep -E '^(hyperscan-cpu-all-cores set array|gpu plugin-path set array (pipelined|\(pinned))' \
+    "$OUT/abapi-$v.txt" | awk '{n = NF - 10; s = ""; for (i = 1; i <= n; ++i) s = s $i " "; printf "%s= %s GB/s; ", s, $(NF-9)}')"
 done
 # 4. Kernel benchmarks of gpu/ (each compares with its CPU peer in-run).
 want kernels && bash tools/device/bench-kernels.sh "$B" "$D" "$OUT" ${KERNELS:-}
