@@ -90,10 +90,13 @@ want abapi && [ -x "$B/old/bin/warpmatch" ] && for rep in 1 2; do
       "$OUT/abapi-$b-$rep.txt" | awk '{n = NF - 10; s = ""; for (i = 1; i <= n; ++i) s = s $i " "; printf "%s= %s GB/s; ", s, $(NF-9)}')"
   done
 done
-#     Then the new build on two variants of the rules (rule-variants.py): no
-#     protocol/ports, and one rule per distinct literal.
-want abapi && python3 tools/device/rule-variants.py /tmp/et.yaml /tmp/etv && for v in noscope distinct; do
-  warpmatch bench "$Z" --rules /tmp/etv-$v.yaml --corpus-mb ${CORPUS_MB:-1024} --batch-mb 64 --repeats 3 \
+#     Then the new build on variants of the rules (rule-variants.py): no
+#     protocol/ports; one rule per distinct literal; one per distinct
+#     (literal, offset, depth) without protocol/ports. RULE_VARIANTS picks
+#     (full: the imported rules as they are).
+want abapi && python3 tools/device/rule-variants.py /tmp/et.yaml /tmp/etv && for v in ${RULE_VARIANTS:-noscope distinct unique}; do
+  rules=/tmp/etv-$v.yaml; [ "$v" = full ] && rules=/tmp/et.yaml
+  warpmatch bench "$Z" --rules "$rules" --corpus-mb ${CORPUS_MB:-1024} --batch-mb 64 --repeats 3 \
     --json "$OUT/abapi-$v.json" > "$OUT/abapi-$v.txt" 2>&1
   note "abapi new, rules $v: $(grep -E '^(hyperscan-cpu-all-cores set array|gpu plugin-path set array (pipelined|\(pinned))' \
     "$OUT/abapi-$v.txt" | awk '{n = NF - 10; s = ""; for (i = 1; i <= n; ++i) s = s $i " "; printf "%s= %s GB/s; ", s, $(NF-9)}')"
