@@ -25,13 +25,12 @@ namespace wm::gpu {
 // literal share its pattern). Entry e has protocol proto[e] (0 = any), ports
 // ports[port_begin[e], port_begin[e + 1]) (none = any) and reports id[e].
 struct ScopeView {
-    const uint32_t *entry_begin; // num_patterns + 1 entries
+    const uint32_t *entry_begin; // one per pattern, + 1
     const uint32_t *entry;       // entry indices grouped by pattern
     const uint8_t *proto;
-    const uint32_t *port_begin;  // num_entries + 1 entries
+    const uint32_t *port_begin;  // one per entry, + 1
     const PortRange *ports;
     const uint32_t *id;          // reported id per entry
-    uint32_t num_patterns, num_entries;
 };
 
 // The rules' semantics (CompiledRuleSet::applies): the protocol must equal
@@ -119,8 +118,7 @@ struct FlatScopes {
     bool any_constraint = false; // some entry has a protocol or ports
     bool one_per_pattern = true; // entry p is pattern p's only one: keys need no expansion without meta
     ScopeView view() const {
-        return {entry_begin.data(), entry.data(), proto.data(), port_begin.data(), ports.data(), id.data(),
-                static_cast<uint32_t>(entry_begin.size() - 1), static_cast<uint32_t>(id.size())};
+        return {entry_begin.data(), entry.data(), proto.data(), port_begin.data(), ports.data(), id.data()};
     }
 };
 

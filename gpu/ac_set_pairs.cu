@@ -1,7 +1,8 @@
 // gpu/ac_set_pairs.cu - Set mode's device passes around the sort, for
 // GpuMatcher::scan_set_pairs(): re-encode the keys for a short sort (each
 // expanded to its pattern's scope entries that fit the payload, so the sort
-// sees only keys that are delivered), pad the sort buffer, and map the sorted keys to pair words in place.
+// sees only keys that are delivered), pad the sort buffer, and map the sorted
+// keys to pair words in place.
 // Every pass reads the key count from device memory, so a chunk's passes are
 // enqueued right behind its scan kernel with no host round trip. Per-element
 // logic: ac_scope.h.

@@ -28,17 +28,14 @@ using testing::ChunkTrace;
 // DMA engine can read it directly at full PCIe speed.
 bool is_pinned(const uint8_t *p, size_t bytes);
 
-// Device copy of FlatScopes (owned arrays; the count is the host copy's).
+// Device copy of FlatScopes (owned arrays; the counts are the host copy's).
 struct DeviceScopes {
     uint32_t *entry_begin = nullptr, *entry = nullptr;
     uint8_t *proto = nullptr;
     uint32_t *port_begin = nullptr;
     PortRange *ports = nullptr;
     uint32_t *id = nullptr;
-    ScopeView view(const FlatScopes &host) const {
-        const ScopeView h = host.view();
-        return {entry_begin, entry, proto, port_begin, ports, id, h.num_patterns, h.num_entries};
-    }
+    ScopeView view() const { return {entry_begin, entry, proto, port_begin, ports, id}; }
     void free() {
         cudaFree(entry_begin);
         cudaFree(entry);

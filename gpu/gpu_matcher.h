@@ -136,10 +136,11 @@ class GpuMatcher {
     // Set mode delivered in place: for each distinct (pattern, payload) pair,
     // the pattern's scope entries that fit the payload's meta (all of them when
     // meta is null; without set_scopes, one entry per pattern, id = index),
-    // as (entry id, payload) sorted by (payload, entry index). Scope filtering, id mapping and ordering run on the
-    // device; the pairs land by DMA in page-locked memory owned by the matcher,
-    // *pairs points there (valid until the next call on this matcher). meta:
-    // batch.count entries or null. Returns the pair count.
+    // as (entry id, payload) sorted by (payload, entry index). Scope
+    // filtering, id mapping and ordering run on the device; the pairs land by
+    // DMA in page-locked memory owned by the matcher, *pairs points there
+    // (valid until the next call on this matcher). meta: batch.count entries
+    // or null. Returns the pair count.
     virtual size_t scan_set_pairs(const BatchView &batch, const PayloadMeta *meta, const SetPair **pairs) = 0;
 
     // scan_set_pairs() pipelined across batches. submit_set_pairs() enqueues

@@ -1,6 +1,6 @@
 // gpu/gpu_matcher_pairs.cpp - the CUDA matcher's set-pair calls: a chunk's
-// distinct keys are expanded to their patterns' scope entries that fit the payload
-// metadata, sorted and mapped to (id, payload) pairs on the device
+// distinct keys are expanded to their patterns' scope entries that fit the
+// payload metadata, sorted and mapped to (id, payload) pairs on the device
 // (ac_set_pairs.cu), then copied straight into the caller-visible pinned
 // buffer of its batch (pair_batch.h); submit_set_pairs() leaves the chunks in
 // flight when it returns, so successive batches overlap.
@@ -48,7 +48,7 @@ void CudaMatcher::launch_pairs(ChunkSlot &s, bool filter) {
     unsigned long long *alt = s.d_hash; // the dedupe table is spent: scratch of >= 2 x capacity keys
     const uint32_t *d_n = s.d_count;
     if (expands(filter)) {
-        ac_expand_encode_keys(keys, s.d_count, s.sort_n, alt, s.d_count + 2, d_scopes_.view(scopes_),
+        ac_expand_encode_keys(keys, s.d_count, s.sort_n, alt, s.d_count + 2, d_scopes_.view(),
                               filter ? s.d_meta : nullptr, s.meta_base, codec, s.stream);
         std::swap(keys, alt); // d_matches (capacity x 12 bytes) is the sort's scratch now
         d_n = s.d_count + 2;

@@ -1,5 +1,6 @@
 #include "gpu_engine.h"
 
+#include "gpu/ac_scope.h"
 #include "gpu/gpu_matcher.h"
 
 #include <algorithm>
@@ -14,8 +15,7 @@ namespace wm {
 GpuPatterns gpu_patterns(const CompiledRuleSet &rs) {
     GpuPatterns g;
     std::map<std::tuple<std::string, bool, uint32_t, uint32_t>, uint32_t> index;
-    std::vector<uint32_t> pattern_of; // per literal rule
-    std::vector<uint32_t> rule_index;
+    std::vector<uint32_t> rule_index; // per literal rule (scope entry)
     for (size_t i = 0; i < rs.rules().size(); ++i) {
         const auto &r = rs.rules()[i];
         if (!CompiledRuleSet::is_literal(r))
@@ -32,16 +32,13 @@ GpuPatterns gpu_patterns(const CompiledRuleSet &rs) {
         for (const auto &p : r.ports) sc.ports.push_back({p.lo, p.hi});
         sc.pattern = it->second;
         g.scopes.push_back(std::move(sc));
-        pattern_of.push_back(it->second);
         rule_index.push_back(static_cast<uint32_t>(i));
     }
-    // Rules grouped by pattern, ascending (counting sort over rule order).
-    g.rule_begin.assign(g.literals.size() + 1, 0);
-    for (uint32_t p : pattern_of) ++g.rule_begin[p + 1];
-    for (size_t p = 0; p < g.literals.size(); ++p) g.rule_begin[p + 1] += g.rule_begin[p];
-    g.rules.resize(pattern_of.size());
-    std::vector<uint32_t> next(g.rule_begin.begin(), g.rule_begin.end() - 1);
-    for (size_t k = 0; k < pattern_of.size(); ++k) g.rules[next[pattern_of[k]]++] = rule_index[k];
+    // Rules grouped by pattern: the matcher's own grouping of the entries.
+    const gpu::FlatScopes f = gpu::flatten_scopes(g.scopes, static_cast<uint32_t>(g.literals.size()));
+    g.rule_begin = f.entry_begin;
+    g.rules.reserve(f.entry.size());
+    for (uint32_t e : f.entry) g.rules.push_back(rule_index[e]);
     return g;
 }
 
@@ -122,12 +119,14 @@ void GpuEngine::scan(const BatchView &batch, wm_output_mode mode, std::vector<Ma
     out.reserve(out.size() + found.size());
     const auto by_rule = [](const Match &a, const Match &b) { return a.rule < b.rule; };
     size_t group = out.size(); // first Set entry of the current payload
+    const auto close_group = [&] {
+        if (!std::is_sorted(out.begin() + group, out.end(), by_rule))
+            std::sort(out.begin() + group, out.end(), by_rule);
+        group = out.size();
+    };
     for (const auto &m : found) {
-        if (mode == WM_OUTPUT_SET && !out.empty() && out.back().payload != m.payload) {
-            if (!std::is_sorted(out.begin() + group, out.end(), by_rule))
-                std::sort(out.begin() + group, out.end(), by_rule);
-            group = out.size();
-        }
+        if (mode == WM_OUTPUT_SET && out.size() > group && out.back().payload != m.payload)
+            close_group();
         for (uint32_t i = rule_begin_[m.pattern]; i < rule_begin_[m.pattern + 1]; ++i) {
             if (mode == WM_OUTPUT_SET)
                 out.push_back(Match{rules_[i], m.payload, 0, 0});
@@ -135,8 +134,8 @@ void GpuEngine::scan(const BatchView &batch, wm_output_mode mode, std::vector<Ma
                 out.push_back(Match{rules_[i], m.payload, m.end - len_[m.pattern], m.end});
         }
     }
-    if (mode == WM_OUTPUT_SET && !std::is_sorted(out.begin() + group, out.end(), by_rule))
-        std::sort(out.begin() + group, out.end(), by_rule);
+    if (mode == WM_OUTPUT_SET)
+        close_group();
 }
 
 bool gpu_backend_usable(int device, std::string *reason) { return gpu::gpu_usable(device, reason); }
