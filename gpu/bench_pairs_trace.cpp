@@ -112,16 +112,8 @@ int main(int argc, char **argv) try {
                 m->describe().c_str(), arg["pipeline"] == "1" ? "pipelined calls (per call: total / calls); " : "",
                 bytes / 1e6, b.count, pairs, ms[ms.size() / 2], ms[0],
                 bytes / 1e6 / ms[ms.size() / 2], h2d, bytes / 1e6 / h2d, h2d / ms[ms.size() / 2]);
-    std::printf("%s, ms from its start:\nchunk slot     MB   staged  copy-in  copied  scanned   passed  "
-                "wait-from  wait-to  copied-back\n", arg["pipeline"] == "1" ? "all calls" : "last call");
-    using T = testing::ChunkTrace;
-    for (size_t i = 0; i < trace.size(); ++i) {
-        const T &c = trace[i];
-        std::printf("%5zu %4u %6.2f %8.3f %8.3f %7.3f %8.3f %8.3f %10.3f %8.3f %12.3f\n", i, c.slot, c.bytes / 1e6,
-                    c.host_ms[T::kStaged], c.gpu_ms[T::kCopyStart], c.gpu_ms[T::kCopied], c.gpu_ms[T::kScanned],
-                    c.gpu_ms[T::kPassed], c.host_ms[T::kWaitBegin], c.host_ms[T::kWaitEnd],
-                    c.gpu_ms[T::kCopiedBack]);
-    }
+    std::printf("%s, ms from its start:\n%s", arg["pipeline"] == "1" ? "all calls" : "last call",
+                testing::format_chunk_trace(trace).c_str());
     return 0;
 } catch (const std::exception &e) {
     std::fprintf(stderr, "bench_pairs_trace: %s\n", e.what());

@@ -4,11 +4,20 @@
 #include "gpu/cuda_check.h"
 
 #include <atomic>
+#include <cstdio>
+#include <cstdlib>
 #include <mutex>
 
 namespace wm::gpu {
 namespace {
-std::atomic<bool> g_trace_on{false};
+// WM_CHUNK_TRACE=FILE turns tracing on from the start and appends every
+// timeline to FILE, so the plugin path can be traced as a host runs it
+// (`warpmatch bench`), not only through bench_pairs_trace.
+const char *trace_file() {
+    static const char *f = std::getenv("WM_CHUNK_TRACE");
+    return f && *f ? f : nullptr;
+}
+std::atomic<bool> g_trace_on{trace_file() != nullptr};
 std::mutex g_last_mutex;
 std::vector<testing::ChunkTrace> g_last;
 } // namespace
@@ -63,6 +72,11 @@ void ChunkTracer::end() {
         }
     std::lock_guard<std::mutex> lock(g_last_mutex);
     g_last = chunks_;
+    if (const char *path = trace_file())
+        if (std::FILE *f = std::fopen(path, "a")) {
+            std::fputs(testing::format_chunk_trace(chunks_).c_str(), f);
+            std::fclose(f);
+        }
 }
 
 void testing::set_chunk_trace(bool on) { g_trace_on = on; }
@@ -70,6 +84,21 @@ void testing::set_chunk_trace(bool on) { g_trace_on = on; }
 std::vector<testing::ChunkTrace> testing::last_chunk_trace() {
     std::lock_guard<std::mutex> lock(g_last_mutex);
     return g_last;
+}
+
+std::string testing::format_chunk_trace(const std::vector<ChunkTrace> &trace) {
+    std::string out = "chunk slot     MB   staged  copy-in  copied  scanned   passed  wait-from  wait-to  copied-back\n";
+    char line[160];
+    using T = ChunkTrace;
+    for (size_t i = 0; i < trace.size(); ++i) {
+        const T &c = trace[i];
+        std::snprintf(line, sizeof line, "%5zu %4u %6.2f %8.3f %8.3f %7.3f %8.3f %8.3f %10.3f %8.3f %12.3f\n", i,
+                      c.slot, c.bytes / 1e6, c.host_ms[T::kStaged], c.gpu_ms[T::kCopyStart], c.gpu_ms[T::kCopied],
+                      c.gpu_ms[T::kScanned], c.gpu_ms[T::kPassed], c.host_ms[T::kWaitBegin], c.host_ms[T::kWaitEnd],
+                      c.gpu_ms[T::kCopiedBack]);
+        out += line;
+    }
+    return out;
 }
 
 } // namespace wm::gpu

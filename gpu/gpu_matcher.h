@@ -155,8 +155,11 @@ class GpuMatcher {
     // batches are pending (they finish those batches' chunks first);
     // scan_set_pairs() and growing a pinned_buffer() may not. Misuse throws
     // std::logic_error; a CUDA failure throws GpuError and drops every pending
-    // batch (pending_set_batches() is 0 afterwards).
-    static constexpr unsigned kPendingBatches = 2;
+    // batch (pending_set_batches() is 0 afterwards). 4: with two, a 64 MB
+    // batch (two chunks) let the copy engine run at most one batch ahead of
+    // the scan; deeper, the chunk slots alone bound what is in flight, as
+    // within one large batch.
+    static constexpr unsigned kPendingBatches = 4;
     virtual void submit_set_pairs(const BatchView &batch, const PayloadMeta *meta) = 0;
     virtual size_t collect_set_pairs(const SetPair **pairs) = 0;
     virtual unsigned pending_set_batches() const = 0;

@@ -3,6 +3,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <string>
 #include <vector>
 
 namespace wm::gpu::testing {
@@ -28,8 +29,12 @@ struct ChunkTrace {
     double host_ms[kHostPoints] = {-1, -1, -1};
 };
 // When on, every matcher call records its chunks' timeline (CUDA events and
-// host clock; costs a little); last_chunk_trace() is the last call's.
+// host clock; costs a little); last_chunk_trace() is the last call's. The
+// environment variable WM_CHUNK_TRACE=FILE turns it on from the start and
+// appends each timeline to FILE (format_chunk_trace).
 void set_chunk_trace(bool on);
 std::vector<ChunkTrace> last_chunk_trace();
+// One line per chunk: slot, MB, then each point in ms (-1: not reached).
+std::string format_chunk_trace(const std::vector<ChunkTrace> &trace);
 
 } // namespace wm::gpu::testing

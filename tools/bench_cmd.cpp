@@ -108,13 +108,13 @@ struct Result {
 // copies straight from page-locked memory.
 // Delivery: a callback per match (wm_scan_batch), one array of set hits per
 // batch (wm_scan_batch_set, summed the same way), or the same arrays with the
-// batches pipelined two deep (wm_scan_batch_set_submit: batch i + 1 is
-// submitted before batch i is collected).
+// batches pipelined `depth` deep (wm_scan_batch_set_submit: batches i + 1 ..
+// i + depth - 1 are submitted before batch i is collected).
 enum class Delivery { Callback, SetArray, SetPipelined };
 
 Result run_scanners(const wm_ruleset_t *rs, const Corpus &c, const Batches &b, int backend, int mode,
                     int threads, const std::string &name, int repeats, bool pinned = false,
-                    Delivery delivery = Delivery::Callback) {
+                    Delivery delivery = Delivery::Callback, int depth = WM_SET_PIPELINE_DEPTH) {
     Result r{name};
     std::vector<wm_scanner_t *> sc(threads, nullptr);
     for (auto &s : sc) {
@@ -159,11 +159,12 @@ Result run_scanners(const wm_ruleset_t *rs, const Corpus &c, const Batches &b, i
                         wm_scan_batch_set_collect(sc[t], &hits, &n, nullptr);
                         matches[t] += n;
                     };
-                    for (size_t i = t, k = 0; i < views.size(); i += threads, ++k) {
+                    int pending = 0;
+                    for (size_t i = t; i < views.size(); i += threads) {
                         wm_scan_batch_set_submit(sc[t], &views[i], nullptr);
-                        if (k > 0) collect();
+                        if (++pending == depth) collect(), --pending;
                     }
-                    if (static_cast<size_t>(t) < views.size()) collect();
+                    for (; pending > 0; --pending) collect();
                     return;
                 }
                 for (size_t i = t; i < views.size(); i += threads) {
@@ -273,45 +274,50 @@ int run_bench(const BenchArgs &a) {
     const size_t peer_batch = std::min<size_t>(a.batch_mb << 20, std::max<size_t>(bytes / (8 * cores), 1));
     auto peer_batches = make_batches(c, peer_batch);
     fmt::print("corpus: {} payloads, {:.1f} MB from {} ({} batches of <= {} MB); {} CPU threads; "
-               "Hyperscan rows: {} batches of <= {:.1f} MB\n",
+               "Hyperscan rows: {} batches of <= {:.1f} MB; pipelined row {} batches deep\n",
                c.meta.size(), bytes / 1e6, a.capture, batches.views.size(), a.batch_mb, cores,
-               peer_batches.views.size(), peer_batch / 1048576.0);
+               peer_batches.views.size(), peer_batch / 1048576.0, a.depth);
     std::fflush(stdout);
 
     std::vector<Result> res;
+    // --rows: only the rows whose name contains one of the given strings.
+    auto wanted = [&](const std::string &name) {
+        return a.rows.empty() || std::any_of(a.rows.begin(), a.rows.end(), [&](const std::string &r) {
+                   return name.find(r) != std::string::npos;
+               });
+    };
+    auto scan_row = [&](const Batches &b, int backend, int mode, int threads, const std::string &name,
+                        bool pinned = false, Delivery d = Delivery::Callback) {
+        if (wanted(name))
+            res.push_back(run_scanners(rs, c, b, backend, mode, threads, name, a.repeats, pinned, d, a.depth));
+    };
     // Set mode (distinct rules per payload) is what an IDS consumes; positions
     // materialise ~0.2 matches per byte and measure match delivery instead.
-    res.push_back(run_scanners(rs, c, peer_batches, WM_BACKEND_CPU, WM_OUTPUT_SET, cores,
-                               "hyperscan-cpu-all-cores set", a.repeats));
+    scan_row(peer_batches, WM_BACKEND_CPU, WM_OUTPUT_SET, cores, "hyperscan-cpu-all-cores set");
     if (a.positions)
-        res.push_back(run_scanners(rs, c, peer_batches, WM_BACKEND_CPU, WM_OUTPUT_POSITIONS, cores,
-                                   "hyperscan-cpu-all-cores positions", a.repeats));
-    res.push_back(run_scanners(rs, c, peer_batches, WM_BACKEND_CPU, WM_OUTPUT_SET, cores,
-                               "hyperscan-cpu-all-cores set array", a.repeats, false,
-                               Delivery::SetArray));
-    res.push_back(run_scanners(rs, c, batches, WM_BACKEND_GPU, WM_OUTPUT_SET, 1,
-                               "gpu plugin-path set array (pinned)", a.repeats, true,
-                               Delivery::SetArray));
-    res.push_back(run_scanners(rs, c, batches, WM_BACKEND_GPU, WM_OUTPUT_SET, 1,
-                               "gpu plugin-path set array pipelined", a.repeats, true,
-                               Delivery::SetPipelined));
-    res.push_back(run_scanners(rs, c, batches, WM_BACKEND_GPU, WM_OUTPUT_SET, 1,
-                               "gpu plugin-path set array (pageable)", a.repeats, false,
-                               Delivery::SetArray));
-    res.push_back(run_scanners(rs, c, batches, WM_BACKEND_GPU, WM_OUTPUT_SET, 1,
-                               "gpu plugin-path set (pinned input)", a.repeats, true));
-    res.push_back(run_scanners(rs, c, batches, WM_BACKEND_GPU, WM_OUTPUT_SET, 1,
-                               "gpu plugin-path set (pageable input)", a.repeats));
+        scan_row(peer_batches, WM_BACKEND_CPU, WM_OUTPUT_POSITIONS, cores, "hyperscan-cpu-all-cores positions");
+    scan_row(peer_batches, WM_BACKEND_CPU, WM_OUTPUT_SET, cores, "hyperscan-cpu-all-cores set array", false,
+             Delivery::SetArray);
+    scan_row(batches, WM_BACKEND_GPU, WM_OUTPUT_SET, 1, "gpu plugin-path set array (pinned)", true, Delivery::SetArray);
+    scan_row(batches, WM_BACKEND_GPU, WM_OUTPUT_SET, 1, "gpu plugin-path set array pipelined", true,
+             Delivery::SetPipelined);
+    scan_row(batches, WM_BACKEND_GPU, WM_OUTPUT_SET, 1, "gpu plugin-path set array (pageable)", false,
+             Delivery::SetArray);
+    scan_row(batches, WM_BACKEND_GPU, WM_OUTPUT_SET, 1, "gpu plugin-path set (pinned input)", true);
+    scan_row(batches, WM_BACKEND_GPU, WM_OUTPUT_SET, 1, "gpu plugin-path set (pageable input)");
     if (a.positions)
-        res.push_back(run_scanners(rs, c, batches, WM_BACKEND_GPU, WM_OUTPUT_POSITIONS, 1,
-                                   "gpu plugin-path positions (pinned)", a.repeats, true));
-    Result replay_cpu = run_replay(rs, a.capture, WM_BACKEND_CPU, WM_OUTPUT_SET, "replay cpu (1 thread) set")[0];
-    Result replay_gpu = run_replay(rs, a.capture, WM_BACKEND_GPU, WM_OUTPUT_SET, "replay gpu set")[0];
+        scan_row(batches, WM_BACKEND_GPU, WM_OUTPUT_POSITIONS, 1, "gpu plugin-path positions (pinned)", true);
+    std::vector<Result> replays;
+    if (wanted("replay cpu (1 thread) set"))
+        replays.push_back(run_replay(rs, a.capture, WM_BACKEND_CPU, WM_OUTPUT_SET, "replay cpu (1 thread) set")[0]);
+    if (wanted("replay gpu set"))
+        replays.push_back(run_replay(rs, a.capture, WM_BACKEND_GPU, WM_OUTPUT_SET, "replay gpu set")[0]);
     size_t big_payload = 0;
     const std::vector<Result> replay_big =
-        a.replay_capture.empty() ? std::vector<Result>{}
-                                 : run_replay(rs, a.replay_capture, WM_BACKEND_GPU, WM_OUTPUT_SET,
-                                              "replay gpu set, --replay-capture", &big_payload, 2);
+        a.replay_capture.empty() || !wanted("replay gpu set, --replay-capture")
+            ? std::vector<Result>{}
+            : run_replay(rs, a.replay_capture, WM_BACKEND_GPU, WM_OUTPUT_SET, "replay gpu set, --replay-capture",
+                         &big_payload, 2);
     wm_capture_t *cap = nullptr;
     size_t capture_payload = 0;
     if (wm_capture_open_offline(a.capture.c_str(), &cap, nullptr) == WM_SUCCESS) {
@@ -322,7 +328,9 @@ int run_bench(const BenchArgs &a) {
         wm_capture_close(cap);
     }
 
-    double hs = res[0].seconds > 0 ? res[0].gb_per_s(bytes) : 0; // the set-mode peer
+    // The set-mode peer (0 when --rows left it out: no ratios then).
+    const bool have_hs = !res.empty() && res[0].name == "hyperscan-cpu-all-cores set";
+    const double hs = have_hs && res[0].seconds > 0 ? res[0].gb_per_s(bytes) : 0;
     nlohmann::ordered_json j;
     j["corpus_bytes"] = bytes;
     j["capture"] = a.capture;
@@ -330,6 +338,7 @@ int run_bench(const BenchArgs &a) {
     j["threads"] = cores;
     j["batches"] = batches.views.size();
     j["hyperscan_batches"] = peer_batches.views.size();
+    j["pipeline_depth"] = a.depth;
     fmt::print("{:<36} {:>10} {:>10} {:>14} {:>10}\n", "engine", "seconds", "GB/s", "matches",
                "x HS");
     auto row = [&](const Result &r, size_t nbytes) {
@@ -358,8 +367,7 @@ int run_bench(const BenchArgs &a) {
         row(r, bytes);
         std::fflush(stdout);
     }
-    row(replay_cpu, capture_payload);
-    row(replay_gpu, capture_payload);
+    for (const Result &r : replays) row(r, capture_payload);
     for (const Result &r : replay_big) row(r, big_payload);
     if (!a.json.empty())
         std::ofstream(a.json) << j.dump(2) << "\n";

@@ -4,6 +4,7 @@
 #include "warpmatch.h"
 
 #include <string>
+#include <vector>
 
 struct BenchArgs {
     std::string capture, rules, json;
@@ -13,6 +14,8 @@ struct BenchArgs {
     int repeats = 3;
     bool positions = false;  // also time positions mode (match delivery)
     std::string replay_capture; // a bigger capture for the GPU replay rows (default: capture)
+    std::vector<std::string> rows; // only rows whose name contains one of these (empty: all)
+    int depth = WM_SET_PIPELINE_DEPTH; // batches the pipelined row keeps submitted
 };
 
 int run_bench(const BenchArgs &a);

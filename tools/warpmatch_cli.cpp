@@ -206,6 +206,10 @@ int main(int argc, char **argv) {
     bench->add_flag("--positions", ba.positions, "also time positions mode (every match delivered)");
     bench->add_option("--replay-capture", ba.replay_capture,
                       "also replay this capture on the GPU (e.g. the capture tiled to GBs)");
+    bench->add_option("--depth", ba.depth, "batches the pipelined row keeps submitted (default: the most allowed)")
+        ->check(CLI::Range(1, WM_SET_PIPELINE_DEPTH));
+    bench->add_option("--rows", ba.rows, "only the rows whose name contains one of these (comma-separated)")
+        ->delimiter(',');
 
 #ifdef WM_HAVE_LIVE_CMD
     LiveArgs la;

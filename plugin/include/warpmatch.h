@@ -53,7 +53,7 @@ extern "C" {
 /* ------------------------------------------------------------------ */
 
 #define WM_VERSION_MAJOR 0
-#define WM_VERSION_MINOR 5
+#define WM_VERSION_MINOR 6
 #define WM_VERSION_PATCH 0
 /** ABI version: bumped whenever a public struct layout or signature changes. */
 #define WM_ABI_VERSION 2
@@ -333,7 +333,7 @@ WM_API int wm_scan_batch_set(wm_scanner_t *sc, const wm_batch_t *batch, const wm
                              size_t *count, wm_error_t **err);
 
 /** Batches wm_scan_batch_set_submit() accepts before one is collected. */
-#define WM_SET_PIPELINE_DEPTH 2
+#define WM_SET_PIPELINE_DEPTH 4
 /**
  * wm_scan_batch_set(), pipelined across batches. Submit queues a batch and
  * returns; on the GPU backend its copies, scan and result copies are left in

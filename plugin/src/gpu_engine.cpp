@@ -64,6 +64,7 @@ GpuEngine::~GpuEngine() = default;
 std::string GpuEngine::describe() const { return matcher_->describe(); }
 
 static_assert(gpu::GpuMatcher::kPinnedSlots >= WM_BATCH_BUFFER_SLOTS, "a pinned buffer per batch buffer slot");
+static_assert(gpu::GpuMatcher::kPendingBatches >= WM_SET_PIPELINE_DEPTH, "the matcher holds every submitted batch");
 
 uint8_t *GpuEngine::pinned_buffer(size_t bytes, unsigned slot) {
     return matcher_->pinned_buffer(bytes, slot);

@@ -51,7 +51,7 @@ class Scanner {
     // returns the oldest queued batch's hits and status, as scan_set() would
     // have. At most kPendingSetBatches queued; scan(), scan_set() and replay
     // refuse to run while any is (StatusError WM_INVALID).
-    static constexpr unsigned kPendingSetBatches = 2;
+    static constexpr unsigned kPendingSetBatches = WM_SET_PIPELINE_DEPTH;
     void submit_set(const BatchView &batch);
     int collect_set(const wm_set_hit_t **hits, size_t *count);
     size_t pending_set() const { return pending_.size(); }

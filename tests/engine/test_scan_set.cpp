@@ -141,10 +141,11 @@ TEST(ScanSetGpu, VerifiedAndUnverifiedBatchesAgree) {
 }
 
 namespace {
-// Submits batches two deep (submit i + 1, then collect i) and returns each
-// batch's hits with its status.
+// Submits batches `depth` deep (submit i + depth - 1, then collect i) and
+// returns each batch's hits with its status.
 std::vector<std::vector<Hit>> pipelined(Scanner &sc, const std::vector<BatchView> &views,
-                                        std::vector<int> *rcs = nullptr) {
+                                        std::vector<int> *rcs = nullptr,
+                                        unsigned depth = Scanner::kPendingSetBatches) {
     std::vector<std::vector<Hit>> out;
     auto collect = [&] {
         const wm_set_hit_t *hits = nullptr;
@@ -155,11 +156,12 @@ std::vector<std::vector<Hit>> pipelined(Scanner &sc, const std::vector<BatchView
         for (size_t i = 0; i < n; ++i)
             out.back().push_back({hits[i].payload_index, hits[i].rule_id});
     };
+    unsigned pending = 0;
     for (size_t i = 0; i < views.size(); ++i) {
         sc.submit_set(views[i]);
-        if (i > 0) collect();
+        if (++pending == depth) collect(), --pending;
     }
-    collect();
+    for (; pending > 0; --pending) collect();
     return out;
 }
 
@@ -190,14 +192,18 @@ TEST(ScanSetPipeline, CpuPathEqualsOneBatchAtATimeAndRefusesMisuse) {
     size_t n = 0;
     std::vector<Match> out;
     EXPECT_EQ(status_of([&] { sc.collect_set(&hits, &n); }), WM_INVALID); // nothing submitted
-    sc.submit_set(views[0]);
-    sc.submit_set(views[1]);
-    EXPECT_EQ(status_of([&] { sc.submit_set(views[2]); }), WM_INVALID); // two deep at most
-    EXPECT_EQ(status_of([&] { sc.scan(views[2], out); }), WM_INVALID);
-    EXPECT_EQ(status_of([&] { sc.scan_set(views[2], &hits, &n); }), WM_INVALID);
-    EXPECT_EQ(sc.collect_set(&hits, &n), WM_SUCCESS);
-    EXPECT_EQ(sc.collect_set(&hits, &n), WM_SUCCESS);
-    EXPECT_EQ(hits_of(sc, views[2]), positions_as_set(crs, views[2])); // usable again
+    static_assert(Scanner::kPendingSetBatches < 5, "views[4] is the one refused");
+    for (unsigned i = 0; i < Scanner::kPendingSetBatches; ++i) sc.submit_set(views[i]);
+    EXPECT_EQ(status_of([&] { sc.submit_set(views[4]); }), WM_INVALID); // kPendingSetBatches deep at most
+    EXPECT_EQ(status_of([&] { sc.scan(views[4], out); }), WM_INVALID);
+    EXPECT_EQ(status_of([&] { sc.scan_set(views[4], &hits, &n); }), WM_INVALID);
+    for (unsigned i = 0; i < Scanner::kPendingSetBatches; ++i) {
+        ASSERT_EQ(sc.collect_set(&hits, &n), WM_SUCCESS);
+        std::vector<Hit> got;
+        for (size_t k = 0; k < n; ++k) got.push_back({hits[k].payload_index, hits[k].rule_id});
+        EXPECT_EQ(got, positions_as_set(crs, views[i])) << "batch " << i << ", collected in order";
+    }
+    EXPECT_EQ(hits_of(sc, views[4]), positions_as_set(crs, views[4])); // usable again
 }
 
 TEST(ScanSetPipelineGpu, PipelinedEqualsTheCpuPath) {
@@ -207,16 +213,18 @@ TEST(ScanSetPipelineGpu, PipelinedEqualsTheCpuPath) {
         CompiledRuleSet crs(scoped_rules(seed, 80));
         std::vector<test::OwnedBatch> batches;
         for (uint32_t i = 0; i < 6; ++i) batches.push_back(random_batch(seed * 100 + i, 30 + 200 * (i % 3)));
-        for (bool meta : {true, false}) {
-            std::vector<BatchView> views;
-            for (const auto &b : batches) views.push_back(b.view(meta));
-            Scanner gpu(crs, test::scanner_options(WM_BACKEND_GPU, WM_OUTPUT_SET));
-            ASSERT_EQ(gpu.backend(), WM_BACKEND_GPU);
-            const auto got = pipelined(gpu, views);
-            for (size_t i = 0; i < views.size(); ++i)
-                EXPECT_EQ(got[i], positions_as_set(crs, views[i])) << "seed " << seed << " batch " << i;
-            EXPECT_EQ(gpu.stats().batches, views.size());
-        }
+        for (bool meta : {true, false})
+            for (unsigned depth : {2u, Scanner::kPendingSetBatches}) {
+                std::vector<BatchView> views;
+                for (const auto &b : batches) views.push_back(b.view(meta));
+                Scanner gpu(crs, test::scanner_options(WM_BACKEND_GPU, WM_OUTPUT_SET));
+                ASSERT_EQ(gpu.backend(), WM_BACKEND_GPU);
+                const auto got = pipelined(gpu, views, nullptr, depth);
+                for (size_t i = 0; i < views.size(); ++i)
+                    EXPECT_EQ(got[i], positions_as_set(crs, views[i]))
+                        << "seed " << seed << " depth " << depth << " batch " << i;
+                EXPECT_EQ(gpu.stats().batches, views.size());
+            }
     }
 }
 

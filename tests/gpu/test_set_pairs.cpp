@@ -339,12 +339,13 @@ TEST(GpuSetPairs, NoMatchesAndBadScopes) {
 }
 
 
-// submit_set_pairs / collect_set_pairs with two batches in flight return, batch
-// by batch, what the reference gives each batch alone; scan() and count() may
-// run between (they finish the pending chunks first). Small chunks interleave
-// the two batches' chunks in the slots; a tiny output capacity makes pending
-// chunks rescan; odd seeds scan from the matcher's two pinned buffers (batch
-// i in buffer i % 2, filled just before its submit, as a capture loop would).
+// submit_set_pairs / collect_set_pairs with two batches in flight (seeds 0, 1,
+// 4, 5) or kPendingBatches (seeds 2, 3) return, batch by batch, what the
+// reference gives each batch alone; scan() and count() may run between (they
+// finish the pending chunks first). Small chunks interleave the batches'
+// chunks in the slots; a tiny output capacity makes pending chunks rescan; odd
+// seeds scan from the matcher's pinned buffers (batch i in buffer i % depth,
+// filled just before its submit, as a capture loop would).
 TEST(GpuSetPairs, PipelinedBatchesEqualTheReference) {
     REQUIRE_GPU();
     for (int seed = 0; seed < 6; ++seed) {
@@ -373,15 +374,18 @@ TEST(GpuSetPairs, PipelinedBatchesEqualTheReference) {
         wm::gpu::testing::set_initial_output_capacity(0);
         m->set_scopes(scopes);
         const bool pinned = seed % 2;
-        uint8_t *pin[2] = {m->pinned_buffer(all.data.size(), 0), m->pinned_buffer(all.data.size(), 1)};
-        const std::string label = "seed " + std::to_string(seed);
+        const unsigned depth = seed % 4 < 2 ? 2 : GpuMatcher::kPendingBatches;
+        static_assert(GpuMatcher::kPinnedSlots >= GpuMatcher::kPendingBatches, "a buffer per pending batch");
+        std::vector<uint8_t *> pin;
+        for (unsigned d = 0; d < depth; ++d) pin.push_back(m->pinned_buffer(all.data.size(), d));
+        const std::string label = "seed " + std::to_string(seed) + " depth " + std::to_string(depth);
         std::deque<size_t> queued;
         size_t next = 0;
         auto submit = [&] {
             BatchView v = parts[next].view();
             if (pinned) {
-                std::copy(parts[next].data.begin(), parts[next].data.end(), pin[next % 2]);
-                v.data = pin[next % 2];
+                std::copy(parts[next].data.begin(), parts[next].data.end(), pin[next % depth]);
+                v.data = pin[next % depth];
             }
             m->submit_set_pairs(v, metas[next]);
             queued.push_back(next++);
@@ -396,10 +400,9 @@ TEST(GpuSetPairs, PipelinedBatchesEqualTheReference) {
             EXPECT_TRUE(same_pairs(got, n, want)) << label << " batch " << i << ": " << n << " pairs, want "
                                                   << want.size();
         };
-        submit();
         while (next < parts.size()) {
             submit();
-            if (next == 3) { // positions and counts while batches 1 and 2 are pending
+            if (next == 3) { // positions and counts while batches are pending
                 std::vector<Match> pos;
                 m->scan(parts[0].view(), OutputMode::Positions, pos);
                 sort_matches(pos);
@@ -410,9 +413,9 @@ TEST(GpuSetPairs, PipelinedBatchesEqualTheReference) {
                 m->count(parts[0].view(), per);
                 EXPECT_EQ(std::accumulate(per.begin(), per.end(), uint64_t{0}), want.size()) << label;
             }
-            collect();
+            if (queued.size() == depth) collect();
         }
-        collect();
+        while (!queued.empty()) collect();
         EXPECT_EQ(m->pending_set_batches(), 0u);
     }
 }
@@ -426,14 +429,13 @@ TEST(GpuSetPairs, PipelineMisuseIsRefused) {
     const SetPair *got = nullptr;
     EXPECT_THROW(m->collect_set_pairs(&got), std::logic_error);
     uint8_t *pin = m->pinned_buffer(c.data.size(), 0);
-    m->submit_set_pairs(c.view(), nullptr);
-    m->submit_set_pairs(c.view(), nullptr);
+    for (unsigned i = 0; i < GpuMatcher::kPendingBatches; ++i) m->submit_set_pairs(c.view(), nullptr);
     EXPECT_THROW(m->submit_set_pairs(c.view(), nullptr), std::logic_error);
     EXPECT_THROW(m->scan_set_pairs(c.view(), nullptr, &got), std::logic_error);
     EXPECT_THROW(m->pinned_buffer(c.data.size() + (1 << 20), 0), std::logic_error);
     EXPECT_EQ(m->pinned_buffer(c.data.size(), 0), pin); // no growth: allowed
     const auto want = expected_pairs(c, nullptr, nullptr);
-    for (int i = 0; i < 2; ++i) {
+    for (unsigned i = 0; i < GpuMatcher::kPendingBatches; ++i) {
         const size_t n = m->collect_set_pairs(&got);
         EXPECT_TRUE(same_pairs(got, n, want)) << "batch " << i;
     }

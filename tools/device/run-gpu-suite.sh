@@ -24,7 +24,7 @@ ln -sfn "$D" build/data
 ln -sf "$PWD/$B/bin/warpmatch" build/tools/warpmatch
 cp "$B/data/demo.pcap" build/demo/demo.pcap
 
-sections=${SECTIONS:-tests verify bench kernels}  # also: abapi (3b)
+sections=${SECTIONS:-tests verify bench kernels}  # also: abapi (3b), plugintrace (3c)
 want() { [[ " $sections " == *" $1 "* ]]; }
 
 # 1. Every test binary in the bundle (GPU cases run here instead of skipping).
@@ -100,6 +100,27 @@ want abapi && python3 tools/device/rule-variants.py /tmp/et.yaml /tmp/etv && for
     --json "$OUT/abapi-$v.json" > "$OUT/abapi-$v.txt" 2>&1
   note "abapi new, rules $v: $(grep -E '^(hyperscan-cpu-all-cores set array|gpu plugin-path set array (pipelined|\(pinned))' \
     "$OUT/abapi-$v.txt" | awk '{n = NF - 10; s = ""; for (i = 1; i <= n; ++i) s = s $i " "; printf "%s= %s GB/s; ", s, $(NF-9)}')"
+done
+# 3c. The C API's pipelined set-array row alone (bench --rows), by rules
+#     (TRACE_RULES: full or a rule-variants.py variant), batch size
+#     (TRACE_BATCH_MB) and pipeline depth (TRACE_DEPTH); then one run of each
+#     with WM_CHUNK_TRACE (two repeats: a new scanner's, then a warm one;
+#     timelines to OUT/trace-*.txt, summarised).
+want plugintrace && python3 tools/device/rule-variants.py /tmp/et.yaml /tmp/etv && for v in ${TRACE_RULES:-full}; do
+  rules=/tmp/etv-$v.yaml; [ "$v" = full ] && rules=/tmp/et.yaml
+  for mb in ${TRACE_BATCH_MB:-64}; do
+    for depth in ${TRACE_DEPTH:-2 4}; do
+      tag=$v-$mb-d$depth
+      warpmatch bench "$Z" --rules "$rules" --corpus-mb ${CORPUS_MB:-1024} --batch-mb "$mb" --repeats 3 \
+        --depth "$depth" --rows "pipelined,hyperscan-cpu-all-cores set array" --json "$OUT/pt-$tag.json" > "$OUT/pt-$tag.txt" 2>&1
+      note "pipelined $tag: $(grep -E '^(hyperscan-cpu-all-cores set array|gpu plugin-path set array pipelined)' "$OUT/pt-$tag.txt" |
+        awk '{n = NF - 10; s = ""; for (i = 1; i <= n; ++i) s = s $i " "; printf "%s= %s GB/s (%s pairs); ", s, $(NF-9), $(NF-8)}')"
+      [ -n "${TRACE_OFF:-}" ] && continue
+      WM_CHUNK_TRACE="$OUT/trace-$tag.txt" warpmatch bench "$Z" --rules "$rules" --corpus-mb ${CORPUS_MB:-1024} \
+        --batch-mb "$mb" --repeats 2 --depth "$depth" --rows pipelined > "$OUT/pt-$tag-traced.txt" 2>&1
+      note "traced $tag: $(grep -E '^gpu plugin-path set array pipelined' "$OUT/pt-$tag-traced.txt" | awk '{print $(NF-9) " GB/s"}'); $(python3 tools/device/trace-summary.py "$OUT/trace-$tag.txt" | sed 's/^[^:]*: //')"
+    done
+  done
 done
 # 4. Kernel benchmarks of gpu/ (each compares with its CPU peer in-run).
 want kernels && bash tools/device/bench-kernels.sh "$B" "$D" "$OUT" ${KERNELS:-}
