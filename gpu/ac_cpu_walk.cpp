@@ -13,7 +13,8 @@ void walk(const AcBlob &blob, const BatchView &batch, std::vector<Match> &out, c
     const AcView v = blob.host_view();
     uint8_t maps[kMaxGroups][256] = {};
     for (uint32_t g = 0; g < v.num_groups; ++g) std::memcpy(maps[g], v.groups[g].class_map, 256);
-    ChunkPlanner plan(batch, o.max_chunk_bytes, o.max_chunk_payloads, o.tile_bytes, v.max_len, o.whole_runs);
+    ChunkPlanner plan(batch, o.max_chunk_bytes, o.max_chunk_payloads, o.tile_bytes, v.max_len, o.whole_runs,
+                      o.chunk_capacity_bytes);
     Chunk c;
     while (plan.next(c)) {
         if (c.whole_run) c.tiles = whole_run_segments(batch, c, o.tile_bytes, c.segs);

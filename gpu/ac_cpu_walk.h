@@ -13,6 +13,7 @@ namespace wm::gpu {
 struct CpuWalkOptions {
     uint32_t tile_bytes = tuning::kTileBytes;
     size_t max_chunk_bytes = 64u << 20;
+    size_t chunk_capacity_bytes = 0; // ChunkPlanner's capacity_bytes (0: max_chunk_bytes)
     size_t max_chunk_payloads = 1u << 20;
     bool whole_runs = false; // plan as the GPU matcher does: whole-payload runs, segments from whole_run_segments()
     bool set_semantics = false; // walk as the Set kernel does: a repeated plain state reports nothing (set_reports_hit)

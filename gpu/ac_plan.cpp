@@ -6,19 +6,20 @@
 namespace wm::gpu {
 
 ChunkPlanner::ChunkPlanner(const BatchView &batch, size_t max_bytes, size_t max_segments,
-                           uint32_t tile_bytes, uint32_t max_len, bool whole_runs)
+                           uint32_t tile_bytes, uint32_t max_len, bool whole_runs, size_t capacity_bytes)
     : b_(batch), whole_runs_(whole_runs), max_segs_(std::max<size_t>(1, max_segments)), tile_(tile_bytes),
       ctx_(max_len ? max_len - 1 : 0) {
     // A piece must make progress after its context.
     max_bytes_ = std::max<uint64_t>(max_bytes, uint64_t{ctx_} + tile_);
+    capacity_ = std::max<uint64_t>(capacity_bytes, max_bytes_);
 }
 
-// Whole payloads from i_ while they fit the chunk (no context: pos_ == 0).
+// Whole payloads from i_ while they fit `room` bytes (no context: pos_ == 0).
 // Returns the bytes taken; leaves what does not fit to next()'s general loop.
-uint64_t ChunkPlanner::take_whole_payloads(Chunk &c) {
+uint64_t ChunkPlanner::take_whole_payloads(Chunk &c, uint64_t room) {
     const uint32_t *off = b_.offsets;
     const uint32_t tile = tile_, src = off[i_];
-    const uint64_t limit = src + max_bytes_; // chunk-relative bytes stay below max_bytes_
+    const uint64_t limit = src + room; // chunk-relative bytes stay within room
     const size_t max_segs = max_segs_;
     uint32_t i = i_, tiles = c.tiles;
     c.segs.reserve(std::min<size_t>(max_segs, b_.count - i));
@@ -41,12 +42,12 @@ uint64_t ChunkPlanner::take_whole_payloads(Chunk &c) {
     return used;
 }
 
-// Whole payloads from i_ (pos_ == 0) as one run: the most that fit
-// max_bytes_ and max_segs_, found by binary search over the offsets. False
-// when payload i_ alone does not fit (the general loop splits it).
-bool ChunkPlanner::take_whole_run(Chunk &c) {
+// Whole payloads from i_ (pos_ == 0) as one run: the most that fit `room`
+// bytes and max_segs_, found by binary search over the offsets. False when
+// payload i_ alone does not fit (the general loop splits it).
+bool ChunkPlanner::take_whole_run(Chunk &c, uint64_t room) {
     const uint32_t *off = b_.offsets;
-    const uint64_t limit = off[i_] + max_bytes_;
+    const uint64_t limit = off[i_] + room;
     const uint32_t hi = static_cast<uint32_t>(std::min<uint64_t>(b_.count, uint64_t{i_} + max_segs_));
     // end: one past the last payload whose end offset is within the limit
     const uint32_t *e = std::upper_bound(off + i_ + 1, off + hi + 1, limit,
@@ -83,23 +84,26 @@ bool ChunkPlanner::next(Chunk &c) {
     const uint32_t *off = b_.offsets;
     while (i_ < b_.count && off[i_ + 1] == off[i_]) ++i_; // empty payloads: nothing to match
     if (i_ >= b_.count) return false;
+    const uint64_t ctx0 = std::min<uint64_t>(ctx_, pos_);
+    // The rest of the batch (with this chunk's context) in one chunk when it
+    // fits the capacity; otherwise chunks stop at max_bytes_.
+    const uint64_t room = off[b_.count] - (off[i_] + pos_ - ctx0) <= capacity_ ? capacity_ : max_bytes_;
     if (whole_runs_ && pos_ == 0) {
         c.src_begin = off[i_];
-        if (take_whole_run(c)) return true;
+        if (take_whole_run(c, room)) return true;
     }
-    const uint64_t ctx0 = std::min<uint64_t>(ctx_, pos_);
     c.src_begin = off[i_] + pos_ - ctx0;
     uint64_t used = 0;
-    if (pos_ == 0) used = take_whole_payloads(c); // the common case, kept tight (one payload: a few ns)
+    if (pos_ == 0) used = take_whole_payloads(c, room); // the common case, kept tight (one payload: a few ns)
     while (i_ < b_.count && c.segs.size() < max_segs_) {
         const uint64_t len = off[i_ + 1] - off[i_];
         if (len == 0) { ++i_; continue; }
         const uint64_t ctx = std::min<uint64_t>(ctx_, pos_);
         const uint64_t rest = len - pos_;
         uint64_t take = rest;
-        if (ctx + rest > max_bytes_ - used) {
+        if (ctx + rest > room - used) {
             if (!c.segs.empty()) break; // start the big payload in a fresh chunk
-            take = max_bytes_ - ctx;
+            take = room - ctx;
             c.splits_payload = true;
         }
         if (pos_ > 0) c.splits_payload = true;

@@ -1,7 +1,10 @@
 // gpu/ac_plan.h - splits a batch into chunks of segments and tiles.
 //
 // A chunk is one contiguous byte range of the batch (payloads are back to
-// back) holding at most max_bytes bytes and max_segments segments. A segment is
+// back) holding at most max_bytes bytes and max_segments segments, or up to
+// capacity_bytes when that takes the rest of the batch (so a batch of twice
+// max_bytes is two chunks, not two and a sliver: chunks end at payload
+// boundaries, below max_bytes). A segment is
 // one payload, or one piece of a payload larger than a chunk; a piece other than
 // the first starts with `skip` bytes of context (up to longest - 1 bytes before
 // it) that no tile owns. Tiles of kTileBytes cover each segment after its skip;
@@ -73,17 +76,18 @@ class ChunkPlanner {
     // whole_runs: a chunk of whole payloads comes as a whole-payload run (no
     // per-payload work on the host: its end is found by binary search);
     // chunks with a split payload still get their segments here.
+    // capacity_bytes (>= max_bytes; 0: max_bytes): the most a last chunk may hold.
     ChunkPlanner(const BatchView &batch, size_t max_bytes, size_t max_segments, uint32_t tile_bytes,
-                 uint32_t max_len, bool whole_runs = false);
+                 uint32_t max_len, bool whole_runs = false, size_t capacity_bytes = 0);
     // Fills `c` with the next chunk; false when the batch is exhausted.
     bool next(Chunk &c);
 
   private:
-    uint64_t take_whole_payloads(Chunk &c);
-    bool take_whole_run(Chunk &c);
+    uint64_t take_whole_payloads(Chunk &c, uint64_t room);
+    bool take_whole_run(Chunk &c, uint64_t room);
     BatchView b_;
     bool whole_runs_;
-    uint64_t max_bytes_;
+    uint64_t max_bytes_, capacity_;
     size_t max_segs_;
     uint32_t tile_, ctx_;
     uint32_t i_ = 0;   // current payload

@@ -45,13 +45,21 @@ constexpr uint32_t kQueueStateBits = 26;
 
 // Chunks in flight (one CUDA stream each). 4: the host waits on chunk k while
 // k + 1 .. k + 3 are queued, which keeps the copy engine busy (H2D per chunk
-// is about as long as its scan on the ET set).
+// is about as long as its scan on the ET set). 6 was tried (run 88): the C
+// API four batches deep was unchanged (44.3-44.6 against 44.2-44.9 GB/s), and
+// the matcher two calls deep over 74 MB calls fell from 41.3-41.5 to 30.5-31.2
+// GB/s, some chunks' pair copies back finishing ~1.5 ms late.
 constexpr uint32_t kStreams = 4;
 // Largest chunk the matcher cuts a batch into, whatever the caller's batch
 // size: a 256 MB batch in one chunk ran plan, copy, scan and copy-back one
 // after another (15.6 GB/s, run 43); in chunks, the host plans chunk k + 1 and
 // its copy runs while chunk k is scanned.
 constexpr size_t kMaxChunkBytes = size_t{32} << 20;
+// A batch's last chunk may be this fraction larger (buffers are sized for
+// it): chunks end at payload boundaries below their limit, so a 64 MB batch
+// was two chunks and a sliver of a few bytes, and each sliver held a slot
+// through a launch and its passes (run 86: 8 of 41 chunks).
+constexpr size_t kChunkTailSlackDivisor = 32;
 // Initial output records per stream: max(kMinOutputRecords, chunk bytes / kBytesPerOutput).
 constexpr size_t kMinOutputRecords = size_t{1} << 16;
 constexpr size_t kBytesPerOutput = 32;

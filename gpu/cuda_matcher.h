@@ -89,7 +89,9 @@ class CudaMatcher final : public GpuMatcher {
     DeviceInfo dev_;
     std::string dev_name_;
     bool shared_counters_ = false;
-    size_t chunk_bytes_ = 0, chunk_segs_ = 0;
+    size_t chunk_target_ = 0; // a chunk's bytes (ChunkPlanner's max_bytes) ...
+    size_t chunk_bytes_ = 0;  // ... and its capacity (a batch's last chunk may fill it)
+    size_t chunk_segs_ = 0;
     std::unique_ptr<ChunkSlot> slots_[tuning::kStreams];
     ChunkTracer trace_; // off unless testing::set_chunk_trace(true)
     uint8_t *h_user_[kPinnedSlots] = {}; // pinned_buffer()
@@ -134,7 +136,7 @@ template <typename Launch> inline uint32_t CudaMatcher::collect(ChunkSlot &s, La
 // flight (submit_set_pairs()). Returns whether some payload spanned chunks.
 template <typename Launch, typename Done>
 inline bool CudaMatcher::run_chunks(const BatchView &batch, Launch launch, Done done, const PayloadMeta *meta, bool drain) {
-    ChunkPlanner plan(batch, chunk_bytes_, chunk_segs_, tuning::kTileBytes, d_view_.max_len, true);
+    ChunkPlanner plan(batch, chunk_target_, chunk_segs_, tuning::kTileBytes, d_view_.max_len, true, chunk_bytes_);
     const bool pinned = is_pinned(batch.data, batch.offsets[batch.count]);
     bool split = false;
     const bool idle = std::none_of(std::begin(slots_), std::end(slots_), [](const auto &s) { return s->busy; });

@@ -64,8 +64,9 @@ CudaMatcher::CudaMatcher(const std::vector<Literal> &patterns, const GpuOptions 
     shared_counters_ = ac_prepare_kernels(dev_, d_view_);
 
     const size_t max_chunk = g_max_chunk_bytes.load() ? g_max_chunk_bytes.load() : tuning::kMaxChunkBytes;
-    chunk_bytes_ = std::max<size_t>(std::min<size_t>({opts.max_batch_bytes, max_chunk, UINT32_MAX - 4096}),
-                                    size_t{blob_.header().max_len} + tuning::kTileBytes);
+    chunk_target_ = std::max<size_t>(std::min<size_t>({opts.max_batch_bytes, max_chunk, UINT32_MAX / 2}),
+                                     size_t{blob_.header().max_len} + tuning::kTileBytes);
+    chunk_bytes_ = chunk_target_ + chunk_target_ / tuning::kChunkTailSlackDivisor;
     chunk_segs_ = std::max<size_t>(1, opts.max_batch_payloads);
     upload_scopes(identity_scopes(d_view_.num_patterns));
     size_t cap = g_initial_output_capacity.load();
@@ -197,7 +198,7 @@ void CudaMatcher::count(const BatchView &batch, std::vector<uint64_t> &per_patte
     finish_pending_chunks(); // the slots are this call's now
     for (auto &slot : slots_)
         WM_CUDA_CHECK(cudaMemsetAsync(slot->d_counters, 0, size_t{P} * 8, slot->stream));
-    ChunkPlanner plan(batch, chunk_bytes_, chunk_segs_, tuning::kTileBytes, d_view_.max_len, true);
+    ChunkPlanner plan(batch, chunk_target_, chunk_segs_, tuning::kTileBytes, d_view_.max_len, true, chunk_bytes_);
     const bool pinned = is_pinned(batch.data, batch.offsets[batch.count]);
     for (uint32_t k = 0;; ++k) {
         ChunkSlot &s = *slots_[k % tuning::kStreams];
@@ -221,7 +222,8 @@ std::string CudaMatcher::describe() const {
     o << blob_.describe() << "; device " << opts_.device << " (" << dev_name_ << ", " << dev_.sm_count
       << " SMs); tile " << tuning::kTileBytes << " B x " << tuning::kBlockThreads << " threads; "
       << tuning::kStreams << " streams; Set dedupe in shared (" << tuning::kSetHashSlots
-      << " slots) + global hash, keys radix-sorted on the device; chunk " << chunk_bytes_ << " B; count counters in "
+      << " slots) + global hash, keys radix-sorted on the device; chunk " << chunk_target_ << " B (a batch's last up to " << chunk_bytes_
+      << " B); count counters in "
       << (shared_counters_ ? "shared" : "global") << " memory";
     return o.str();
 }

@@ -22,6 +22,7 @@ struct WalkConfig {
     size_t chunk_bytes, chunk_payloads, dense_budget;
     uint32_t key_bytes;
     bool whole_runs = false; // the GPU matcher's plan: whole-payload runs, segments built apart
+    size_t chunk_capacity = 0; // a batch's last chunk may hold this many bytes (ChunkPlanner)
 };
 
 // Small tiles and chunks force tile/chunk boundaries, payload splitting, the
@@ -36,6 +37,8 @@ const WalkConfig kConfigs[] = {
     {"runs_default", tuning::kTileBytes, 64u << 20, 1u << 20, 24u << 20, 32, true},
     {"runs_tiny_chunks", 5, 97, 3, 24u << 20, 32, true},
     {"runs_short_keys_sparse", 9, 150, 2, 0, 3, true},
+    {"runs_tiny_chunks_tail_slack", 5, 97, 3, 24u << 20, 32, true, 160},
+    {"tiny_chunks_tail_slack", 5, 97, 7, 24u << 20, 32, false, 300},
 };
 
 std::vector<Match> walk(const Case &c, const WalkConfig &w, bool set_semantics = false) {
@@ -48,6 +51,7 @@ std::vector<Match> walk(const Case &c, const WalkConfig &w, bool set_semantics =
     o.max_chunk_bytes = w.chunk_bytes;
     o.max_chunk_payloads = w.chunk_payloads;
     o.whole_runs = w.whole_runs;
+    o.chunk_capacity_bytes = w.chunk_capacity;
     o.set_semantics = set_semantics;
     std::vector<Match> out;
     cpu_walk_scan(blob, c.view(), out, o);
@@ -182,6 +186,37 @@ TEST(CpuWalk, OffsetDepthBounds) {
     sort_matches(ref);
     EXPECT_TRUE(got == ref);
     EXPECT_EQ(ref.size(), 3u + 2u + 1u);
+}
+
+// With a capacity above max_bytes, only a batch's last chunk may use it, and
+// only when it takes the whole rest; a batch of twice max_bytes (small
+// payloads) is two chunks, where without the capacity a sliver came third.
+TEST(ChunkPlanner, LastChunkTakesTheRestWithinCapacity) {
+    std::mt19937 rng(9);
+    for (int round = 0; round < 40; ++round) {
+        std::vector<uint32_t> offs{0};
+        const uint32_t want = 2 * 4096 - rng() % 64;
+        while (offs.back() < want) offs.push_back(std::min(want, offs.back() + 1 + static_cast<uint32_t>(rng() % 90)));
+        std::vector<uint8_t> data(offs.back() + 64);
+        const BatchView b{data.data(), offs.data(), static_cast<uint32_t>(offs.size() - 1)};
+        for (bool runs : {false, true}) {
+            auto chunks = [&](size_t capacity) {
+                ChunkPlanner plan(b, 4096, 1u << 20, 13, 8, runs, capacity);
+                std::vector<Chunk> out;
+                Chunk c;
+                while (plan.next(c)) out.push_back(c);
+                return out;
+            };
+            const auto tight = chunks(0), slack = chunks(4096 + 128);
+            ASSERT_EQ(slack.size(), 2u) << "round " << round << (runs ? " runs" : "");
+            EXPECT_LE(slack[0].bytes, 4096u);
+            EXPECT_LE(slack[1].bytes, 4096u + 128);
+            EXPECT_EQ(slack[0].src_begin + slack[0].bytes, slack[1].src_begin); // whole payloads: no context
+            EXPECT_EQ(slack[1].src_begin + slack[1].bytes, offs.back());
+            EXPECT_GE(tight.size(), 2u);
+            for (const Chunk &c : tight) EXPECT_LE(c.bytes, 4096u);
+        }
+    }
 }
 
 TEST(ChunkPlanner, WholeRunsCoverThePayloadsAsSegmentsDo) {

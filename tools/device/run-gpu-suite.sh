@@ -24,7 +24,7 @@ ln -sfn "$D" build/data
 ln -sf "$PWD/$B/bin/warpmatch" build/tools/warpmatch
 cp "$B/data/demo.pcap" build/demo/demo.pcap
 
-sections=${SECTIONS:-tests verify bench kernels}  # also: abapi (3b), plugintrace (3c)
+sections=${SECTIONS:-tests verify bench kernels}  # also: abapi (3b), abpipe (3b'), plugintrace (3c)
 want() { [[ " $sections " == *" $1 "* ]]; }
 
 # 1. Every test binary in the bundle (GPU cases run here instead of skipping).
@@ -101,9 +101,24 @@ want abapi && python3 tools/device/rule-variants.py /tmp/et.yaml /tmp/etv && for
   note "abapi new, rules $v: $(grep -E '^(hyperscan-cpu-all-cores set array|gpu plugin-path set array (pipelined|\(pinned))' \
     "$OUT/abapi-$v.txt" | awk '{n = NF - 10; s = ""; for (i = 1; i <= n; ++i) s = s $i " "; printf "%s= %s GB/s; ", s, $(NF-9)}')"
 done
+# 3b'. The pipelined set-array row alone against the previous build
+#      (BUNDLE/old, as in 3b; its CLI must know --rows and --depth), by
+#      pipeline depth (AB_DEPTH), alternated twice.
+want abpipe && [ -x "$B/old/bin/warpmatch" ] && for rep in 1 2; do
+  for b in new old; do
+    exe=(warpmatch)
+    [ "$b" = old ] && exe=(env LD_LIBRARY_PATH="$PWD/$B/old/lib:$LD_LIBRARY_PATH" "$B/old/bin/warpmatch")
+    for depth in ${AB_DEPTH:-4 2}; do
+      "${exe[@]}" bench "$Z" --rules /tmp/et.yaml --corpus-mb ${CORPUS_MB:-1024} --batch-mb ${AB_BATCH_MB:-64} --repeats 3 \
+        --depth "$depth" --rows pipelined --json "$OUT/abpipe-$b-d$depth-$rep.json" > "$OUT/abpipe-$b-d$depth-$rep.txt" 2>&1
+      note "abpipe $b depth $depth rep $rep: $(grep -E '^gpu plugin-path set array pipelined' "$OUT/abpipe-$b-d$depth-$rep.txt" | awk '{print $(NF-9) " GB/s, " $(NF-8) " pairs"}')"
+    done
+  done
+done
 # 3c. The C API's pipelined set-array row alone (bench --rows), by rules
 #     (TRACE_RULES: full or a rule-variants.py variant), batch size
-#     (TRACE_BATCH_MB) and pipeline depth (TRACE_DEPTH); then one run of each
+#     (TRACE_BATCH_MB), pipeline depth (TRACE_DEPTH) and corpus size
+#     (TRACE_CORPUS_MB); then, unless TRACE_OFF is set, one run of each
 #     with WM_CHUNK_TRACE (two repeats: a new scanner's, then a warm one;
 #     timelines to OUT/trace-*.txt, summarised).
 want plugintrace && python3 tools/device/rule-variants.py /tmp/et.yaml /tmp/etv && for v in ${TRACE_RULES:-full}; do
@@ -111,12 +126,12 @@ want plugintrace && python3 tools/device/rule-variants.py /tmp/et.yaml /tmp/etv 
   for mb in ${TRACE_BATCH_MB:-64}; do
     for depth in ${TRACE_DEPTH:-2 4}; do
       tag=$v-$mb-d$depth
-      warpmatch bench "$Z" --rules "$rules" --corpus-mb ${CORPUS_MB:-1024} --batch-mb "$mb" --repeats 3 \
+      warpmatch bench "$Z" --rules "$rules" --corpus-mb ${TRACE_CORPUS_MB:-1024} --batch-mb "$mb" --repeats 3 \
         --depth "$depth" --rows "pipelined,hyperscan-cpu-all-cores set array" --json "$OUT/pt-$tag.json" > "$OUT/pt-$tag.txt" 2>&1
       note "pipelined $tag: $(grep -E '^(hyperscan-cpu-all-cores set array|gpu plugin-path set array pipelined)' "$OUT/pt-$tag.txt" |
         awk '{n = NF - 10; s = ""; for (i = 1; i <= n; ++i) s = s $i " "; printf "%s= %s GB/s (%s pairs); ", s, $(NF-9), $(NF-8)}')"
       [ -n "${TRACE_OFF:-}" ] && continue
-      WM_CHUNK_TRACE="$OUT/trace-$tag.txt" warpmatch bench "$Z" --rules "$rules" --corpus-mb ${CORPUS_MB:-1024} \
+      WM_CHUNK_TRACE="$OUT/trace-$tag.txt" warpmatch bench "$Z" --rules "$rules" --corpus-mb ${TRACE_CORPUS_MB:-1024} \
         --batch-mb "$mb" --repeats 2 --depth "$depth" --rows pipelined > "$OUT/pt-$tag-traced.txt" 2>&1
       note "traced $tag: $(grep -E '^gpu plugin-path set array pipelined' "$OUT/pt-$tag-traced.txt" | awk '{print $(NF-9) " GB/s"}'); $(python3 tools/device/trace-summary.py "$OUT/trace-$tag.txt" | sed 's/^[^:]*: //')"
     done
