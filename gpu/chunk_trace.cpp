@@ -4,8 +4,10 @@
 #include "gpu/cuda_check.h"
 
 #include <atomic>
+#include <cerrno>
 #include <cstdio>
 #include <cstdlib>
+#include <cstring>
 #include <mutex>
 
 namespace wm::gpu {
@@ -72,11 +74,19 @@ void ChunkTracer::end() {
         }
     std::lock_guard<std::mutex> lock(g_last_mutex);
     g_last = chunks_;
-    if (const char *path = trace_file())
-        if (std::FILE *f = std::fopen(path, "a")) {
-            std::fputs(testing::format_chunk_trace(chunks_).c_str(), f);
-            std::fclose(f);
+    if (const char *path = trace_file()) {
+        std::FILE *f = std::fopen(path, "a");
+        if (!f) { // said once: a study hook must not fail the scan
+            static std::once_flag said;
+            const int e = errno;
+            std::call_once(said, [&] {
+                std::fprintf(stderr, "warpmatch: WM_CHUNK_TRACE=%s: cannot open: %s\n", path, std::strerror(e));
+            });
+            return;
         }
+        std::fputs(testing::format_chunk_trace(chunks_).c_str(), f);
+        std::fclose(f);
+    }
 }
 
 void testing::set_chunk_trace(bool on) { g_trace_on = on; }
