@@ -92,7 +92,8 @@ static_assert(sizeof(SetPair) == 8 && sizeof(PayloadMeta) == 6, "SetPair / Paylo
 
 struct GpuOptions {
     int device = 0;                        // CUDA device ordinal
-    size_t max_batch_bytes = 64u << 20;    // bytes per internal chunk (per stream), at most tuning::kMaxChunkBytes
+    size_t max_batch_bytes = 64u << 20;    // bytes per internal chunk (per stream), at most tuning::kMaxChunkBytes;
+                                           // a batch's last chunk may hold 1/kChunkTailSlackDivisor more
     size_t max_batch_payloads = 1u << 20;  // payloads per internal chunk
 };
 

@@ -77,17 +77,26 @@ want bench && for t in ${REPLAY_THREADS:-1 2 4 8 15}; do
     note "replay x${REPLAY_TILE:-32} gpu set read-threads $t window-mb $wmb: $r"
   done
 done
-# 3b. The C API bench against a previous build (BUNDLE/old/bin/warpmatch with
-#     its libwarpmatch in BUNDLE/old/lib, put there by hand), alternated twice
+# Helpers of 3b-3c: warpmatch of build $1 (new, or old: BUNDLE/old/bin with
+# its libwarpmatch in BUNDLE/old/lib, put there by hand); a rule variant's file
+# (full: the imported rules); "name seconds = GB/s (pairs); " for the bench
+# rows of file $1 matching the regex $2.
+wm_of() {
+  local b=$1; shift
+  if [ "$b" = old ]; then LD_LIBRARY_PATH="$PWD/$B/old/lib:$LD_LIBRARY_PATH" "$B/old/bin/warpmatch" "$@"; else warpmatch "$@"; fi
+}
+rules_of() { if [ "$1" = full ]; then echo /tmp/et.yaml; else echo "/tmp/etv-$1.yaml"; fi; }
+rows_of() {
+  grep -E "$2" "$1" | awk '{n = NF - 10; s = ""; for (i = 1; i <= n; ++i) s = s $i " "; printf "%s= %s GB/s (%s pairs); ", s, $(NF-9), $(NF-8)}'
+}
+AB_ROWS='^(hyperscan-cpu-all-cores set array|gpu plugin-path set array (pipelined|\(pinned))'
+# 3b. The C API bench against a previous build (BUNDLE/old), alternated twice
 #     on the same machine: 64 MB batches, no replay rows.
 want abapi && [ -x "$B/old/bin/warpmatch" ] && for rep in 1 2; do
   for b in new old; do
-    exe=(warpmatch)
-    [ "$b" = old ] && exe=(env LD_LIBRARY_PATH="$PWD/$B/old/lib:$LD_LIBRARY_PATH" "$B/old/bin/warpmatch")
-    "${exe[@]}" bench "$Z" --rules /tmp/et.yaml --corpus-mb ${CORPUS_MB:-1024} --batch-mb 64 --repeats 3 \
+    wm_of "$b" bench "$Z" --rules /tmp/et.yaml --corpus-mb ${CORPUS_MB:-1024} --batch-mb 64 --repeats 3 \
       --json "$OUT/abapi-$b-$rep.json" > "$OUT/abapi-$b-$rep.txt" 2>&1
-    note "abapi $b rep $rep: $(grep -E '^(hyperscan-cpu-all-cores set array|gpu plugin-path set array (pipelined|\(pinned))' \
-      "$OUT/abapi-$b-$rep.txt" | awk '{n = NF - 10; s = ""; for (i = 1; i <= n; ++i) s = s $i " "; printf "%s= %s GB/s; ", s, $(NF-9)}')"
+    note "abapi $b rep $rep: $(rows_of "$OUT/abapi-$b-$rep.txt" "$AB_ROWS")"
   done
 done
 #     Then the new build on variants of the rules (rule-variants.py): no
@@ -95,23 +104,19 @@ done
 #     (literal, offset, depth) without protocol/ports. RULE_VARIANTS picks
 #     (full: the imported rules as they are).
 want abapi && python3 tools/device/rule-variants.py /tmp/et.yaml /tmp/etv && for v in ${RULE_VARIANTS:-noscope distinct unique}; do
-  rules=/tmp/etv-$v.yaml; [ "$v" = full ] && rules=/tmp/et.yaml
-  warpmatch bench "$Z" --rules "$rules" --corpus-mb ${CORPUS_MB:-1024} --batch-mb 64 --repeats 3 \
+  warpmatch bench "$Z" --rules "$(rules_of "$v")" --corpus-mb ${CORPUS_MB:-1024} --batch-mb 64 --repeats 3 \
     --json "$OUT/abapi-$v.json" > "$OUT/abapi-$v.txt" 2>&1
-  note "abapi new, rules $v: $(grep -E '^(hyperscan-cpu-all-cores set array|gpu plugin-path set array (pipelined|\(pinned))' \
-    "$OUT/abapi-$v.txt" | awk '{n = NF - 10; s = ""; for (i = 1; i <= n; ++i) s = s $i " "; printf "%s= %s GB/s; ", s, $(NF-9)}')"
+  note "abapi new, rules $v: $(rows_of "$OUT/abapi-$v.txt" "$AB_ROWS")"
 done
 # 3b'. The pipelined set-array row alone against the previous build
 #      (BUNDLE/old, as in 3b; its CLI must know --rows and --depth), by
 #      pipeline depth (AB_DEPTH), alternated twice.
 want abpipe && [ -x "$B/old/bin/warpmatch" ] && for rep in 1 2; do
   for b in new old; do
-    exe=(warpmatch)
-    [ "$b" = old ] && exe=(env LD_LIBRARY_PATH="$PWD/$B/old/lib:$LD_LIBRARY_PATH" "$B/old/bin/warpmatch")
     for depth in ${AB_DEPTH:-4 2}; do
-      "${exe[@]}" bench "$Z" --rules /tmp/et.yaml --corpus-mb ${CORPUS_MB:-1024} --batch-mb ${AB_BATCH_MB:-64} --repeats 3 \
+      wm_of "$b" bench "$Z" --rules /tmp/et.yaml --corpus-mb ${CORPUS_MB:-1024} --batch-mb ${AB_BATCH_MB:-64} --repeats 3 \
         --depth "$depth" --rows pipelined --json "$OUT/abpipe-$b-d$depth-$rep.json" > "$OUT/abpipe-$b-d$depth-$rep.txt" 2>&1
-      note "abpipe $b depth $depth rep $rep: $(grep -E '^gpu plugin-path set array pipelined' "$OUT/abpipe-$b-d$depth-$rep.txt" | awk '{print $(NF-9) " GB/s, " $(NF-8) " pairs"}')"
+      note "abpipe $b depth $depth rep $rep: $(rows_of "$OUT/abpipe-$b-d$depth-$rep.txt" '^gpu plugin-path set array pipelined')"
     done
   done
 done
@@ -122,18 +127,16 @@ done
 #     with WM_CHUNK_TRACE (two repeats: a new scanner's, then a warm one;
 #     timelines to OUT/trace-*.txt, summarised).
 want plugintrace && python3 tools/device/rule-variants.py /tmp/et.yaml /tmp/etv && for v in ${TRACE_RULES:-full}; do
-  rules=/tmp/etv-$v.yaml; [ "$v" = full ] && rules=/tmp/et.yaml
   for mb in ${TRACE_BATCH_MB:-64}; do
     for depth in ${TRACE_DEPTH:-2 4}; do
       tag=$v-$mb-d$depth
-      warpmatch bench "$Z" --rules "$rules" --corpus-mb ${TRACE_CORPUS_MB:-1024} --batch-mb "$mb" --repeats 3 \
+      warpmatch bench "$Z" --rules "$(rules_of "$v")" --corpus-mb ${TRACE_CORPUS_MB:-1024} --batch-mb "$mb" --repeats 3 \
         --depth "$depth" --rows "pipelined,hyperscan-cpu-all-cores set array" --json "$OUT/pt-$tag.json" > "$OUT/pt-$tag.txt" 2>&1
-      note "pipelined $tag: $(grep -E '^(hyperscan-cpu-all-cores set array|gpu plugin-path set array pipelined)' "$OUT/pt-$tag.txt" |
-        awk '{n = NF - 10; s = ""; for (i = 1; i <= n; ++i) s = s $i " "; printf "%s= %s GB/s (%s pairs); ", s, $(NF-9), $(NF-8)}')"
+      note "pipelined $tag: $(rows_of "$OUT/pt-$tag.txt" '^(hyperscan-cpu-all-cores set array|gpu plugin-path set array pipelined)')"
       [ -n "${TRACE_OFF:-}" ] && continue
-      WM_CHUNK_TRACE="$OUT/trace-$tag.txt" warpmatch bench "$Z" --rules "$rules" --corpus-mb ${TRACE_CORPUS_MB:-1024} \
+      WM_CHUNK_TRACE="$OUT/trace-$tag.txt" warpmatch bench "$Z" --rules "$(rules_of "$v")" --corpus-mb ${TRACE_CORPUS_MB:-1024} \
         --batch-mb "$mb" --repeats 2 --depth "$depth" --rows pipelined > "$OUT/pt-$tag-traced.txt" 2>&1
-      note "traced $tag: $(grep -E '^gpu plugin-path set array pipelined' "$OUT/pt-$tag-traced.txt" | awk '{print $(NF-9) " GB/s"}'); $(python3 tools/device/trace-summary.py "$OUT/trace-$tag.txt" | sed 's/^[^:]*: //')"
+      note "traced $tag: $(rows_of "$OUT/pt-$tag-traced.txt" '^gpu plugin-path set array pipelined'); $(python3 tools/device/trace-summary.py "$OUT/trace-$tag.txt" | sed 's/^[^:]*: //')"
     done
   done
 done
