@@ -4,9 +4,9 @@
 // loops over units grid-stride (persistent grid, so Count flushes its shared
 // counters once per block). Per unit: stage the unit's bytes, plus up to
 // kStageBefore bytes of look-back, into shared memory with coalesced 16-byte
-// loads; each thread then walks its tile for a pair of groups side by side
-// (ac_step of ac_walk.cuh), reading bytes outside the staged window from
-// global memory.
+// loads; each thread then walks its tile and its run-out for a pair of groups
+// side by side (ac_step of ac_walk.cuh), reading bytes outside the staged
+// window from global memory.
 // Match output is deferred: a step that lands on a state with outputs
 // appends (position, state, lane) to a per-warp queue in shared memory (one
 // ballot per group and step), and the warp drains the queue together, its
@@ -14,8 +14,8 @@
 // on one lane's chain of dependent loads (output list, pattern bounds,
 // leading-byte check) on almost every step: with ET Open on real traffic
 // ~0.2 steps per lane land on an output state, so some lane of 32 almost
-// always does. The walk is warp-synchronous for this: every lane runs the
-// warp's longest step count, idle past its own end.
+// always does. The walk is warp-synchronous for this: the warp steps until
+// its last lane is done, each lane idle past its own end.
 // SetKeys dedupes in a shared table per unit, flushed into a chunk-wide global
 // table at the end of the unit (ac_set_hash.cuh).
 #pragma once
@@ -88,7 +88,8 @@ template <EmitKind KIND, typename StateT, uint32_t BLOCK, uint32_t TILE> struct 
     // its longest list. Segment fields come from the lane that queued the
     // entry. Warp-collective.
     template <typename TextFn>
-    __device__ void drain(uint32_t g0, uint32_t n, const Segment &sg, TextFn text, unsigned long long &last_key) {
+    __device__ void drain(uint32_t g0, uint32_t n, const Segment &sg, uint32_t te, TextFn text,
+                          unsigned long long &last_key) {
         const uint32_t lane = threadIdx.x & 31;
         const uint2 *q = tmp.queue[threadIdx.x >> 5];
         __syncwarp();
@@ -99,6 +100,7 @@ template <EmitKind KIND, typename StateT, uint32_t BLOCK, uint32_t TILE> struct 
             const uint32_t seg_begin = __shfl_sync(~0u, sg.data_begin, owner);
             const uint32_t pos_delta = __shfl_sync(~0u, sg.pos_base - sg.data_begin, owner);
             const uint32_t payload = __shfl_sync(~0u, sg.payload, owner);
+            const uint32_t tile_end = __shfl_sync(~0u, te, owner);
             uint32_t ob = 0, cnt = 0;
             if (valid) {
                 const AcGroupView &g = p.view.groups[g0 + grp];
@@ -121,10 +123,10 @@ template <EmitKind KIND, typename StateT, uint32_t BLOCK, uint32_t TILE> struct 
                 const uint32_t item = j - __shfl_sync(~0u, first, k) + __shfl_sync(~0u, ob, k);
                 const uint32_t pos = __shfl_sync(~0u, e.x, k), gk = __shfl_sync(~0u, grp, k);
                 const uint32_t sb = __shfl_sync(~0u, seg_begin, k), pd = __shfl_sync(~0u, pos_delta, k);
-                const uint32_t pl = __shfl_sync(~0u, payload, k);
+                const uint32_t pl = __shfl_sync(~0u, payload, k), tend = __shfl_sync(~0u, tile_end, k);
                 if (j < total) {
                     const AcGroupView &g = p.view.groups[g0 + gk];
-                    ac_emit_entry(p.view, g, wm_ld(&g.out_ids[item]), pos, text, sb, pd,
+                    ac_emit_entry(p.view, g, wm_ld(&g.out_ids[item]), pos, text, sb, pd, tend,
                                   [&](uint32_t pat, uint32_t end) { emit(pat, pl, end, last_key); });
                 }
             }
@@ -139,11 +141,12 @@ template <EmitKind KIND, typename StateT, uint32_t BLOCK, uint32_t TILE> struct 
         return m;
     }
 
-    // Walks groups [G0, G0 + NG) over this lane's tile (inactive lanes: no
-    // steps) and emits every match ending inside the tile. Warp-collective.
-    // (run 66 ncu: the loop issues
-    // ~186 instructions per warp step and is issue-bound; the hit test and
-    // the queue append took 69 of them while they branched per lane).
+    // Walks groups [G0, G0 + NG) over this lane's tile and its run-out
+    // (inactive lanes: no steps) and emits every match the tile owns
+    // (ac_walk.cuh, "Ownership"). Warp-collective: the warp steps until its
+    // last lane is done. (run 66 ncu: the loop issues ~186 instructions per
+    // warp step and is issue-bound; the hit test and the queue append took
+    // 69 of them while they branched per lane).
     template <uint32_t NG, typename TextFn>
     __device__ void walk_groups(uint32_t G0, bool active, const Segment &sg, uint32_t tb, uint32_t te, TextFn text,
                                 unsigned long long &last_key) {
@@ -151,9 +154,8 @@ template <EmitKind KIND, typename StateT, uint32_t BLOCK, uint32_t TILE> struct 
         const AcView &v = p.view;
         const uint32_t lane = threadIdx.x & 31;
         uint2 *q = tmp.queue[threadIdx.x >> 5];
-        const uint32_t i0 = active ? ac_walk_begin<NG>(v, G0, sg.data_begin, tb) : 0; // warm-up from i0, emit from tb
-        const uint32_t steps = active ? te - i0 : 0;
-        const uint32_t most = __reduce_max_sync(~0u, steps);
+        uint32_t i = active ? ac_walk_begin<NG>(v, G0, sg, tb) : 0; // from a continuation's context, else tb
+        bool live = active;
         uint32_t s[NG];
         // SetKeys: the last plain state this lane queued, per group
         // (set_reports_hit; ET on real traffic: 30% of the case group's hits
@@ -162,11 +164,9 @@ template <EmitKind KIND, typename StateT, uint32_t BLOCK, uint32_t TILE> struct 
         WM_UNROLL for (uint32_t k = 0; k < NG; ++k) s[k] = 0, last_plain[k] = 0;
         const bool skip_plain = KIND == EmitKind::SetKeys && !p.queue_plain_repeats;
         uint32_t queued = 0; // warp-uniform
-        uint32_t i = i0;
-        for (uint32_t t = 0; t < most; ++t, ++i) {
-            const bool live = t < steps;
+        while (__any_sync(~0u, live)) {
             if (live) ac_step_groups<StateT, NG>(v, G0, tmp.class_map + G0, s, text(i));
-            const bool in_tile = live && i >= tb;
+            const bool in_tile = live && i >= tb; // the tile or its run-out
             WM_UNROLL for (uint32_t k = 0; k < NG; ++k) {
                 const uint32_t x = s[k];
                 bool h = in_tile && (x & F) != 0;
@@ -181,11 +181,13 @@ template <EmitKind KIND, typename StateT, uint32_t BLOCK, uint32_t TILE> struct 
                 queued += __popc(mask);
             }
             if (queued > tuning::kWarpQueue - 32 * NG) {
-                drain(G0, queued, sg, text, last_key);
+                drain(G0, queued, sg, te, text, last_key);
                 queued = 0;
             }
+            if (live) live = i + 1 < sg.data_end && (i + 1 < te || !ac_walk_done<StateT, NG>(v, G0, s, i + 1 - te));
+            ++i;
         }
-        drain(G0, queued, sg, text, last_key);
+        drain(G0, queued, sg, te, text, last_key);
     }
 
     __device__ void run() {
@@ -219,7 +221,7 @@ template <EmitKind KIND, typename StateT, uint32_t BLOCK, uint32_t TILE> struct 
                 tile_bounds(sg, tile, TILE, &tb, &te);
             }
             if (threadIdx.x == 0) tmp.lo = (tb > tuning::kStageBefore ? tb - tuning::kStageBefore : 0) & ~15u;
-            if (tile == last) tmp.hi = te;
+            if (tile == last) tmp.hi = min(sg.data_end, te + v.key_len); // and its run-out
             __syncthreads();
             const uint32_t lo = tmp.lo;
             const uint32_t staged = min((tmp.hi - lo + 15) & ~15u, kStage);

@@ -16,7 +16,10 @@
 //                   out_off[num_states + 1] (uint32), out_ids[] (uint32: pattern
 //                   id, kOutCheck set when the match end must be checked),
 //                   sparse part for states >= num_dense: sp_rec[n] (32-byte
-//                   records, 32-aligned), sp_over[] (entries of big records)
+//                   records, 32-aligned), sp_over[] (entries of big records),
+//                   depth_end[key_len + 1] (uint32: states of trie depth <= d
+//                   are [0, depth_end[d]); ids are breadth-first, so a walk
+//                   bounds its state's depth with one compare)
 // A sparse state's record lists only the classes on which its transition
 // differs from the row of its "dense fallback" d, the first dense state on its
 // failure chain (d's row holds every other transition). So a step from a
@@ -46,7 +49,7 @@
 namespace wm::gpu {
 
 constexpr uint32_t kBlobMagic = 0x43414d57u; // "WMAC"
-constexpr uint32_t kBlobVersion = 4; // 2: output flag in transition targets; 3: sparse records, kOutCheck; 4: plain flag
+constexpr uint32_t kBlobVersion = 5; // 2: output flag in transition targets; 3: sparse records, kOutCheck; 4: plain flag; 5: depth_end
 constexpr uint32_t kMaxGroups = 4;
 // Top bit of a transition target: "the target state has outputs".
 constexpr uint32_t kOutFlag16 = 0x8000u;
@@ -91,7 +94,7 @@ struct GroupHeader {
     uint32_t num_sparse_overflow; // entries in sp_over
     uint32_t num_patterns;
     uint64_t class_map_off, dense_off, out_off_off, out_ids_off;
-    uint64_t sp_rec_off, sp_over_off, reserved[2];
+    uint64_t sp_rec_off, sp_over_off, depth_end_off, reserved;
 };
 static_assert(sizeof(GroupHeader) == 96, "GroupHeader layout");
 
@@ -104,10 +107,11 @@ struct AcGroupView {
     const uint32_t *out_ids;
     const uint32_t *sp_rec;  // kSpRecordWords per sparse state
     const uint32_t *sp_over; // entries of records with more than kSpInline
+    const uint32_t *depth_end; // key_len + 1 entries: states of depth <= d are [0, depth_end[d])
     uint32_t num_classes;
     uint32_t num_dense;
     uint32_t num_states;
-    uint32_t key_len; // warm-up overlap is key_len - 1
+    uint32_t key_len; // longest key of the group (deepest state)
     uint32_t fold;    // verify long patterns case-insensitively
 };
 
@@ -149,6 +153,7 @@ inline AcView make_ac_view(const uint8_t *host_blob, const uint8_t *base) {
         o.out_ids = reinterpret_cast<const uint32_t *>(base + gh[g].out_ids_off);
         o.sp_rec = reinterpret_cast<const uint32_t *>(base + gh[g].sp_rec_off);
         o.sp_over = reinterpret_cast<const uint32_t *>(base + gh[g].sp_over_off);
+        o.depth_end = reinterpret_cast<const uint32_t *>(base + gh[g].depth_end_off);
         o.num_classes = gh[g].num_classes;
         o.num_dense = gh[g].num_dense;
         o.num_states = gh[g].num_states;

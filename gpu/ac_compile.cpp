@@ -56,6 +56,7 @@ struct Automaton {
     uint32_t key_len = 0, num_patterns = 0;
     std::vector<std::vector<std::pair<uint8_t, uint32_t>>> kids; // sorted by class
     std::vector<uint32_t> fail, out_off{0}, out_ids;
+    std::vector<uint32_t> depth_end; // key_len + 1 entries: states of depth <= d are [0, depth_end[d])
 };
 
 uint32_t find_child(const std::vector<std::pair<uint8_t, uint32_t>> &k, uint8_t c) {
@@ -93,6 +94,13 @@ Automaton build_group(const std::vector<Literal> &pats, const std::vector<uint32
         own[i] = std::move(t.own[order[i]]);
         std::sort(own[i].begin(), own[i].end());
     }
+    // Breadth-first ids grow with depth: depth_end[d] counts the states of depth <= d.
+    std::vector<uint32_t> depth(n, 0);
+    for (size_t i = 0; i < n; ++i)
+        for (auto &e : a.kids[i]) depth[e.second] = depth[i] + 1;
+    a.depth_end.assign(a.key_len + 1, 0);
+    for (size_t i = 0; i < n; ++i) a.depth_end[depth[i]] = static_cast<uint32_t>(i + 1);
+    for (uint32_t d = 1; d <= a.key_len; ++d) a.depth_end[d] = std::max(a.depth_end[d], a.depth_end[d - 1]);
     // Failure links and flattened outputs, in BFS order (fail[s] < s).
     a.fail.assign(n, 0);
     for (uint32_t s = 0; s < n; ++s) {
@@ -330,6 +338,7 @@ AcBlob compile_ac(const std::vector<Literal> &pats, const AcCompileOptions &opts
         g.out_ids_off = w.put_vec(out_ids);
         g.sp_rec_off = w.put(sp.rec.data(), sp.rec.size() * sizeof(uint32_t), 32); // one sector per record
         g.sp_over_off = w.put_vec(sp.over);
+        g.depth_end_off = w.put_vec(a.depth_end);
 
         AcGroupStats st;
         st.states = n;

@@ -16,6 +16,7 @@ void walk(const AcBlob &blob, const BatchView &batch, std::vector<Match> &out, c
     ChunkPlanner plan(batch, o.max_chunk_bytes, o.max_chunk_payloads, o.tile_bytes, v.max_len, o.whole_runs,
                       o.chunk_capacity_bytes);
     Chunk c;
+    uint64_t steps = 0;
     while (plan.next(c)) {
         if (c.whole_run) c.tiles = whole_run_segments(batch, c, o.tile_bytes, c.segs);
         const uint8_t *data = batch.data + c.src_begin;
@@ -25,11 +26,11 @@ void walk(const AcBlob &blob, const BatchView &batch, std::vector<Match> &out, c
             uint32_t tb, te;
             tile_bounds(sg, t, o.tile_bytes, &tb, &te);
             auto emit = [&](uint32_t p, uint32_t end) { out.push_back(Match{p, sg.payload, end}); };
-            const uint32_t delta = sg.pos_base - sg.data_begin;
-            if (o.set_semantics) ac_walk_tile_all<StateT, true>(v, maps, text, sg.data_begin, tb, te, delta, emit);
-            else ac_walk_tile_all<StateT>(v, maps, text, sg.data_begin, tb, te, delta, emit);
+            steps += o.set_semantics ? ac_walk_tile_all<StateT, true>(v, maps, text, sg, tb, te, emit)
+                                     : ac_walk_tile_all<StateT>(v, maps, text, sg, tb, te, emit);
         }
     }
+    if (o.steps) *o.steps += steps;
 }
 
 } // namespace

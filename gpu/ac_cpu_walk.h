@@ -1,5 +1,5 @@
 // gpu/ac_cpu_walk.h - scans a batch on the CPU exactly as the kernels do (same
-// chunk plan, tiles, warm-up overlap, ownership of matches by tile), through
+// chunk plan, tiles, run-out past the tile, ownership of matches by tile), through
 // the shared ac_walk.cuh. Lets CI without a GPU test the device logic.
 #pragma once
 
@@ -17,6 +17,7 @@ struct CpuWalkOptions {
     size_t max_chunk_payloads = 1u << 20;
     bool whole_runs = false; // plan as the GPU matcher does: whole-payload runs, segments from whole_run_segments()
     bool set_semantics = false; // walk as the Set kernel does: a repeated plain state reports nothing (set_reports_hit)
+    uint64_t *steps = nullptr;  // if set, += the bytes the tiles' walks stepped (per group pair)
 };
 
 // Appends every (pattern, payload, end) of `batch` to `out` (Positions

@@ -17,13 +17,15 @@ constexpr uint32_t kMinBlocksPerSm = 6;
 // Bytes each thread owns (its tile). 60 = 15 words: consecutive threads read
 // shared memory at an odd word stride, so a warp's byte loads hit distinct banks.
 // Small tiles keep the staging buffer small (occupancy) and the lanes of a
-// warp balanced on tiny payloads; the warm-up (kKeyBytes - 1) stays a quarter.
+// warp balanced on tiny payloads. A lane walks on past its tile until no key
+// that starts in it can still end (ac_walk.cuh): ~1-2 bytes on real traffic.
 constexpr uint32_t kTileBytes = 60;
-// Bytes staged in shared memory before the block's first tile (warm-up of the
-// first threads); bytes further back are read from global memory.
+// Bytes staged in shared memory before the block's first tile (leading bytes
+// of long patterns, a continuation piece's warm-up); bytes further back are
+// read from global memory.
 constexpr uint32_t kStageBefore = 64;
 // Trie depth limit (key bytes), see ac_compile.h.
-// 16: warm-up 15 bytes per tile and 171k instead of 223k ET Open states. The
+// 16: a run-out of at most 16 bytes per tile and 171k instead of 223k ET Open states. The
 // 7,230 of 17,918 ET literals longer than 16 bytes are confirmed by their
 // leading bytes on a key hit (kOutCheck); such hits are rare on real traffic.
 constexpr uint32_t kKeyBytes = 16;

@@ -105,10 +105,16 @@ WM_HD inline uint8_t fold_ascii(uint8_t c) { return (c >= 'A' && c <= 'Z') ? c +
 // Emits output entry `e` (an out_ids word) of a state reached after
 // chunk-local byte i, if it passes its checks (bounds, then the leading bytes
 // of a pattern longer than the key); entries without kOutCheck need none.
+// Past the tile (i >= tile_end, the walk's run-out) only keys that start
+// inside the tile are its own: the next tile's walk reports the others.
 template <typename TextFn, typename EmitFn>
 WM_HD inline void ac_emit_entry(const AcView &v, const AcGroupView &g, uint32_t e, uint32_t i, TextFn text,
-                                uint32_t seg_begin, uint32_t pos_delta, EmitFn emit) {
+                                uint32_t seg_begin, uint32_t pos_delta, uint32_t tile_end, EmitFn emit) {
     const uint32_t p = e & ~kOutCheck, end = i + 1 + pos_delta;
+    if (i >= tile_end) {
+        const uint32_t len = wm_ld(&v.pat_len[p]), key = len < v.key_len ? len : v.key_len;
+        if (i + 1 - tile_end >= key) return; // the key starts at or past tile_end
+    }
     if (e & kOutCheck) {
         if (end < wm_ld(&v.pat_lo[p]) || end > wm_ld(&v.pat_hi[p])) return;
         const uint32_t len = wm_ld(&v.pat_len[p]);
@@ -129,9 +135,10 @@ WM_HD inline void ac_emit_entry(const AcView &v, const AcGroupView &g, uint32_t 
 // Emits the outputs of state `s` (bare id) reached after chunk-local byte i.
 template <typename TextFn, typename EmitFn>
 WM_HD inline void ac_emit_state(const AcView &v, const AcGroupView &g, uint32_t s, uint32_t i, TextFn text,
-                                uint32_t seg_begin, uint32_t pos_delta, EmitFn emit) {
+                                uint32_t seg_begin, uint32_t pos_delta, uint32_t tile_end, EmitFn emit) {
     const uint32_t ob = wm_ld(&g.out_off[s]), oe = wm_ld(&g.out_off[s + 1]);
-    for (uint32_t k = ob; k < oe; ++k) ac_emit_entry(v, g, wm_ld(&g.out_ids[k]), i, text, seg_begin, pos_delta, emit);
+    for (uint32_t k = ob; k < oe; ++k)
+        ac_emit_entry(v, g, wm_ld(&g.out_ids[k]), i, text, seg_begin, pos_delta, tile_end, emit);
 }
 
 // Set semantics: whether a step that landed on target t (flags included),
@@ -148,15 +155,42 @@ template <typename StateT> WM_HD inline bool set_reports_hit(uint32_t t, uint32_
     return report;
 }
 
-// First byte of a tile's walk for groups [g0, g0 + NG): (longest key - 1)
-// bytes of warm-up before tile_begin, never before the segment. Extra warm-up
-// for a group with shorter keys cannot change which matches end in the tile.
+// Ownership: a tile reports the matches whose key (the last key_len bytes
+// of the pattern, what the trie holds) starts inside it. Its walk starts
+// from the root at tile_begin and runs past tile_end until no such key can
+// still end (ac_walk_done), or to the segment's end: on real traffic a lane
+// runs out ~1-2 bytes past its tile where a fixed warm-up of (key_len - 1)
+// bytes before it cost 15 (a quarter of a 60-byte tile). The exception is
+// the first tile of a continuation piece (a payload split across chunks): the
+// piece before it ends its walks at its own end, so that tile also warms up
+// over its context and reports every key ending inside it (a key is at most
+// key_len bytes, shorter than a tile, so it can start at most one tile back).
+
+// First byte of a tile's walk for groups [g0, g0 + NG): tile_begin, or for
+// a continuation piece's first tile (longest key - 1) bytes before it, never
+// before the segment.
 template <uint32_t NG>
-WM_HD inline uint32_t ac_walk_begin(const AcView &v, uint32_t g0, uint32_t seg_begin, uint32_t tile_begin) {
+WM_HD inline uint32_t ac_walk_begin(const AcView &v, uint32_t g0, const Segment &sg, uint32_t tile_begin) {
+    if (sg.skip == 0 || tile_begin != sg.data_begin + sg.skip) return tile_begin;
     uint32_t warm = 0;
     WM_UNROLL for (uint32_t k = 0; k < NG; ++k) warm = warm > v.groups[g0 + k].key_len ? warm : v.groups[g0 + k].key_len;
     warm = warm ? warm - 1 : 0;
-    return (tile_begin - seg_begin > warm) ? tile_begin - warm : seg_begin;
+    return (tile_begin - sg.data_begin > warm) ? tile_begin - warm : sg.data_begin;
+}
+
+// Whether a walk that has consumed `past` bytes beyond its tile (byte
+// tile_end + past - 1 last) can stop: every group's state is at most `past`
+// bytes deep, so every key still open started at or after tile_end and
+// belongs to the next tile. s[k]: group g0 + k's target, flags included.
+template <typename StateT, uint32_t NG>
+WM_HD inline bool ac_walk_done(const AcView &v, uint32_t g0, const uint32_t (&s)[NG], uint32_t past) {
+    constexpr uint32_t FP = state_flags<StateT>();
+    bool done = true;
+    WM_UNROLL for (uint32_t k = 0; k < NG; ++k) {
+        const AcGroupView &g = v.groups[g0 + k];
+        done = done && (past >= g.key_len || (s[k] & ~FP) < wm_ld(&g.depth_end[past]));
+    }
+    return done;
 }
 
 // One byte for NG groups side by side (independent table loads: ILP). s[k]
@@ -170,46 +204,52 @@ WM_HD inline void ac_step_groups(const AcView &v, uint32_t g0, const uint8_t (*c
 }
 
 // Scans one tile with NG groups walked side by side (their table loads are
-// independent, so they overlap: ILP) and emits every match ending inside it.
+// independent, so they overlap: ILP) and emits every match it owns (see
+// "Ownership" above). Returns the bytes stepped.
 //   NG         groups walked together: groups [g0, g0 + NG) of v
 //   TextFn     text(i) -> uint8_t: chunk-local byte i (shared memory or global)
 //   EmitFn     emit(pattern, end): end = exclusive payload offset
 //   v          [in] blob view (pattern tables, groups)
 //   class_maps [in] class_maps[k][b]: class of byte b in group g0 + k (shared memory on the device)
-//   seg_begin  [in] first chunk-local byte of the segment (payload or context start)
-//   tile_begin, tile_end [in] the tile; the walk starts at ac_walk_begin()
-//   pos_delta  [in] payload offset of byte i is i + pos_delta (mod 2^32)
+//   sg         [in] the tile's segment (payload or piece of one)
+//   tile_begin, tile_end [in] the tile (tile_bounds())
 //   SET        Set semantics: skip repeated plain states (set_reports_hit), as the Set kernel does
 template <typename StateT, uint32_t NG, bool SET = false, typename TextFn, typename EmitFn>
-WM_HD inline void ac_walk_tile_groups(const AcView &v, uint32_t g0, const uint8_t (*class_maps)[256],
-                                      TextFn text, uint32_t seg_begin, uint32_t tile_begin, uint32_t tile_end,
-                                      uint32_t pos_delta, EmitFn emit) {
+WM_HD inline uint32_t ac_walk_tile_groups(const AcView &v, uint32_t g0, const uint8_t (*class_maps)[256],
+                                          TextFn text, const Segment &sg, uint32_t tile_begin, uint32_t tile_end,
+                                          EmitFn emit) {
     constexpr uint32_t F = out_flag<StateT>();
-    uint32_t i = ac_walk_begin<NG>(v, g0, seg_begin, tile_begin);
+    const uint32_t i0 = ac_walk_begin<NG>(v, g0, sg, tile_begin), pos_delta = sg.pos_base - sg.data_begin;
+    uint32_t i = i0;
     uint32_t s[NG], last_plain[NG];
     WM_UNROLL for (uint32_t k = 0; k < NG; ++k) s[k] = 0, last_plain[k] = 0;
     for (; i < tile_begin; ++i) ac_step_groups<StateT, NG>(v, g0, class_maps, s, text(i));
-    for (; i < tile_end; ++i) {
+    for (; i < sg.data_end; ++i) {
         ac_step_groups<StateT, NG>(v, g0, class_maps, s, text(i));
         WM_UNROLL for (uint32_t k = 0; k < NG; ++k)
             if (SET ? set_reports_hit<StateT>(s[k], last_plain[k]) : (s[k] & F) != 0)
-                ac_emit_state(v, v.groups[g0 + k], s[k] & ~state_flags<StateT>(), i, text, seg_begin, pos_delta, emit);
+                ac_emit_state(v, v.groups[g0 + k], s[k] & ~state_flags<StateT>(), i, text, sg.data_begin, pos_delta,
+                              tile_end, emit);
+        if (i + 1 >= tile_end && ac_walk_done<StateT, NG>(v, g0, s, i + 1 - tile_end)) {
+            ++i;
+            break;
+        }
     }
+    return i - i0;
 }
 
 // Scans one tile for every group of v: pairs of groups side by side (the
-// CPU walk; the kernels walk warp-synchronously with the same steps, ac_agent.cuh).
+// CPU walk; the kernels walk warp-synchronously with the same steps,
+// ac_agent.cuh). Returns the bytes stepped (over all group pairs).
 template <typename StateT, bool SET = false, typename TextFn, typename EmitFn>
-WM_HD inline void ac_walk_tile_all(const AcView &v, const uint8_t (*class_maps)[256], TextFn text,
-                                   uint32_t seg_begin, uint32_t tile_begin, uint32_t tile_end, uint32_t pos_delta,
-                                   EmitFn emit) {
-    uint32_t g = 0;
+WM_HD inline uint32_t ac_walk_tile_all(const AcView &v, const uint8_t (*class_maps)[256], TextFn text,
+                                       const Segment &sg, uint32_t tile_begin, uint32_t tile_end, EmitFn emit) {
+    uint32_t g = 0, steps = 0;
     for (; g + 2 <= v.num_groups; g += 2)
-        ac_walk_tile_groups<StateT, 2, SET>(v, g, class_maps + g, text, seg_begin, tile_begin, tile_end, pos_delta,
-                                            emit);
+        steps += ac_walk_tile_groups<StateT, 2, SET>(v, g, class_maps + g, text, sg, tile_begin, tile_end, emit);
     if (g < v.num_groups)
-        ac_walk_tile_groups<StateT, 1, SET>(v, g, class_maps + g, text, seg_begin, tile_begin, tile_end, pos_delta,
-                                            emit);
+        steps += ac_walk_tile_groups<StateT, 1, SET>(v, g, class_maps + g, text, sg, tile_begin, tile_end, emit);
+    return steps;
 }
 
 } // namespace wm::gpu

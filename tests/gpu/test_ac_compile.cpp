@@ -65,6 +65,11 @@ TEST(AcCompile, BfsOrderShallowFirst) {
         }
     for (uint32_t s = 1; s < g.num_states; ++s) EXPECT_LE(depth[s - 1], depth[s]) << "state " << s;
     EXPECT_EQ(g.num_states, 12u); // root + abcd(4) bcd(3) xyz(3) c(1)
+    // depth_end[d] counts the states of depth <= d (the walk's run-out test).
+    ASSERT_EQ(g.key_len, 4u);
+    for (uint32_t d = 0; d <= g.key_len; ++d)
+        EXPECT_EQ(g.depth_end[d], std::count_if(depth.begin(), depth.end(), [d](int x) { return x <= int(d); }))
+            << "depth " << d;
 }
 
 TEST(AcCompile, DeterministicBlob) {

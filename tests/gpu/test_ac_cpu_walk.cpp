@@ -161,6 +161,31 @@ TEST(CpuWalk, LongPatternsAcrossTilesAndChunks) {
     }
 }
 
+// A tile's walk runs past its end only while a key that started inside it
+// is still open: "xyz" straddles the first tile's end, so that walk steps two
+// bytes more ("z" completes the key, then "a" brings it back to the root);
+// the second tile's walk stops at its own end.
+TEST(CpuWalk, RunsOutPastItsTileOnlyWhileAKeyIsOpen) {
+    Case c;
+    c.pats = {{"xyz"}, {"aa"}};
+    const std::string pay = "aaxyzaaa"; // tiles of 4: "aaxy" "zaaa"
+    c.data.assign(pay.begin(), pay.end());
+    c.offs = {0, 8};
+    AcBlob blob = compile_ac(c.pats);
+    CpuWalkOptions o;
+    o.tile_bytes = 4;
+    uint64_t steps = 0;
+    o.steps = &steps;
+    std::vector<Match> got;
+    cpu_walk_scan(blob, c.view(), got, o);
+    sort_matches(got);
+    auto ref = naive_matches(c.pats, c.view());
+    sort_matches(ref);
+    EXPECT_TRUE(got == ref);
+    EXPECT_EQ(ref.size(), 4u); // aa at 2, xyz at 5, aa at 7 and 8
+    EXPECT_EQ(steps, 4u + 2u + 4u);
+}
+
 TEST(CpuWalk, EmptyBatchAndPayloads) {
     Case c;
     c.pats = {{"a"}};
