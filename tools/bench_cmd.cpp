@@ -200,14 +200,16 @@ Result run_scanners(const wm_ruleset_t *rs, const Corpus &c, const Batches &b, i
 }
 
 // Replay of a capture end to end (read, decode, scan, alerts to a callback
-// that only counts them), through wm_replay_file_ex with the default tuning.
+// that only counts them; with window_alerts, one call per window with its
+// alerts as an array), through wm_replay_file_ex with the default tuning.
 // The scanner's engine and callback seconds say whether the scan or the
 // reading (the rest of the wall time) bounds it. With warm_runs > 0 the same
 // scanner replays the file again that many times and the second row is the
 // fastest of those: the first replay on a new scanner also page-locks its
 // window buffers (once per scanner, as a long-running host keeps it).
 std::vector<Result> run_replay(const wm_ruleset_t *rs, const std::string &pcap, int backend, int mode,
-                               const std::string &name, size_t *payload_bytes = nullptr, int warm_runs = 0) {
+                               const std::string &name, size_t *payload_bytes = nullptr, int warm_runs = 0,
+                               bool window_alerts = false) {
     std::vector<Result> out;
     wm_scanner_options_t o;
     wm_scanner_options_init(&o);
@@ -231,6 +233,8 @@ std::vector<Result> run_replay(const wm_ruleset_t *rs, const std::string &pcap, 
         wm_replay_options_t ro;
         wm_replay_options_init(&ro);
         auto count = [](const wm_alert_t *, void *) { return 0; };
+        if (window_alerts) // the alerts as one array per window, no call per alert
+            ro.on_window_alerts = [](const wm_packet_t *, size_t, const wm_set_hit_t *, size_t, void *) { return 0; };
         const bool ok = wm_replay_file_ex(sc, pcap.c_str(), &ro, count, nullptr, nullptr, nullptr, &st, nullptr,
                                           nullptr) == WM_SUCCESS;
         r.seconds = ok ? st.seconds : -1;
@@ -318,6 +322,11 @@ int run_bench(const BenchArgs &a) {
             ? std::vector<Result>{}
             : run_replay(rs, a.replay_capture, WM_BACKEND_GPU, WM_OUTPUT_SET, "replay gpu set, --replay-capture",
                          &big_payload, 2);
+    const std::vector<Result> replay_big_windows =
+        a.replay_capture.empty() || !wanted("replay gpu set, window alerts, --replay-capture")
+            ? std::vector<Result>{}
+            : run_replay(rs, a.replay_capture, WM_BACKEND_GPU, WM_OUTPUT_SET,
+                         "replay gpu set, window alerts, --replay-capture", &big_payload, 2, true);
     wm_capture_t *cap = nullptr;
     size_t capture_payload = 0;
     if (wm_capture_open_offline(a.capture.c_str(), &cap, nullptr) == WM_SUCCESS) {
@@ -369,6 +378,7 @@ int run_bench(const BenchArgs &a) {
     }
     for (const Result &r : replays) row(r, capture_payload);
     for (const Result &r : replay_big) row(r, big_payload);
+    for (const Result &r : replay_big_windows) row(r, big_payload);
     if (!a.json.empty())
         std::ofstream(a.json) << j.dump(2) << "\n";
     wm_ruleset_free(rs);

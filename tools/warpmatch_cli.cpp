@@ -76,7 +76,8 @@ int run_replay(const ReplayArgs &a) {
     ro.window_bytes = a.window_mb << 20;
     wm_stream_stats_t sst;
     wm_stream_stats_init(&sst);
-    int rc = wm_replay_file_ex(sc, a.capture.c_str(), &ro, print_alert, &sink,
+    // -q: no alert callback, so the library only counts them.
+    int rc = wm_replay_file_ex(sc, a.capture.c_str(), &ro, a.quiet ? nullptr : print_alert, &sink,
                                tty ? on_progress : nullptr, nullptr, &st, &sst, &err);
     if (tty)
         fmt::print(stderr, "\n");

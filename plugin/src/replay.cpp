@@ -7,6 +7,7 @@
 #include <fmt/format.h>
 
 #include <chrono>
+#include <stdexcept>
 
 // Replay with streams, and live capture. Replay without streams is in
 // replay_packets.cpp.
@@ -66,6 +67,9 @@ int replay_file_ex(Scanner &sc, const std::string &path, const wm_replay_options
     sc.refuse_while_pending("replay");
     if (!opts.streams)
         return replay_file(sc, path, cb, stats, error, ReplayTuning{opts.read_threads, opts.window_bytes});
+    if (cb.on_window_alerts)
+        throw std::invalid_argument("replay: on_window_alerts takes the alerts of payload windows; streams "
+                                    "deliver per alert (set streams to 0 or use the alert callback)");
     const auto t0 = Clock::now();
     auto last_progress = t0;
     ScannerForStreams scanner(sc);

@@ -19,6 +19,10 @@ struct ReplayCallbacks {
     void *alert_ctx = nullptr;
     wm_progress_fn on_progress = nullptr;
     void *progress_ctx = nullptr;
+    // A window's alerts as one array instead of on_alert per alert (set
+    // array scanners only; replay_file refuses others).
+    wm_window_alerts_fn on_window_alerts = nullptr;
+    void *window_alerts_ctx = nullptr;
 };
 
 // How the capture is read (wm_replay_options_t); 0 = chosen by replay_file.
@@ -40,7 +44,8 @@ struct ReplayTuning {
 // WM_SUCCESS, WM_CAPTURE_ERROR (corrupt file: everything before it scanned
 // and reported), WM_VERIFY_MISMATCH or WM_SCAN_TERMINATED, with a message in
 // *error; stats are filled in every case. Throws on I/O errors opening the
-// file (CaptureError) and on engine failures.
+// file (CaptureError), on engine failures, and std::invalid_argument for
+// cb.on_window_alerts with a scanner that has no set array.
 int replay_file(Scanner &sc, const std::string &path, const ReplayCallbacks &cb,
                 wm_replay_stats_t &stats, std::string *error, const ReplayTuning &tuning = {});
 
@@ -64,7 +69,8 @@ stream::PipelineOptions pipeline_options(int streams, int verify_streams,
 // replay_file with options: streams off is replay_file itself; streams on
 // reads raw frames through the stream pipeline. Same statuses; stream_stats
 // may be null. Throws stream::PcapError when the file cannot be opened,
-// std::invalid_argument for streams with a set-mode scanner.
+// std::invalid_argument for streams with a set-mode scanner or with
+// cb.on_window_alerts.
 int replay_file_ex(Scanner &sc, const std::string &path, const wm_replay_options_t &opts,
                    const ReplayCallbacks &cb, wm_replay_stats_t &stats,
                    wm_stream_stats_t *stream_stats, std::string *error);

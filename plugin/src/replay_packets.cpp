@@ -4,7 +4,8 @@
 // The capture is read window by window (capture::WindowReader: a classic
 // pcap's windows decoded in place by several threads) on a reader thread,
 // into the scanner's four batch buffers (page-locked on the GPU), ahead of
-// the calling thread, which scans each window and delivers its alerts. On
+// the calling thread, which scans each window and delivers its alerts (one
+// callback per alert, or per window with on_window_alerts). On
 // the GPU with the set array, a window is submitted (wm_scan_batch_set_submit)
 // and the one before it is collected and delivered while the GPU scans.
 // Alerts leave in packet order; the reader never touches the scanner.
@@ -19,6 +20,7 @@
 #include <chrono>
 #include <deque>
 #include <filesystem>
+#include <stdexcept>
 #include <system_error>
 #include <thread>
 #include <unordered_map>
@@ -42,9 +44,13 @@ class WindowScanner {
         // itself); the CPU scans small batches so alerts keep flowing.
         max_bytes_ = gpu ? SIZE_MAX : (1u << 20);
         max_payloads_ = gpu ? SIZE_MAX : 4096;
-        // The set array has no score or region: align rules need matches.
-        set_array_ = sc.output_mode() == WM_OUTPUT_SET && sc.ruleset().alignment_rules() == 0;
+        set_array_ = has_set_array(sc);
         pipelined_ = set_array_ && (pipeline == WindowPipeline::On || (pipeline == WindowPipeline::Auto && gpu));
+    }
+
+    // The set array has no score or region: align rules need matches.
+    static bool has_set_array(const Scanner &sc) {
+        return sc.output_mode() == WM_OUTPUT_SET && sc.ruleset().alignment_rules() == 0;
     }
 
     // Scans w and delivers its alerts, or (pipelined) submits it whole; its
@@ -77,7 +83,7 @@ class WindowScanner {
         size_t n = 0;
         const int rc = sc_.collect_set(&hits, &n);
         if (rc == WM_VERIFY_MISMATCH) record_mismatches(w->packets.data(), batch);
-        return deliver_hits(w->packets.data(), hits, n);
+        return deliver_hits(w->packets.data(), w->count(), hits, n);
     }
 
     // Collects what is still submitted, without delivering it (the callback
@@ -125,7 +131,7 @@ class WindowScanner {
             size_t n = 0;
             const int rc = sc_.scan_set(view, &hits, &n);
             if (rc == WM_VERIFY_MISMATCH) record_mismatches(packets, st_.batches);
-            return deliver_hits(packets, hits, n);
+            return deliver_hits(packets, last - first, hits, n);
         }
         const int rc = sc_.scan(view, matches_);
         if (rc == WM_VERIFY_MISMATCH) record_mismatches(packets, st_.batches);
@@ -152,9 +158,20 @@ class WindowScanner {
         return !(cb_.on_alert && cb_.on_alert(&a, cb_.alert_ctx) != 0);
     }
 
-    // Set hits are distinct and ordered by (payload, rule id) already.
-    bool deliver_hits(const wm_packet_t *packets, const wm_set_hit_t *hits, size_t n) {
+    // Set hits are distinct and ordered by (payload, rule id) already; they
+    // index packets [0, num_packets).
+    bool deliver_hits(const wm_packet_t *packets, size_t num_packets, const wm_set_hit_t *hits, size_t n) {
         const auto t0 = Clock::now();
+        if (!cb_.on_alert && !cb_.on_window_alerts) { // counted only (warpmatch replay -q)
+            st_.alerts += n;
+            return true;
+        }
+        if (cb_.on_window_alerts) { // one call, the scanner's own array
+            st_.alerts += n;
+            const bool go_on = n == 0 || cb_.on_window_alerts(packets, num_packets, hits, n, cb_.window_alerts_ctx) == 0;
+            sc_.add_delivery_time(since(t0));
+            return go_on;
+        }
         wm_alert_t a{};
         a.struct_size = sizeof(a);
         bool go_on = true;
@@ -231,6 +248,10 @@ unsigned default_threads() {
 int replay_file(Scanner &sc, const std::string &path, const ReplayCallbacks &cb,
                 wm_replay_stats_t &stats, std::string *error, const ReplayTuning &tuning) {
     sc.refuse_while_pending("replay");
+    if (cb.on_window_alerts && !WindowScanner::has_set_array(sc))
+        throw std::invalid_argument(
+            "replay: on_window_alerts needs a scanner in WM_OUTPUT_SET without alignment rules (this one "
+            "reports matches with offsets or scores: use the alert callback)");
     const auto t0 = Clock::now();
     auto last_progress = t0;
     const bool gpu = sc.backend() == WM_BACKEND_GPU;

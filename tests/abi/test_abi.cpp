@@ -53,7 +53,7 @@ int stop_now(uint32_t, uint32_t, uint32_t, uint32_t, void *) { return 1; }
 
 TEST(Abi, Versions) {
     EXPECT_EQ(wm_abi_version(), WM_ABI_VERSION);
-    EXPECT_NE(std::string(wm_version()).find("0.6.0"), std::string::npos);
+    EXPECT_NE(std::string(wm_version()).find("0.7.0"), std::string::npos);
     EXPECT_STREQ(wm_status_name(WM_RULE_ERROR), "WM_RULE_ERROR");
     EXPECT_STREQ(wm_status_name(12345), "WM_UNKNOWN_STATUS");
 }
@@ -411,14 +411,16 @@ TEST(Abi, CaptureArgumentChecks) {
     EXPECT_STREQ(wm_skip_reason_name(-1), "unknown");
 }
 
-// wm_replay_options_t grew read_threads and window_bytes in 0.3: options of
-// a 0.2 caller (the shorter struct) are still taken, other sizes are not.
+// wm_replay_options_t grew read_threads and window_bytes in 0.3 and
+// on_window_alerts in 0.7: options of a 0.2 or 0.6 caller (the shorter
+// structs) are still taken, other sizes are not.
 TEST_F(Fixture, ReplayOptionsOfTheOlderSizeAreAccepted) {
     wm_replay_stats_t st;
     wm_replay_stats_init(&st);
     wm_replay_options_t ro;
     wm_replay_options_init(&ro);
-    for (size_t size : {sizeof(ro), offsetof(wm_replay_options_t, read_threads)}) {
+    for (size_t size : {sizeof(ro), offsetof(wm_replay_options_t, read_threads),
+                        offsetof(wm_replay_options_t, on_window_alerts)}) {
         ro.struct_size = size;
         wm_error_t *err = nullptr;
         // Past the argument checks: the missing file is the error.
@@ -432,6 +434,45 @@ TEST_F(Fixture, ReplayOptionsOfTheOlderSizeAreAccepted) {
     EXPECT_EQ(wm_replay_file_ex(sc, "/nonexistent.pcap", &ro, nullptr, nullptr, nullptr, nullptr,
                                 &st, nullptr, nullptr),
               WM_INVALID);
+}
+
+int ignore_window(const wm_packet_t *, size_t, const wm_set_hit_t *, size_t, void *) { return 0; }
+
+// Window alerts are the set array: a positions scanner and streams are
+// refused before the file is opened, with a message naming the option.
+TEST_F(Fixture, ReplayWindowAlertsNeedASetScannerWithoutStreams) {
+    wm_replay_stats_t st;
+    wm_replay_stats_init(&st);
+    wm_replay_options_t ro;
+    wm_replay_options_init(&ro);
+    ro.on_window_alerts = ignore_window;
+    wm_error_t *err = nullptr;
+    ASSERT_EQ(wm_replay_file_ex(sc, "/nonexistent.pcap", &ro, nullptr, nullptr, nullptr, nullptr, &st, nullptr,
+                                &err),
+              WM_INVALID); // the fixture's scanner reports positions
+    ASSERT_NE(err, nullptr);
+    EXPECT_NE(std::string(err->message).find("on_window_alerts"), std::string::npos) << err->message;
+    wm_error_free(err);
+
+    wm_scanner_options_t o;
+    wm_scanner_options_init(&o);
+    o.backend = WM_BACKEND_CPU;
+    o.output_mode = WM_OUTPUT_SET;
+    wm_scanner_t *set = nullptr;
+    ASSERT_EQ(wm_scanner_create(rs, &o, &set, nullptr), WM_SUCCESS);
+    err = nullptr;
+    EXPECT_EQ(wm_replay_file_ex(set, "/nonexistent.pcap", &ro, nullptr, nullptr, nullptr, nullptr, &st, nullptr,
+                                &err),
+              WM_IO_ERROR); // past the checks: the missing file is the error
+    wm_error_free(err);
+    ro.streams = 1;
+    err = nullptr;
+    EXPECT_EQ(wm_replay_file_ex(set, "/nonexistent.pcap", &ro, nullptr, nullptr, nullptr, nullptr, &st, nullptr,
+                                &err),
+              WM_INVALID);
+    ASSERT_NE(err, nullptr);
+    wm_error_free(err);
+    wm_scanner_free(set);
 }
 
 TEST_F(Fixture, ReplayArgumentChecks) {

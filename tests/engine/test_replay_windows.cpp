@@ -130,19 +130,43 @@ struct ReplayRun {
     std::string error;
 };
 
-ReplayRun replay(Scanner &sc, const std::string &path, ReplayTuning t, size_t stop_after = 0) {
+// How alerts reach the host: one callback each, one per window (an array),
+// or none (counted in the stats only).
+enum class Delivery { PerAlert, PerWindow, CountOnly };
+
+// stop_after: the callback asks to stop once that many alerts came.
+ReplayRun replay(Scanner &sc, const std::string &path, ReplayTuning t, size_t stop_after = 0,
+                 Delivery delivery = Delivery::PerAlert) {
     ReplayRun r;
     struct Ctx {
         ReplayRun *r;
         size_t stop_after;
+        size_t windows = 0;
     } ctx{&r, stop_after};
     ReplayCallbacks cb;
-    cb.on_alert = [](const wm_alert_t *a, void *c) -> int {
-        auto *x = static_cast<Ctx *>(c);
-        x->r->alerts.push_back({a->packet->number, a->rule_id, a->has_offset, a->start, a->end});
-        return x->stop_after && x->r->alerts.size() >= x->stop_after ? 1 : 0;
-    };
-    cb.alert_ctx = &ctx;
+    if (delivery == Delivery::PerAlert) {
+        cb.on_alert = [](const wm_alert_t *a, void *c) -> int {
+            auto *x = static_cast<Ctx *>(c);
+            x->r->alerts.push_back({a->packet->number, a->rule_id, a->has_offset, a->start, a->end});
+            return x->stop_after && x->r->alerts.size() >= x->stop_after ? 1 : 0;
+        };
+        cb.alert_ctx = &ctx;
+    } else if (delivery == Delivery::PerWindow) {
+        cb.on_window_alerts = [](const wm_packet_t *packets, size_t num_packets, const wm_set_hit_t *hits, size_t n,
+                                 void *c) -> int {
+            auto *x = static_cast<Ctx *>(c);
+            EXPECT_GT(n, 0u) << "a window without alerts makes no call";
+            x->windows++;
+            for (size_t i = 0; i < n; ++i) {
+                EXPECT_LT(hits[i].payload_index, num_packets);
+                if (i) EXPECT_LT(std::make_pair(hits[i - 1].payload_index, hits[i - 1].rule_id),
+                                 std::make_pair(hits[i].payload_index, hits[i].rule_id)) << "hit " << i;
+                x->r->alerts.push_back({packets[hits[i].payload_index].number, hits[i].rule_id, 0, 0, 0});
+            }
+            return x->stop_after && x->r->alerts.size() >= x->stop_after ? 1 : 0;
+        };
+        cb.window_alerts_ctx = &ctx;
+    }
     r.stats.struct_size = sizeof(r.stats);
     r.rc = replay_file(sc, path, cb, r.stats, &r.error, t);
     return r;
@@ -168,7 +192,8 @@ const char *name(WindowPipeline p) {
 }
 
 void expect_every_tuning_matches(int backend, int mode, unsigned verify_every = 0,
-                                 WindowPipeline pipeline = WindowPipeline::Auto) {
+                                 WindowPipeline pipeline = WindowPipeline::Auto,
+                                 Delivery delivery = Delivery::PerAlert) {
     const std::string path = temp_path("mixed.pcap");
     write_capture(path, 7, 900);
     for (uint32_t seed : {1u, 2u}) {
@@ -177,13 +202,14 @@ void expect_every_tuning_matches(int backend, int mode, unsigned verify_every = 
         ASSERT_GT(want.size(), 100u);
         Scanner sc(crs, test::scanner_options(backend, mode, verify_every));
         for (const auto &t : kTunings) {
-            SCOPED_TRACE(testing::Message() << "seed " << seed << " threads " << t.threads
-                                            << " window " << t.window_bytes << " " << name(pipeline));
-            const ReplayRun r = replay(sc, path, with(t, pipeline));
+            SCOPED_TRACE(testing::Message() << "seed " << seed << " threads " << t.threads << " window "
+                                            << t.window_bytes << " " << name(pipeline)
+                                            << (delivery == Delivery::PerWindow ? ", window alerts" : ""));
+            const ReplayRun r = replay(sc, path, with(t, pipeline), 0, delivery);
             EXPECT_EQ(r.rc, WM_SUCCESS) << r.error;
             EXPECT_EQ(r.stats.alerts, want.size());
             EXPECT_EQ(r.stats.capture.packets, 900u);
-            EXPECT_EQ(checked_sorted(r.alerts), want);
+            if (delivery != Delivery::CountOnly) EXPECT_EQ(checked_sorted(r.alerts), want);
         }
     }
 }
@@ -195,27 +221,55 @@ TEST(ReplayWindows, SetAlertsEqualOnePlainBatchForEveryTuning) {
     expect_every_tuning_matches(WM_BACKEND_CPU, WM_OUTPUT_SET, 0, WindowPipeline::On);
 }
 
+// The same alerts as arrays, one call per window (wm_replay_options_t::on_window_alerts).
+TEST(ReplayWindows, WindowAlertsEqualOnePlainBatchForEveryTuning) {
+    expect_every_tuning_matches(WM_BACKEND_CPU, WM_OUTPUT_SET, 0, WindowPipeline::Auto, Delivery::PerWindow);
+    expect_every_tuning_matches(WM_BACKEND_CPU, WM_OUTPUT_SET, 0, WindowPipeline::On, Delivery::PerWindow);
+}
+
+// Without a callback (warpmatch replay -q) the alerts are only counted, all of them.
+TEST(ReplayWindows, AlertsAreCountedWithoutACallback) {
+    expect_every_tuning_matches(WM_BACKEND_CPU, WM_OUTPUT_SET, 0, WindowPipeline::Auto, Delivery::CountOnly);
+    expect_every_tuning_matches(WM_BACKEND_CPU, WM_OUTPUT_SET, 0, WindowPipeline::On, Delivery::CountOnly);
+    expect_every_tuning_matches(WM_BACKEND_CPU, WM_OUTPUT_POSITIONS, 0, WindowPipeline::Auto, Delivery::CountOnly);
+}
+
+// A scanner without the set array cannot deliver windows.
+TEST(ReplayWindows, WindowAlertsNeedTheSetArray) {
+    const std::string path = temp_path("positions-windows.pcap");
+    write_capture(path, 9, 100);
+    CompiledRuleSet crs(scoped_rules(3));
+    Scanner positions(crs, test::scanner_options(WM_BACKEND_CPU, WM_OUTPUT_POSITIONS));
+    EXPECT_THROW(replay(positions, path, {4, 2000}, 0, Delivery::PerWindow), std::invalid_argument);
+}
+
 TEST(ReplayWindows, PositionAlertsEqualOnePlainBatchForEveryTuning) {
     expect_every_tuning_matches(WM_BACKEND_CPU, WM_OUTPUT_POSITIONS);
 }
 
+// A callback that asks to stop gets nothing after that: per alert, the
+// alerts up to that one; per window, the windows up to that one's end.
 TEST(ReplayWindows, StopRequestDeliversNothingAfterIt) {
     const std::string path = temp_path("stop.pcap");
     write_capture(path, 9, 900);
     CompiledRuleSet crs(scoped_rules(3));
     Scanner sc(crs, test::scanner_options(WM_BACKEND_CPU, WM_OUTPUT_SET));
     const auto all = replay(sc, path, {4, 2000}).alerts;
-    for (auto pipeline : {WindowPipeline::Off, WindowPipeline::On}) {
-        for (size_t stop : {1u, 57u, 400u}) {
-            SCOPED_TRACE(testing::Message() << "stop after " << stop << ", " << name(pipeline));
-            // The scanner is used again after each stop: nothing stays submitted.
-            const ReplayRun r = replay(sc, path, with({4, 2000}, pipeline), stop);
-            EXPECT_EQ(r.rc, WM_SCAN_TERMINATED);
-            EXPECT_EQ(r.alerts.size(), stop);
-            EXPECT_EQ(r.stats.alerts, stop);
-            EXPECT_EQ(sc.pending_set(), 0u);
-            ASSERT_LE(stop, all.size());
-            EXPECT_TRUE(std::equal(r.alerts.begin(), r.alerts.end(), all.begin())) << "not the first alerts";
+    for (auto delivery : {Delivery::PerAlert, Delivery::PerWindow}) {
+        for (auto pipeline : {WindowPipeline::Off, WindowPipeline::On}) {
+            for (size_t stop : {1u, 57u, 400u}) {
+                SCOPED_TRACE(testing::Message() << "stop after " << stop << ", " << name(pipeline)
+                                                << (delivery == Delivery::PerWindow ? ", window alerts" : ""));
+                // The scanner is used again after each stop: nothing stays submitted.
+                const ReplayRun r = replay(sc, path, with({4, 2000}, pipeline), stop, delivery);
+                EXPECT_EQ(r.rc, WM_SCAN_TERMINATED);
+                if (delivery == Delivery::PerAlert) EXPECT_EQ(r.alerts.size(), stop);
+                else EXPECT_GE(r.alerts.size(), stop);
+                ASSERT_LT(r.alerts.size(), all.size());
+                EXPECT_EQ(r.stats.alerts, r.alerts.size());
+                EXPECT_EQ(sc.pending_set(), 0u);
+                EXPECT_TRUE(std::equal(r.alerts.begin(), r.alerts.end(), all.begin())) << "not the first alerts";
+            }
         }
     }
 }
@@ -257,6 +311,7 @@ TEST(ReplayWindowsGpu, SetPositionsAndVerifiedRunsEqualTheReference) {
     std::string why;
     if (!gpu_here(&why)) GTEST_SKIP() << "no CUDA device: " << why;
     expect_every_tuning_matches(WM_BACKEND_GPU, WM_OUTPUT_SET); // pipelined
+    expect_every_tuning_matches(WM_BACKEND_GPU, WM_OUTPUT_SET, 0, WindowPipeline::Auto, Delivery::PerWindow);
     expect_every_tuning_matches(WM_BACKEND_GPU, WM_OUTPUT_SET, 0, WindowPipeline::Off);
     expect_every_tuning_matches(WM_BACKEND_GPU, WM_OUTPUT_POSITIONS);
     expect_every_tuning_matches(WM_BACKEND_GPU, WM_OUTPUT_SET, 2);

@@ -124,12 +124,13 @@ WM_API int wm_replay_file_ex(wm_scanner_t *sc, const char *path, const wm_replay
     wm_replay_options_t defaults;
     wm_replay_options_init(&defaults);
     if (!opts) opts = &defaults;
-    // Options of a caller built before read_threads: the known prefix, the
-    // new fields at their defaults.
+    // Options of a caller built before read_threads (0.2) or before
+    // on_window_alerts (0.6): the known prefix, the new fields at their defaults.
     constexpr size_t v02_size = offsetof(wm_replay_options_t, read_threads);
+    constexpr size_t v06_size = offsetof(wm_replay_options_t, on_window_alerts);
     wm_replay_options_t upgraded = defaults;
-    if (opts->struct_size == v02_size) {
-        std::memcpy(&upgraded, opts, v02_size);
+    if (opts->struct_size == v02_size || opts->struct_size == v06_size) {
+        std::memcpy(&upgraded, opts, opts->struct_size);
         upgraded.struct_size = sizeof(upgraded);
         opts = &upgraded;
     }
@@ -142,7 +143,8 @@ WM_API int wm_replay_file_ex(wm_scanner_t *sc, const char *path, const wm_replay
         return set_error(err, WM_SCRATCH_IN_USE, "wm_replay_file_ex: scanner in use by another thread");
     Release release{sc->scanner};
     try {
-        ReplayCallbacks cb{on_alert, alert_ctx, on_progress, progress_ctx};
+        ReplayCallbacks cb{on_alert, alert_ctx, on_progress, progress_ctx, opts->on_window_alerts,
+                           opts->window_alerts_ctx};
         std::string msg;
         const int rc = replay_file_ex(sc->scanner, path, *opts, cb, *stats, stream_stats, &msg);
         if (rc != WM_SUCCESS && rc != WM_SCAN_TERMINATED) return set_error(err, rc, msg);
