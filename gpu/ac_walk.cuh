@@ -162,9 +162,10 @@ template <typename StateT> WM_HD inline bool set_reports_hit(uint32_t t, uint32_
 // runs out ~1-2 bytes past its tile where a fixed warm-up of (key_len - 1)
 // bytes before it cost 15 (a quarter of a 60-byte tile). The exception is
 // the first tile of a continuation piece (a payload split across chunks): the
-// piece before it ends its walks at its own end, so that tile also warms up
-// over its context and reports every key ending inside it (a key is at most
-// key_len bytes, shorter than a tile, so it can start at most one tile back).
+// piece before it ends its walks at its own end, so that tile warms up over
+// its context and owns every key that ends at or after its start and starts
+// before its end (the run-out test and the emit filter say "before
+// tile_end", so keys begun in the context are held open like its own).
 
 // First byte of a tile's walk for groups [g0, g0 + NG): tile_begin, or for
 // a continuation piece's first tile (longest key - 1) bytes before it, never

@@ -100,13 +100,14 @@ WM_API void wm_stream_stats_init(wm_stream_stats_t *st);
 WM_API int wm_stream_stats_to_json(const wm_stream_stats_t *st, char **json);
 
 /**
- * Alerts of one replay window at once (wm_replay_options_t::on_window_alerts):
- * hits[i] is an alert of rule hits[i].rule_id on packet
- * packets[hits[i].payload_index], ordered by packet, then rule id; packets
- * are the window's packets that carry a payload. Both arrays belong to the
- * replay and are valid during the call only; a window without alerts makes
- * no call. Return non-zero to stop the
- * replay (WM_SCAN_TERMINATED), as with wm_alert_fn.
+ * Alerts of one scanned part of a replay at once
+ * (wm_replay_options_t::on_window_alerts): a whole window on the GPU, up to
+ * 4,096 of its payloads on the CPU. hits[i] is an alert of rule
+ * hits[i].rule_id on packet packets[hits[i].payload_index], ordered by
+ * packet, then rule id; packets are that part's packets with a payload. Both
+ * arrays belong to the replay and are valid during the call only; a part
+ * without alerts makes no call; calls come in packet order. Return non-zero
+ * to stop the replay (WM_SCAN_TERMINATED), as with wm_alert_fn.
  */
 typedef int (*wm_window_alerts_fn)(const wm_packet_t *packets, size_t num_packets, const wm_set_hit_t *hits,
                                    size_t num_hits, void *ctx);
@@ -129,8 +130,8 @@ typedef struct wm_replay_options {
     unsigned read_threads;   /**< threads decoding a window; 0 = cores - 1, at most 16 */
     size_t window_bytes;     /**< file bytes per window; 0 = 1/8 of the file,
                                   within 4-16 MB on the GPU, 1-16 MB on the CPU */
-    /* Since 0.7. When on_window_alerts is set, it receives each window's
-     * alerts as one array (what the scanner hands back, not copied) and the
+    /* Since 0.7. When on_window_alerts is set, it receives each window's (on the CPU each
+     * batch's) alerts as one array (what the scanner hands back, not copied) and the
      * per-alert callback is not called: a host taking millions of alerts a
      * second saves a call per alert (~2-3 ns each). Needs a scanner in
      * WM_OUTPUT_SET without alignment rules and streams off (WM_INVALID

@@ -168,7 +168,8 @@ class WindowScanner {
         }
         if (cb_.on_window_alerts) { // one call, the scanner's own array
             st_.alerts += n;
-            const bool go_on = n == 0 || cb_.on_window_alerts(packets, num_packets, hits, n, cb_.window_alerts_ctx) == 0;
+            const bool go_on =
+                n == 0 || cb_.on_window_alerts(packets, num_packets, hits, n, cb_.window_alerts_ctx) == 0;
             sc_.add_delivery_time(since(t0));
             return go_on;
         }
