@@ -54,6 +54,7 @@ class CudaMatcher final : public GpuMatcher {
     void scan(const BatchView &batch, OutputMode mode, std::vector<Match> &out) override;
     void count(const BatchView &batch, std::vector<uint64_t> &per_pattern) override;
     void set_scopes(const std::vector<PatternScope> &scopes) override;
+    void set_scopes(FlatScopes f) override;
     size_t scan_set_pairs(const BatchView &batch, const PayloadMeta *meta, const SetPair **pairs) override;
     void submit_set_pairs(const BatchView &batch, const PayloadMeta *meta) override;
     size_t collect_set_pairs(const SetPair **pairs) override;

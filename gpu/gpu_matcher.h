@@ -107,6 +107,8 @@ class GpuError : public std::runtime_error {
 // non-null) says why: "built without CUDA support", no device, driver too old...
 bool gpu_usable(int device, std::string *reason);
 
+struct FlatScopes; // ac_scope.h
+
 class GpuMatcher {
   public:
     virtual ~GpuMatcher() = default;
@@ -133,6 +135,11 @@ class GpuMatcher {
     // range, or (entries without `pattern`) a count other than the patterns',
     // GpuError on a CUDA failure.
     virtual void set_scopes(const std::vector<PatternScope> &scopes) = 0;
+    // The same with the entries flattened already (flatten_scopes(scopes,
+    // patterns), ac_scope.h): a host that needs their grouping by pattern too
+    // flattens them once. Throws std::invalid_argument when f is not for this
+    // matcher's pattern count.
+    virtual void set_scopes(FlatScopes f) = 0;
 
     // Set mode delivered in place: for each distinct (pattern, payload) pair,
     // the pattern's scope entries that fit the payload's meta (all of them when

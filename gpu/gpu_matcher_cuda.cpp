@@ -222,8 +222,8 @@ std::string CudaMatcher::describe() const {
     o << blob_.describe() << "; device " << opts_.device << " (" << dev_name_ << ", " << dev_.sm_count
       << " SMs); tile " << tuning::kTileBytes << " B x " << tuning::kBlockThreads << " threads; "
       << tuning::kStreams << " streams; Set dedupe in shared (" << tuning::kSetHashSlots
-      << " slots) + global hash, keys radix-sorted on the device; chunk " << chunk_target_ << " B (a batch's last up to " << chunk_bytes_
-      << " B); count counters in "
+      << " slots) + global hash, keys radix-sorted on the device; chunk " << chunk_target_
+      << " B (a batch's last up to " << chunk_bytes_ << " B); count counters in "
       << (shared_counters_ ? "shared" : "global") << " memory";
     return o.str();
 }

@@ -32,6 +32,15 @@ void CudaMatcher::set_scopes(const std::vector<PatternScope> &scopes) {
     upload_scopes(flatten_scopes(scopes, d_view_.num_patterns));
 }
 
+void CudaMatcher::set_scopes(FlatScopes f) {
+    if (f.entry_begin.size() != size_t{d_view_.num_patterns} + 1) {
+        const size_t had = f.entry_begin.empty() ? 0 : f.entry_begin.size() - 1;
+        throw std::invalid_argument("set_scopes: scopes flattened for " + std::to_string(had) +
+                                    " patterns, the matcher has " + std::to_string(d_view_.num_patterns));
+    }
+    upload_scopes(std::move(f));
+}
+
 // scan_set_pairs(): the kernel and every pass after it (scope expansion, sort,
 // pair mapping), enqueued at once: the passes read the key count on the
 // device, so the host waits once per chunk. Without the round trips, each pass

@@ -317,16 +317,15 @@ int run_bench(const BenchArgs &a) {
     if (wanted("replay gpu set"))
         replays.push_back(run_replay(rs, a.capture, WM_BACKEND_GPU, WM_OUTPUT_SET, "replay gpu set")[0]);
     size_t big_payload = 0;
-    const std::vector<Result> replay_big =
-        a.replay_capture.empty() || !wanted("replay gpu set, --replay-capture")
-            ? std::vector<Result>{}
-            : run_replay(rs, a.replay_capture, WM_BACKEND_GPU, WM_OUTPUT_SET, "replay gpu set, --replay-capture",
-                         &big_payload, 2);
-    const std::vector<Result> replay_big_windows =
-        a.replay_capture.empty() || !wanted("replay gpu set, window alerts, --replay-capture")
-            ? std::vector<Result>{}
-            : run_replay(rs, a.replay_capture, WM_BACKEND_GPU, WM_OUTPUT_SET,
-                         "replay gpu set, window alerts, --replay-capture", &big_payload, 2, true);
+    std::vector<Result> replay_big; // the bigger capture: a new scanner, then warm; per alert, then per window
+    for (const bool window_alerts : {false, true}) {
+        const std::string name =
+            window_alerts ? "replay gpu set, window alerts, --replay-capture" : "replay gpu set, --replay-capture";
+        if (a.replay_capture.empty() || !wanted(name)) continue;
+        for (Result &r : run_replay(rs, a.replay_capture, WM_BACKEND_GPU, WM_OUTPUT_SET, name, &big_payload, 2,
+                                    window_alerts))
+            replay_big.push_back(std::move(r));
+    }
     wm_capture_t *cap = nullptr;
     size_t capture_payload = 0;
     if (wm_capture_open_offline(a.capture.c_str(), &cap, nullptr) == WM_SUCCESS) {
@@ -378,7 +377,6 @@ int run_bench(const BenchArgs &a) {
     }
     for (const Result &r : replays) row(r, capture_payload);
     for (const Result &r : replay_big) row(r, big_payload);
-    for (const Result &r : replay_big_windows) row(r, big_payload);
     if (!a.json.empty())
         std::ofstream(a.json) << j.dump(2) << "\n";
     wm_ruleset_free(rs);

@@ -13,8 +13,6 @@ int report_failure(int rc, wm_error_t *err, const std::string &what) {
 
 int print_alert(const wm_alert_t *a, void *printer) {
     auto *p = static_cast<AlertPrinter *>(printer);
-    if (p->quiet)
-        return 0;
     char *json = nullptr;
     if (wm_alert_to_json(p->rs, a, &json) == WM_SUCCESS) {
         std::fputs(json, p->out);

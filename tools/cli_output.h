@@ -11,11 +11,11 @@
 // returns 1 (or 0 when rc is WM_SUCCESS).
 int report_failure(int rc, wm_error_t *err, const std::string &what);
 
-// Alert callback context: one EVE JSON line per alert on `out`.
+// Alert callback context: one EVE JSON line per alert on `out`. (-q passes
+// no callback at all: the library then only counts the alerts.)
 struct AlertPrinter {
     const wm_ruleset_t *rs;
     FILE *out;
-    bool quiet;
 };
 
 // wm_alert_fn that prints through an AlertPrinter.

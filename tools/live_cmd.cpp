@@ -132,8 +132,8 @@ int run_live(const LiveArgs &a) {
         install_handlers(a.duration_s);
         fmt::print(stderr, "warpmatch: backend {}\nwarpmatch: capturing on {}\n",
                    wm_scanner_backend_reason(sc), a.interface);
-        AlertPrinter sink{rs, out, a.quiet};
-        const int run_rc = wm_live_run(g_live, sc, print_alert, &sink, &err);
+        AlertPrinter sink{rs, out};
+        const int run_rc = wm_live_run(g_live, sc, a.quiet ? nullptr : print_alert, &sink, &err); // -q: counted only
         fmt::print(out, "{}\n", stats_line(g_live, a.streams));
         status = run_rc == WM_SUCCESS ? 0
                                       : report_failure(run_rc, err, fmt::format("capturing on {}", a.interface));

@@ -64,7 +64,7 @@ int run_replay(const ReplayArgs &a) {
         wm_ruleset_free(rs);
         return 1;
     }
-    AlertPrinter sink{rs, out, a.quiet};
+    AlertPrinter sink{rs, out};
     wm_replay_stats_t st;
     wm_replay_stats_init(&st);
     bool tty = isatty(STDERR_FILENO);

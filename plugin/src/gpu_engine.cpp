@@ -1,6 +1,5 @@
 #include "gpu_engine.h"
 
-#include "gpu/ac_scope.h"
 #include "gpu/gpu_matcher.h"
 
 #include <algorithm>
@@ -35,10 +34,10 @@ GpuPatterns gpu_patterns(const CompiledRuleSet &rs) {
         rule_index.push_back(static_cast<uint32_t>(i));
     }
     // Rules grouped by pattern: the matcher's own grouping of the entries.
-    const gpu::FlatScopes f = gpu::flatten_scopes(g.scopes, static_cast<uint32_t>(g.literals.size()));
-    g.rule_begin = f.entry_begin;
-    g.rules.reserve(f.entry.size());
-    for (uint32_t e : f.entry) g.rules.push_back(rule_index[e]);
+    g.flat = gpu::flatten_scopes(g.scopes, static_cast<uint32_t>(g.literals.size()));
+    g.rule_begin = g.flat.entry_begin;
+    g.rules.reserve(g.flat.entry.size());
+    for (uint32_t e : g.flat.entry) g.rules.push_back(rule_index[e]);
     return g;
 }
 
@@ -54,7 +53,7 @@ GpuEngine::GpuEngine(const CompiledRuleSet &rs, int device, size_t max_batch_byt
         opts.max_batch_payloads = max_batch_payloads;
     matcher_ = gpu::GpuMatcher::create(g.literals, opts);
     // scan_set_pairs(): rule ids and protocol/port scopes applied on the device.
-    matcher_->set_scopes(g.scopes);
+    matcher_->set_scopes(std::move(g.flat)); // flattened once, above
     rule_begin_ = std::move(g.rule_begin);
     rules_ = std::move(g.rules);
 }

@@ -3,6 +3,7 @@
 
 #include "compiled_ruleset.h"
 #include "engine.h"
+#include "gpu/ac_scope.h"
 #include "gpu/gpu_matcher.h"
 
 #include <memory>
@@ -19,6 +20,7 @@ namespace wm {
 struct GpuPatterns {
     std::vector<gpu::Literal> literals;    // per device pattern
     std::vector<gpu::PatternScope> scopes; // per literal rule, in rule order
+    gpu::FlatScopes flat;                  // scopes flattened, as the matcher takes them
     std::vector<uint32_t> rule_begin;      // per device pattern, + 1: its rules are
     std::vector<uint32_t> rules;           //   rules[rule_begin[p], rule_begin[p + 1]), ascending
 };

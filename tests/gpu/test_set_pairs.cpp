@@ -272,7 +272,7 @@ TEST(GpuSetPairs, EqualTheNaiveSetFilteredAndMapped) {
         n = m->scan_set_pairs(c.view(), nullptr, &got);
         ASSERT_TRUE(same_pairs(got, n, expected_pairs(c, &scopes, nullptr))) << label << " without meta";
         const auto shared = shared_entries(rng, scopes); // rules sharing patterns: keys expand
-        m->set_scopes(shared);
+        m->set_scopes(flatten_scopes(shared, static_cast<uint32_t>(c.pats.size()))); // flattened by the caller
         for (const PayloadMeta *mp : {meta.data(), static_cast<const PayloadMeta *>(nullptr)}) {
             n = m->scan_set_pairs(c.view(), mp, &got);
             const auto want = expected_pairs(c, &shared, mp);
@@ -336,6 +336,7 @@ TEST(GpuSetPairs, NoMatchesAndBadScopes) {
     EXPECT_EQ(m->scan_set_pairs(c.view(), nullptr, &got), 0u);
     EXPECT_THROW(m->set_scopes(std::vector<PatternScope>(1)), std::invalid_argument);
     EXPECT_THROW(m->set_scopes(std::vector<PatternScope>(2)), std::invalid_argument); // ids 0, 0
+    EXPECT_THROW(m->set_scopes(identity_scopes(3)), std::invalid_argument);          // for 3 patterns, not 2
 }
 
 
