@@ -3,6 +3,7 @@
 
 #include "plugin/src/capture/decoder.h"
 #include "plugin/src/capture/packet_builder.h"
+#include "tests/scratch.h"
 
 #include <gtest/gtest.h>
 
@@ -12,7 +13,6 @@
 #include <memory>
 #include <set>
 #include <string>
-#include <unistd.h>
 
 namespace wm::capture::test {
 
@@ -39,12 +39,8 @@ inline Decoded decode(int dlt, const Bytes &frame, size_t caplen = SIZE_MAX) {
     return d;
 }
 
-// A fresh per-test path under gtest's temp dir.
-inline std::string temp_path(const std::string &name) {
-    const auto *info = ::testing::UnitTest::GetInstance()->current_test_info();
-    return ::testing::TempDir() + "wm_capture_" + std::to_string(getpid()) + "_" +
-           info->test_suite_name() + "_" + info->name() + "_" + name;
-}
+// A fresh per-test path, removed with the process's scratch directory.
+inline std::string temp_path(const std::string &name) { return wm::test::scratch_path(name); }
 
 inline const build::Ip4 kClient4 = build::ip4(10, 1, 2, 3);
 inline const build::Ip4 kServer4 = build::ip4(192, 0, 2, 80);

@@ -27,7 +27,7 @@ struct Demo {
 const Demo &demo() {
     static const Demo d = [] {
         Demo r;
-        const std::string path = ::testing::TempDir() + "wm_demo_" + std::to_string(getpid()) + ".pcap";
+        const std::string path = wm::test::scratch_path("demo.pcap");
         wm::demo::write_demo_pcap(path);
         OfflineCapture cap(path);
         wm_packet_t p{};
@@ -128,7 +128,7 @@ TEST(DemoTraffic, FramesAreWellFormedAndDeterministic) {
             EXPECT_EQ(build::internet_checksum(f.data() + 14, size_t(f[14] & 0x0f) * 4), 0) << i;
         }
     }
-    const std::string p1 = ::testing::TempDir() + "wm_demo_a.pcap", p2 = ::testing::TempDir() + "wm_demo_b.pcap";
+    const std::string p1 = wm::test::scratch_path("a.pcap"), p2 = wm::test::scratch_path("b.pcap");
     EXPECT_EQ(wm::demo::write_demo_pcap(p1), a.size());
     wm::demo::write_demo_pcap(p2);
     std::ifstream f1(p1, std::ios::binary), f2(p2, std::ios::binary);

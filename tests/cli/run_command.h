@@ -1,6 +1,8 @@
 // Runs the CLI as a child process and captures stdout, stderr and status.
 #pragma once
 
+#include "tests/scratch.h"
+
 #include <array>
 #include <cstdio>
 #include <cstdlib>

@@ -16,7 +16,7 @@ const std::string kDemoRules = std::string(WM_SOURCE_DIR) + "/rules/examples/dem
 } // namespace
 
 TEST(CliBench, RowsSelectsRowsByName) {
-    const std::string out = ::testing::TempDir() + "/wm-bench-rows.json";
+    const std::string out = wm::test::scratch_path("rows.json");
     auto r = run_command("bench " + kDemoPcap + " --rules " + kDemoRules +
                          " --corpus-mb 1 --batch-mb 1 --repeats 1 --rows 'set array' --json " + out);
     ASSERT_EQ(r.status, 0) << r.err;

@@ -103,7 +103,7 @@ TEST(CliReplay, DemoAlertsHaveTheEveSchemaAndTheExpectedSignatures) {
 TEST(CliReplay, TruncatedCaptureReportsEverythingBeforeTheCut) {
     ASSERT_TRUE(fs::exists(kDemoPcap));
     std::string bytes = wm::test::slurp(kDemoPcap);
-    fs::path cut = fs::temp_directory_path() / "wm-truncated.pcap";
+    fs::path cut = wm::test::scratch_path("truncated.pcap");
     {
         std::ofstream f(cut, std::ios::binary);
         f.write(bytes.data(), static_cast<std::streamsize>(bytes.size() - 7));
@@ -127,7 +127,7 @@ TEST(CliReplay, RealCapturesMatchTheReference) {
     fs::path et = data / "rules/et-open-suricata5-2024-04-21";
     if (!fs::exists(et))
         GTEST_SKIP() << "real data not found at " << data << " (../shared/data absent)";
-    fs::path yaml = fs::temp_directory_path() / "wm-et-replay.yaml";
+    fs::path yaml = wm::test::scratch_path("et-replay.yaml");
     auto imp = run_command("rules import " + (et / "*.rules").string() + " -o " + yaml.string());
     ASSERT_EQ(imp.status, 0) << imp.err;
     // The reference is quadratic: keep every 10th rule so it stays quick.
@@ -135,7 +135,7 @@ TEST(CliReplay, RealCapturesMatchTheReference) {
     wm::rules::RuleSet sample;
     for (size_t i = 0; i < full.rules.size(); i += 10)
         sample.rules.push_back(full.rules[i]);
-    fs::path sample_yaml = fs::temp_directory_path() / "wm-et-sample.yaml";
+    fs::path sample_yaml = wm::test::scratch_path("et-sample.yaml");
     std::ofstream(sample_yaml) << wm::rules::to_yaml(sample);
     for (const char *name : {"pcaps/chrissanders+packets/http_dvwa_sqlinjection.pcapng",
                              "pcaps/mmguero-dev+Malcolm-PCAP/pcaps/plugins/cve-2021-44228/log4j-attack.pcap",

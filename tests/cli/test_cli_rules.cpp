@@ -17,7 +17,7 @@ TEST(CliRules, CheckPrintsASummaryOfTheDemoRules) {
 }
 
 TEST(CliRules, CheckReportsEveryErrorWithItsLocation) {
-    fs::path p = fs::temp_directory_path() / "wm-bad-rules.yaml";
+    fs::path p = wm::test::scratch_path("bad-rules.yaml");
     {
         std::ofstream f(p);
         f << "version: 1\nrules:\n  - id: 1\n    msg: a\n    pattern: \"|4\"\n"
@@ -41,7 +41,7 @@ TEST(CliRules, ImportEtOpen) {
     fs::path dir = fs::path(WM_TEST_DATA_DIR) / "rules/et-open-suricata5-2024-04-21";
     if (!fs::exists(dir))
         GTEST_SKIP() << "ET Open rules not found at " << dir << " (../shared/data absent)";
-    fs::path out = fs::temp_directory_path() / "wm-etopen.yaml";
+    fs::path out = wm::test::scratch_path("etopen.yaml");
     auto r = run_command("rules import " + (dir / "*.rules").string() + " -o " + out.string());
     ASSERT_EQ(r.status, 0) << r.err;
     EXPECT_NE(r.out.find("imported "), std::string::npos) << r.out;

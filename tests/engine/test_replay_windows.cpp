@@ -14,6 +14,7 @@
 #include "random_rules.h"
 #include "replay.h"
 #include "scanner.h"
+#include "tests/scratch.h"
 
 #include <gtest/gtest.h>
 
@@ -22,7 +23,6 @@
 #include <map>
 #include <set>
 #include <tuple>
-#include <unistd.h>
 
 using namespace wm;
 
@@ -44,11 +44,7 @@ struct Alert {
     }
 };
 
-std::string temp_path(const std::string &name) {
-    const auto *info = ::testing::UnitTest::GetInstance()->current_test_info();
-    return ::testing::TempDir() + "wm_replay_" + std::to_string(getpid()) + "_" + info->name() +
-           "_" + name;
-}
+std::string temp_path(const std::string &name) { return wm::test::scratch_path(name); }
 
 // n records: TCP or UDP payloads over "abcABx" (ports 80/53/8080/40000),
 // with an ARP frame now and then.

@@ -1,6 +1,7 @@
 // Suricata / Snort 3 import: crafted files with exact expectations, then the
 // real ET Open and Snort 3 community sets when the shared data is unpacked.
 #include "rules/ids_import.h"
+#include "tests/scratch.h"
 
 #include <gtest/gtest.h>
 
@@ -14,7 +15,7 @@ namespace fs = std::filesystem;
 namespace {
 
 std::string write_file(const std::string &name, const std::string &text) {
-    std::string path = ::testing::TempDir() + name;
+    std::string path = wm::test::scratch_path(name);
     std::ofstream(path, std::ios::binary) << text;
     return path;
 }
@@ -179,7 +180,7 @@ TEST(ImportIds, DistinctPatternsCountBytesAndNocase) {
 }
 
 TEST(ImportIds, UnreadableFileThrowsNamingIt) {
-    std::string path = ::testing::TempDir() + "does-not-exist.rules";
+    std::string path = wm::test::scratch_path("does-not-exist.rules");
     try {
         import_ids_rules({path});
         FAIL() << "expected an exception";

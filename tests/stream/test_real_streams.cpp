@@ -5,6 +5,7 @@
 // with a message when the data was not unpacked.
 #include "capture/offline_capture.h"
 #include "stream_test_util.h"
+#include "tests/scratch.h"
 
 #include <fmt/format.h>
 
@@ -100,7 +101,7 @@ TEST(RealStreams, SnortCommunityRulesEqualHyperscanStreamMode) {
     const fs::path src = kData / "rules/snort3-community-2024-05-28/snort3-community-rules/snort3-community.rules";
     const auto caps = small_captures();
     if (caps.empty() || !fs::exists(src)) GTEST_SKIP() << "shared data not unpacked under " << kData;
-    const std::string yaml = (fs::temp_directory_path() / "wm-stream-snort3.yaml").string();
+    const std::string yaml = wm::test::scratch_path("snort3.yaml");
     const char *files[] = {src.c_str()};
     wm_import_report_t rep;
     wm_import_report_init(&rep);
