@@ -27,7 +27,7 @@ struct RecordRun {
     // Packets with payloads; number counts from 1 within the run for
     // in-place runs (the reader adds the records before it), and is the
     // file's packet number for libpcap runs.
-    std::vector<wm_packet_t> packets;
+    UninitVector<wm_packet_t> packets;
     bool numbered_in_run = false;
     wm_capture_stats_t stats{}; // every record of the run, payload or not
     std::string error;          // reading stopped at this bad record
