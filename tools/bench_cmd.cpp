@@ -209,12 +209,13 @@ Result run_scanners(const wm_ruleset_t *rs, const Corpus &c, const Batches &b, i
 // window buffers (once per scanner, as a long-running host keeps it).
 std::vector<Result> run_replay(const wm_ruleset_t *rs, const std::string &pcap, int backend, int mode,
                                const std::string &name, size_t *payload_bytes = nullptr, int warm_runs = 0,
-                               bool window_alerts = false) {
+                               bool window_alerts = false, unsigned cpu_threads = 1) {
     std::vector<Result> out;
     wm_scanner_options_t o;
     wm_scanner_options_init(&o);
     o.backend = backend;
     o.output_mode = mode;
+    o.cpu_threads = cpu_threads;
     wm_scanner_t *sc = nullptr;
     const auto t0 = Clock::now();
     if (wm_scanner_create(rs, &o, &sc, nullptr) != WM_SUCCESS) {
@@ -314,6 +315,11 @@ int run_bench(const BenchArgs &a) {
     std::vector<Result> replays;
     if (wanted("replay cpu (1 thread) set"))
         replays.push_back(run_replay(rs, a.capture, WM_BACKEND_CPU, WM_OUTPUT_SET, "replay cpu (1 thread) set")[0]);
+    // The CPU backend as `warpmatch replay -b cpu` runs it: Hyperscan on every core.
+    const std::string cpu_all = fmt::format("replay cpu ({} threads) set", cores);
+    if (wanted(cpu_all))
+        replays.push_back(
+            run_replay(rs, a.capture, WM_BACKEND_CPU, WM_OUTPUT_SET, cpu_all, nullptr, 0, false, cores)[0]);
     if (wanted("replay gpu set"))
         replays.push_back(run_replay(rs, a.capture, WM_BACKEND_GPU, WM_OUTPUT_SET, "replay gpu set")[0]);
     size_t big_payload = 0;

@@ -10,9 +10,11 @@
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
+#include <algorithm>
 #include <csignal>
 #include <cstdio>
 #include <sys/time.h>
+#include <thread>
 
 namespace {
 
@@ -87,6 +89,9 @@ CLI::App *add_live_command(CLI::App &app, LiveArgs &a) {
                 "Hyperscan stream mode");
     c->add_option("--duration", a.duration_s, "stop after this many seconds (0: on a signal)");
     c->add_option("--device", a.device, "CUDA device ordinal");
+    c->add_option("--cpu-threads", a.cpu_threads,
+                  "threads Hyperscan scans a batch with on the CPU backend and for --verify "
+                  "(default: every core)");
     c->add_flag("-q,--quiet", a.quiet, "print only the stats, not the alerts");
     return c;
 }
@@ -105,6 +110,7 @@ int run_live(const LiveArgs &a) {
                                                              : WM_OUTPUT_AUTO;
     so.verify_every = a.verify ? 1 : 0;
     so.gpu_device = a.device;
+    so.cpu_threads = a.cpu_threads ? a.cpu_threads : std::max(1u, std::thread::hardware_concurrency());
     wm_scanner_t *sc = nullptr;
     if (int rc = wm_scanner_create(rs, &so, &sc, &err)) {
         wm_ruleset_free(rs);

@@ -17,6 +17,7 @@ struct LiveArgs {
     bool verify = false, quiet = false;
     double duration_s = 0; // 0: until SIGINT/SIGTERM
     int device = 0;
+    unsigned cpu_threads = 0; // 0: every core
 };
 
 // Registers the subcommand and its flags on app.

@@ -13,6 +13,7 @@
 
 #include <cstdio>
 #include <string>
+#include <thread>
 #include <unistd.h>
 #include <vector>
 
@@ -25,6 +26,7 @@ struct ReplayArgs {
     unsigned verify_sample = 0;
     int device = 0;
     unsigned read_threads = 0; // 0: the library's default
+    unsigned cpu_threads = 0;  // 0: every core
     size_t window_mb = 0;
 };
 
@@ -50,6 +52,7 @@ int run_replay(const ReplayArgs &a) {
                                                   : WM_OUTPUT_AUTO;
     opts.verify_every = a.verify_sample ? a.verify_sample : (a.verify ? 1 : 0);
     opts.gpu_device = a.device;
+    opts.cpu_threads = a.cpu_threads ? a.cpu_threads : std::max(1u, std::thread::hardware_concurrency());
     wm_scanner_t *sc = nullptr;
     if (int rc = wm_scanner_create(rs, &opts, &sc, &err)) {
         wm_ruleset_free(rs);
@@ -180,6 +183,9 @@ int main(int argc, char **argv) {
                        "threads decoding a window of a classic pcap (default: cores - 1, at most 16)");
     replay->add_option("--window-mb", ra.window_mb,
                        "MiB of capture per window (default: 1/8 of the file, 4-16 MiB on the GPU)");
+    replay->add_option("--cpu-threads", ra.cpu_threads,
+                       "threads Hyperscan scans a batch with on the CPU backend and for --verify "
+                       "(default: every core)");
     replay->add_flag("-q,--quiet", ra.quiet, "print only the stats, not the alerts");
 
     auto *rules = app.add_subcommand("rules", "check or import rule files");

@@ -53,7 +53,7 @@ extern "C" {
 /* ------------------------------------------------------------------ */
 
 #define WM_VERSION_MAJOR 0
-#define WM_VERSION_MINOR 7
+#define WM_VERSION_MINOR 8
 #define WM_VERSION_PATCH 0
 /** ABI version: bumped whenever a public struct layout or signature changes. */
 #define WM_ABI_VERSION 2
@@ -243,6 +243,12 @@ typedef struct wm_scanner_options {
     int gpu_device;         /**< CUDA device ordinal (default 0)             */
     size_t max_batch_bytes; /**< GPU batch capacity in payload bytes         */
     size_t max_batch_payloads;
+    /** Threads Hyperscan scans a batch with, on the CPU backend and for the
+     *  GPU's cross-check (since 0.8): 0 or 1 = the calling thread only (the
+     *  default, for hosts that run a scanner per worker thread); N = the
+     *  calling thread and N - 1 of the scanner's own. Matches and their
+     *  order do not depend on it. */
+    unsigned cpu_threads;
 } wm_scanner_options_t;
 
 WM_API void wm_scanner_options_init(wm_scanner_options_t *opts);

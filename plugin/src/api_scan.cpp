@@ -6,6 +6,7 @@
 #include <fmt/format.h>
 
 #include <chrono>
+#include <cstddef>
 #include <cstring>
 #include <string>
 
@@ -41,6 +42,15 @@ WM_API int wm_scanner_create(const wm_ruleset_t *rs, const wm_scanner_options_t 
     wm_scanner_options_init(&defaults);
     if (!opts)
         opts = &defaults;
+    // Options of a caller built before cpu_threads (0.7): the known prefix,
+    // cpu_threads at its default.
+    constexpr size_t v07_size = offsetof(wm_scanner_options_t, cpu_threads);
+    wm_scanner_options_t upgraded = defaults;
+    if (opts->struct_size == v07_size) {
+        std::memcpy(&upgraded, opts, v07_size);
+        upgraded.struct_size = sizeof(upgraded);
+        opts = &upgraded;
+    }
     if (!size_ok(opts))
         return set_error(err, WM_INVALID,
                          "wm_scanner_create: options not initialised with wm_scanner_options_init");

@@ -9,21 +9,28 @@
 
 namespace wm {
 
-HyperscanEngine::HyperscanEngine(const CompiledRuleSet &rs) : rs_(rs) {
+HyperscanEngine::HyperscanEngine(const CompiledRuleSet &rs, unsigned threads)
+    : rs_(rs), threads_(std::clamp(threads, 1u, 256u)) {
     for (const auto &r : rs.rules()) {
         len_.push_back(static_cast<uint32_t>(r.pattern.size()));
         offset_.push_back(r.offset);
         depth_.push_back(r.depth);
     }
-    if (rs.hs_database()) {
-        hs_error_t rc = hs_alloc_scratch(rs.hs_database(), &scratch_);
+    lanes_.resize(threads_);
+    if (!rs.hs_database())
+        return;
+    for (Lane &lane : lanes_) {
+        const hs_error_t rc = &lane == &lanes_[0] ? hs_alloc_scratch(rs.hs_database(), &lane.scratch)
+                                                   : hs_clone_scratch(lanes_[0].scratch, &lane.scratch);
         if (rc != HS_SUCCESS)
             throw StatusError(rc == HS_NOMEM ? WM_NOMEM : WM_ENGINE_ERROR,
                               fmt::format("hs_alloc_scratch failed (error {})", rc));
     }
 }
 
-HyperscanEngine::~HyperscanEngine() { hs_free_scratch(scratch_); }
+HyperscanEngine::Lane::~Lane() { hs_free_scratch(scratch); }
+
+HyperscanEngine::~HyperscanEngine() = default;
 
 namespace {
 struct CallbackCtx {
@@ -56,26 +63,53 @@ int on_match(unsigned id, unsigned long long, unsigned long long to, unsigned, v
 }
 } // namespace
 
-void HyperscanEngine::scan(const BatchView &batch, wm_output_mode mode, std::vector<Match> &out) {
-    if (!scratch_)
-        return;
-    bool set = mode == WM_OUTPUT_SET;
-    if (set && seen_.size() != len_.size())
-        seen_.assign(len_.size(), 0);
-    CallbackCtx ctx{len_.data(), offset_.data(), depth_.data(), &out, 0,
-                    set ? seen_.data() : nullptr, 0};
-    for (size_t i = 0; i < batch.count; ++i) {
-        uint32_t n = batch.payload_len(i);
+void HyperscanEngine::scan_run(Lane &lane, const BatchView &batch, size_t begin, size_t end, bool set,
+                               std::vector<Match> &out) {
+    if (set && lane.seen.size() != len_.size())
+        lane.seen.assign(len_.size(), 0);
+    CallbackCtx ctx{len_.data(), offset_.data(), depth_.data(), &out, 0, set ? lane.seen.data() : nullptr, 0};
+    for (size_t i = begin; i < end; ++i) {
+        const uint32_t n = batch.payload_len(i);
         if (n == 0)
             continue;
         ctx.payload = static_cast<uint32_t>(i);
-        ctx.stamp = ++stamp_;
-        hs_error_t rc = hs_scan(rs_.hs_database(), reinterpret_cast<const char *>(batch.payload(i)),
-                                n, 0, scratch_, on_match, &ctx);
+        ctx.stamp = ++lane.stamp;
+        const hs_error_t rc = hs_scan(rs_.hs_database(), reinterpret_cast<const char *>(batch.payload(i)), n, 0,
+                                      lane.scratch, on_match, &ctx);
         if (rc != HS_SUCCESS)
-            throw StatusError(WM_ENGINE_ERROR,
-                              fmt::format("hs_scan failed on payload {} (error {})", i, rc));
+            throw StatusError(WM_ENGINE_ERROR, fmt::format("hs_scan failed on payload {} (error {})", i, rc));
     }
+}
+
+void HyperscanEngine::scan(const BatchView &batch, wm_output_mode mode, std::vector<Match> &out) {
+    if (!lanes_[0].scratch || batch.count == 0)
+        return;
+    const bool set = mode == WM_OUTPUT_SET;
+    const uint32_t first = batch.offsets[0], bytes = batch.offsets[batch.count] - first;
+    const size_t runs = std::min<size_t>({size_t{threads_} * kRunsPerThread, bytes / kMinRunBytes, batch.count});
+    if (runs <= 1) {
+        scan_run(lanes_[0], batch, 0, batch.count, set, out);
+        return;
+    }
+    // Run k: the payloads starting in its share [k, k + 1) * bytes / runs of the batch's bytes.
+    std::vector<size_t> cut(runs + 1, batch.count);
+    cut[0] = 0;
+    for (size_t k = 1; k < runs; ++k) {
+        const uint32_t at = first + static_cast<uint32_t>(uint64_t{bytes} * k / runs);
+        cut[k] = static_cast<size_t>(std::lower_bound(batch.offsets, batch.offsets + batch.count, at) - batch.offsets);
+    }
+    if (!pool_)
+        pool_ = std::make_unique<capture::WorkerPool>(threads_);
+    if (run_out_.size() < runs)
+        run_out_.resize(runs);
+    pool_->run(runs, [&](size_t k) {
+        run_out_[k].clear();
+        scan_run(lanes_[capture::WorkerPool::this_thread()], batch, cut[k], cut[k + 1], set, run_out_[k]);
+    });
+    size_t total = out.size();
+    for (size_t k = 0; k < runs; ++k) total += run_out_[k].size();
+    out.reserve(total);
+    for (size_t k = 0; k < runs; ++k) out.insert(out.end(), run_out_[k].begin(), run_out_[k].end());
 }
 
 } // namespace wm

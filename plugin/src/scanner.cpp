@@ -23,6 +23,7 @@ Scanner::Scanner(const CompiledRuleSet &rs, const wm_scanner_options_t &opts) : 
         return r.protocol != rules::Protocol::Any || !r.ports.empty();
     });
     verify_every_ = opts.verify_every;
+    cpu_threads_ = std::max(opts.cpu_threads, 1u);
     fallback_allowed_ = opts.backend == WM_BACKEND_AUTO;
     stats_.struct_size = sizeof(stats_);
     bool want_gpu = opts.backend == WM_BACKEND_GPU || opts.backend == WM_BACKEND_AUTO;
@@ -45,7 +46,7 @@ Scanner::Scanner(const CompiledRuleSet &rs, const wm_scanner_options_t &opts) : 
     if (!primary_) {
         if (opts.backend == WM_BACKEND_GPU)
             throw StatusError(WM_NO_GPU, fmt::format("GPU backend unavailable: {}", why));
-        primary_ = std::make_unique<HyperscanEngine>(rs);
+        primary_ = std::make_unique<HyperscanEngine>(rs, cpu_threads_);
         backend_ = WM_BACKEND_CPU;
         reason_ = opts.backend == WM_BACKEND_AUTO
                       ? fmt::format("auto: using Hyperscan on the CPU because {}", why)
@@ -56,7 +57,7 @@ Scanner::Scanner(const CompiledRuleSet &rs, const wm_scanner_options_t &opts) : 
     if (mode_ == WM_OUTPUT_AUTO)
         mode_ = backend_ == WM_BACKEND_GPU ? WM_OUTPUT_SET : WM_OUTPUT_POSITIONS;
     if (backend_ == WM_BACKEND_GPU && verify_every_ > 0)
-        checker_ = std::make_unique<HyperscanEngine>(rs);
+        checker_ = std::make_unique<HyperscanEngine>(rs, cpu_threads_);
 }
 
 void Scanner::setup_approx(int device) {
@@ -109,7 +110,7 @@ void Scanner::fall_back_to_cpu(const std::string &why) {
     std::fprintf(stderr, "warpmatch: GPU failed (%s); continuing on Hyperscan\n", why.c_str());
     reason_ = fmt::format("auto: switched to Hyperscan on the CPU after a GPU failure: {}", why);
     retired_gpu_ = std::move(primary_);
-    primary_ = std::make_unique<HyperscanEngine>(rs_);
+    primary_ = std::make_unique<HyperscanEngine>(rs_, cpu_threads_);
     checker_.reset();
     approx_checker_.reset();
     backend_ = WM_BACKEND_CPU;

@@ -99,6 +99,7 @@ class Scanner {
     int backend_ = WM_BACKEND_CPU;
     int mode_ = WM_OUTPUT_POSITIONS;
     unsigned verify_every_ = 0;
+    unsigned cpu_threads_ = 1; // Hyperscan threads per batch (wm_scanner_options_t::cpu_threads)
     bool constrained_ = false; // some rule has a protocol or ports
     bool fallback_allowed_ = false; // `auto`: a GPU failure moves the scanner to the CPU
     std::string reason_;

@@ -53,7 +53,7 @@ int stop_now(uint32_t, uint32_t, uint32_t, uint32_t, void *) { return 1; }
 
 TEST(Abi, Versions) {
     EXPECT_EQ(wm_abi_version(), WM_ABI_VERSION);
-    EXPECT_NE(std::string(wm_version()).find("0.7.0"), std::string::npos);
+    EXPECT_NE(std::string(wm_version()).find("0.8.0"), std::string::npos);
     EXPECT_STREQ(wm_status_name(WM_RULE_ERROR), "WM_RULE_ERROR");
     EXPECT_STREQ(wm_status_name(12345), "WM_UNKNOWN_STATUS");
 }
@@ -371,6 +371,53 @@ TEST_F(Fixture, ScannerCreateArgumentChecks) {
         ASSERT_NE(err, nullptr);
         EXPECT_NE(std::string(err->message).find("GPU"), std::string::npos);
         wm_error_free(err);
+    }
+}
+
+// cpu_threads came in 0.8: options of a 0.7 caller (the shorter struct)
+// still create a scanner, other sizes do not.
+TEST_F(Fixture, ScannerOptionsOfTheOlderSizeAreAccepted) {
+    wm_scanner_options_t o;
+    wm_scanner_options_init(&o);
+    o.backend = WM_BACKEND_CPU;
+    o.struct_size = offsetof(wm_scanner_options_t, cpu_threads);
+    wm_scanner_t *s2 = nullptr;
+    ASSERT_EQ(wm_scanner_create(rs, &o, &s2, nullptr), WM_SUCCESS);
+    EXPECT_EQ(wm_scanner_backend(s2), WM_BACKEND_CPU);
+    wm_scanner_free(s2);
+    o.struct_size = offsetof(wm_scanner_options_t, cpu_threads) + 1;
+    EXPECT_EQ(wm_scanner_create(rs, &o, &s2, nullptr), WM_INVALID);
+}
+
+// A CPU scanner with cpu_threads delivers what one without does, in the same
+// order, on a batch large enough to be cut among its threads.
+TEST_F(Fixture, CpuThreadsDeliverTheSameMatches) {
+    std::string data;
+    std::vector<uint32_t> offsets{0};
+    uint32_t x = 1;
+    while (data.size() < (4u << 20)) {
+        const size_t n = (x = x * 1103515245u + 12345u) >> 20; // 0 - 4095 bytes
+        for (size_t i = 0; i < n; ++i) data += "abcAB xy"[(x = x * 1103515245u + 12345u) >> 29];
+        offsets.push_back(static_cast<uint32_t>(data.size()));
+    }
+    wm_batch_t b{reinterpret_cast<const uint8_t *>(data.data()), offsets.data(), offsets.size() - 1, nullptr};
+    for (int mode : {WM_OUTPUT_POSITIONS, WM_OUTPUT_SET}) {
+        std::vector<Hit> want, got;
+        wm_scanner_options_t o;
+        wm_scanner_options_init(&o);
+        o.backend = WM_BACKEND_CPU;
+        o.output_mode = mode;
+        wm_scanner_t *one = nullptr, *many = nullptr;
+        ASSERT_EQ(wm_scanner_create(rs, &o, &one, nullptr), WM_SUCCESS);
+        o.cpu_threads = 4;
+        ASSERT_EQ(wm_scanner_create(rs, &o, &many, nullptr), WM_SUCCESS);
+        EXPECT_EQ(wm_scan_batch(one, &b, collect, &want, nullptr), WM_SUCCESS);
+        EXPECT_EQ(wm_scan_batch(many, &b, collect, &got, nullptr), WM_SUCCESS);
+        wm_scanner_free(one);
+        wm_scanner_free(many);
+        ASSERT_GT(want.size(), mode == WM_OUTPUT_SET ? 2000u : 100000u); // set: <= 2 rules x 2,066 payloads
+        ASSERT_EQ(got.size(), want.size()) << "mode " << mode;
+        EXPECT_EQ(std::memcmp(got.data(), want.data(), want.size() * sizeof(Hit)), 0) << "mode " << mode;
     }
 }
 

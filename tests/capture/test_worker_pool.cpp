@@ -34,6 +34,34 @@ TEST(WorkerPool, EveryIndexRunsOncePerCallOnItsOwnThread) {
     }
 }
 
+// this_thread(): one index per OS thread, the same in every run, 0 on the
+// caller; a pool run from inside another's job gives the outer index back.
+TEST(WorkerPool, ThisThreadNamesTheRunningThreadStably) {
+    WorkerPool pool(4), inner(3);
+    std::vector<std::thread::id> owner(4);
+    for (int round = 0; round < 20; ++round) {
+        std::vector<size_t> index(64);
+        std::vector<std::thread::id> ids(64);
+        std::atomic<bool> nested_ok{true};
+        pool.run(64, [&](size_t i) {
+            index[i] = WorkerPool::this_thread();
+            ids[i] = std::this_thread::get_id();
+            if (i == 0) {
+                inner.run(3, [&](size_t) { if (WorkerPool::this_thread() >= 3) nested_ok = false; });
+                if (WorkerPool::this_thread() != index[0]) nested_ok = false;
+            }
+        });
+        EXPECT_TRUE(nested_ok.load());
+        EXPECT_EQ(index[0], 0u);
+        for (size_t i = 0; i < 64; ++i) {
+            ASSERT_LT(index[i], 4u);
+            if (owner[index[i]] == std::thread::id()) owner[index[i]] = ids[i];
+            EXPECT_EQ(owner[index[i]], ids[i]) << "index " << index[i] << " on two threads";
+        }
+    }
+    EXPECT_EQ(owner[0], std::this_thread::get_id());
+}
+
 TEST(WorkerPool, AnExceptionReachesTheCallerAfterEveryJobFinished) {
     WorkerPool pool(4);
     std::atomic<int> finished{0};

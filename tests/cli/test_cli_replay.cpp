@@ -8,6 +8,7 @@
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 
+#include <algorithm>
 #include <filesystem>
 #include <set>
 #include <sstream>
@@ -149,6 +150,33 @@ TEST(CliReplay, RealCapturesMatchTheReference) {
     }
     fs::remove(yaml);
     fs::remove(sample_yaml);
+}
+
+// Hyperscan on several threads prints exactly what one thread prints, alert
+// for alert and in the same order, on a capture whose batches are cut among
+// the threads.
+TEST(CliReplay, CpuThreadsPrintTheSameAlerts) {
+    fs::path data(WM_TEST_DATA_DIR);
+    fs::path et = data / "rules/et-open-suricata5-2024-04-21";
+    fs::path pcap = data / "pcaps-large/merged-zeek-traces.pcap";
+    if (!fs::exists(et) || !fs::exists(pcap))
+        GTEST_SKIP() << "real data not found at " << data << " (../shared/data absent)";
+    fs::path yaml = wm::test::scratch_path("et.yaml");
+    auto imp = run_command("rules import " + (et / "*.rules").string() + " -o " + yaml.string());
+    ASSERT_EQ(imp.status, 0) << imp.err;
+    const std::string base = "replay " + pcap.string() + " --rules " + yaml.string() + " --backend cpu";
+    auto one = run_command(base + " --cpu-threads 1");
+    auto four = run_command(base + " --cpu-threads 4");
+    ASSERT_EQ(one.status, 0) << one.err;
+    ASSERT_EQ(four.status, 0) << four.err;
+    // Everything before the stats line (which holds the timings).
+    auto alerts = [](const std::string &out) {
+        const size_t stats = out.rfind("{\"event_type\":\"stats\"");
+        EXPECT_NE(stats, std::string::npos);
+        return out.substr(0, stats);
+    };
+    EXPECT_GT(std::count(one.out.begin(), one.out.end(), '\n'), 100000);
+    EXPECT_TRUE(alerts(one.out) == alerts(four.out)) << "alerts differ between 1 and 4 Hyperscan threads";
 }
 
 } // namespace

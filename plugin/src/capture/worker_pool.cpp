@@ -6,6 +6,12 @@
 
 namespace wm::capture {
 
+namespace {
+thread_local size_t t_thread = 0;
+} // namespace
+
+size_t WorkerPool::this_thread() { return t_thread; }
+
 WorkerPool::WorkerPool(size_t width) : errors_(std::max<size_t>(width, 1)) {
     for (size_t i = 1; i < width; ++i) workers_.emplace_back([this, i] { work(i); });
 }
@@ -40,6 +46,8 @@ void WorkerPool::work(size_t index) {
 // Thread `thread` runs job `thread`, then takes the jobs past the threads'
 // first ones until none is left; its first exception is kept.
 void WorkerPool::run_from(size_t thread, const std::function<void(size_t)> &fn) {
+    const size_t outer = t_thread; // run()'s caller may be a job of another pool
+    t_thread = thread;
     for (size_t i = thread; i < job_size_; i = next_.fetch_add(1)) {
         try {
             fn(i);
@@ -47,6 +55,7 @@ void WorkerPool::run_from(size_t thread, const std::function<void(size_t)> &fn) 
             if (!errors_[thread]) errors_[thread] = std::current_exception();
         }
     }
+    t_thread = outer;
 }
 
 void WorkerPool::run(size_t n, const std::function<void(size_t)> &fn) {

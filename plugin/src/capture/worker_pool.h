@@ -30,6 +30,10 @@ class WorkerPool {
     // busy core, a heavy part) takes fewer of them.
     void run(size_t n, const std::function<void(size_t)> &fn);
 
+    // Inside a job: the index of the thread running it, in [0, width) (0:
+    // run()'s caller), so a job can use per-thread state without locks.
+    static size_t this_thread();
+
   private:
     void work(size_t index);
     void run_from(size_t thread, const std::function<void(size_t)> &fn);
