@@ -6,15 +6,17 @@
 
 #include <cstdlib>
 #include <cstring>
+#include <string_view>
 
 using namespace wm;
 
 namespace {
-int to_malloced(const std::string &s, char **out) {
+int to_malloced(std::string_view s, char **out) {
     *out = static_cast<char *>(std::malloc(s.size() + 1));
     if (!*out)
         return WM_NOMEM;
-    std::memcpy(*out, s.c_str(), s.size() + 1);
+    std::memcpy(*out, s.data(), s.size());
+    (*out)[s.size()] = '\0';
     return WM_SUCCESS;
 }
 } // namespace
@@ -131,7 +133,10 @@ WM_API int wm_alert_to_json(const wm_ruleset_t *rs, const wm_alert_t *alert, cha
     try {
         wm_alert_t a{};
         std::memcpy(&a, alert, alert->struct_size);
-        return to_malloced(alert_to_eve_json(rs->compiled, a), json);
+        thread_local fmt::memory_buffer line; // reused: the result is the one allocation per alert
+        line.clear();
+        append_alert_eve_json(rs->compiled, a, line);
+        return to_malloced(std::string_view(line.data(), line.size()), json);
     } catch (...) {
         return WM_NOMEM;
     }

@@ -1,18 +1,25 @@
 #include "eve_json.h"
 
 #include <arpa/inet.h>
+#include <fmt/compile.h>
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
+#include <climits>
+#include <cstring>
 #include <ctime>
+#include <string_view>
 
 namespace wm {
 
 namespace {
-std::string ip_text(const uint8_t *ip, int version) {
+
+using Out = std::back_insert_iterator<fmt::memory_buffer>;
+
+void append_ip(fmt::memory_buffer &b, const uint8_t *ip, int version) {
     char buf[INET6_ADDRSTRLEN] = {0};
     inet_ntop(version == 6 ? AF_INET6 : AF_INET, ip, buf, sizeof(buf));
-    return buf;
+    b.append(buf, buf + std::strlen(buf));
 }
 
 const char *proto_name(uint8_t p) {
@@ -22,49 +29,115 @@ const char *proto_name(uint8_t p) {
     default: return "IP";
     }
 }
+
+// "2024-04-21T10:00:00" of a second, kept for the next alert: a capture's
+// alerts come in packet order, so most share the second before them
+// (gmtime_r and strftime were a fifth of formatting an alert).
+struct SecondText {
+    int64_t sec = INT64_MIN;
+    char text[32] = {0};
+    size_t len = 0;
+};
+
+void append_timestamp(fmt::memory_buffer &b, int64_t sec, int64_t usec) {
+    thread_local SecondText last;
+    if (sec != last.sec) {
+        std::time_t t = static_cast<std::time_t>(sec);
+        std::tm tm{};
+        gmtime_r(&t, &tm);
+        last.len = std::strftime(last.text, sizeof(last.text), "%Y-%m-%dT%H:%M:%S", &tm);
+        last.sec = sec;
+    }
+    b.append(last.text, last.text + last.len);
+    fmt::format_to(Out(b), FMT_COMPILE(".{:06d}+0000"), usec);
+}
+
 } // namespace
 
 std::string eve_timestamp(int64_t sec, int64_t usec) {
-    std::time_t t = static_cast<std::time_t>(sec);
-    std::tm tm{};
-    gmtime_r(&t, &tm);
-    char buf[32];
-    std::strftime(buf, sizeof(buf), "%Y-%m-%dT%H:%M:%S", &tm);
-    return fmt::format("{}.{:06d}+0000", buf, usec);
+    fmt::memory_buffer b;
+    append_timestamp(b, sec, usec);
+    return fmt::to_string(b);
 }
 
-// Formatted directly: alerts are the hot output path (hundreds of thousands
-// per capture); every string that needs JSON escaping was escaped at load
-// time (CompiledRuleSet::eve_alert_json) and the rest are numbers, IP
-// addresses and fixed names.
-std::string alert_to_eve_json(const CompiledRuleSet &rs, const wm_alert_t &a) {
-    const wm_packet_t &p = *a.packet;
-    long idx = rs.index_of(a.rule_id);
-    fmt::memory_buffer b;
+// Formatted directly into one buffer: alerts are the hot output path
+// (hundreds of thousands per capture); every string that needs JSON escaping
+// was escaped at load time (CompiledRuleSet::eve_alert_json) and the rest
+// are numbers, IP addresses and fixed names.
+namespace {
+
+// The packet fields an alert line starts with.
+struct PacketKey {
+    uint64_t number = 0, flow_id = 0;
+    int64_t ts_sec = 0, ts_usec = 0;
+    uint8_t ip_version = 0, proto = 0;
+    uint16_t src_port = 0, dst_port = 0;
+    uint8_t src_ip[16] = {}, dst_ip[16] = {};
+    explicit PacketKey(const wm_packet_t &p)
+        : number(p.number), flow_id(p.flow_id), ts_sec(p.ts_sec), ts_usec(p.ts_usec), ip_version(p.ip_version),
+          proto(p.proto), src_port(p.src_port), dst_port(p.dst_port) {
+        std::memcpy(src_ip, p.src_ip, sizeof src_ip);
+        std::memcpy(dst_ip, p.dst_ip, sizeof dst_ip);
+    }
+    bool operator==(const PacketKey &o) const {
+        return number == o.number && flow_id == o.flow_id && ts_sec == o.ts_sec && ts_usec == o.ts_usec &&
+               ip_version == o.ip_version && proto == o.proto && src_port == o.src_port &&
+               dst_port == o.dst_port && std::memcmp(src_ip, o.src_ip, sizeof src_ip) == 0 &&
+               std::memcmp(dst_ip, o.dst_ip, sizeof dst_ip) == 0;
+    }
+};
+
+// Everything up to "alert": of one packet's line.
+void append_packet_part(fmt::memory_buffer &b, const wm_packet_t &p) {
+    constexpr std::string_view kTimestamp = "{\"timestamp\":\"";
+    b.append(kTimestamp.data(), kTimestamp.data() + kTimestamp.size());
+    append_timestamp(b, p.ts_sec, p.ts_usec);
     // Suricata prints flow_id as a positive integer that fits a double.
-    fmt::format_to(std::back_inserter(b),
-                   "{{\"timestamp\":\"{}\",\"flow_id\":{},\"pcap_cnt\":{},\"event_type\":\"alert\","
-                   "\"src_ip\":\"{}\",\"src_port\":{},\"dest_ip\":\"{}\",\"dest_port\":{},"
-                   "\"proto\":\"{}\",\"alert\":",
-                   eve_timestamp(p.ts_sec, p.ts_usec), p.flow_id & ((1ull << 51) - 1), p.number,
-                   ip_text(p.src_ip, p.ip_version), p.src_port, ip_text(p.dst_ip, p.ip_version),
-                   p.dst_port, proto_name(p.proto));
+    fmt::format_to(Out(b), FMT_COMPILE("\",\"flow_id\":{},\"pcap_cnt\":{},\"event_type\":\"alert\",\"src_ip\":\""),
+                   p.flow_id & ((1ull << 51) - 1), p.number);
+    append_ip(b, p.src_ip, p.ip_version);
+    fmt::format_to(Out(b), FMT_COMPILE("\",\"src_port\":{},\"dest_ip\":\""), p.src_port);
+    append_ip(b, p.dst_ip, p.ip_version);
+    fmt::format_to(Out(b), FMT_COMPILE("\",\"dest_port\":{},\"proto\":\"{}\",\"alert\":"), p.dst_port,
+                   proto_name(p.proto));
+}
+
+} // namespace
+
+void append_alert_eve_json(const CompiledRuleSet &rs, const wm_alert_t &a, fmt::memory_buffer &b) {
+    const wm_packet_t &p = *a.packet;
+    const long idx = rs.index_of(a.rule_id);
+    // A packet's alerts come one after another (3.7 per payload packet with
+    // ET on merged-zeek): its part of the line is formatted once.
+    thread_local PacketKey last_key{wm_packet_t{}};
+    thread_local fmt::memory_buffer last_part;
+    const PacketKey key(p);
+    if (last_part.size() == 0 || !(key == last_key)) {
+        last_part.clear();
+        append_packet_part(last_part, p);
+        last_key = key;
+    }
+    b.append(last_part.data(), last_part.data() + last_part.size());
     if (idx >= 0) {
         const auto &frag = rs.eve_alert_json(static_cast<size_t>(idx));
         b.append(frag.data(), frag.data() + frag.size());
     } else {
-        fmt::format_to(std::back_inserter(b),
+        fmt::format_to(Out(b),
                        "{{\"action\":\"allowed\",\"gid\":1,\"signature_id\":{},\"rev\":0,"
                        "\"signature\":\"\",\"severity\":3}}",
                        a.rule_id);
     }
     // Align rules: the score, and the aligned region (known in every output mode).
     if (a.has_score)
-        fmt::format_to(std::back_inserter(b), ",\"align\":{{\"score\":{}}}", a.score);
+        fmt::format_to(Out(b), ",\"align\":{{\"score\":{}}}", a.score);
     if (a.has_offset || a.has_score)
-        fmt::format_to(std::back_inserter(b), ",\"payload_offset\":{},\"payload_end\":{}", a.start,
-                       a.end);
-    fmt::format_to(std::back_inserter(b), ",\"payload_len\":{}}}", p.payload_len);
+        fmt::format_to(Out(b), FMT_COMPILE(",\"payload_offset\":{},\"payload_end\":{}"), a.start, a.end);
+    fmt::format_to(Out(b), FMT_COMPILE(",\"payload_len\":{}}}"), p.payload_len);
+}
+
+std::string alert_to_eve_json(const CompiledRuleSet &rs, const wm_alert_t &a) {
+    fmt::memory_buffer b;
+    append_alert_eve_json(rs, a, b);
     return fmt::to_string(b);
 }
 

@@ -4,11 +4,15 @@
 #include "compiled_ruleset.h"
 #include "warpmatch.h"
 
+#include <fmt/format.h>
+
 #include <string>
 
 namespace wm {
 
 std::string alert_to_eve_json(const CompiledRuleSet &rs, const wm_alert_t &a);
+// The same line appended to b (no allocation once b has grown).
+void append_alert_eve_json(const CompiledRuleSet &rs, const wm_alert_t &a, fmt::memory_buffer &b);
 std::string replay_stats_to_json(const wm_replay_stats_t &st);
 // "2024-04-21T10:00:00.123456+0000", UTC.
 std::string eve_timestamp(int64_t sec, int64_t usec);

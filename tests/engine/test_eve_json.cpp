@@ -73,3 +73,52 @@ TEST(EveJson, Ipv6AddressesAndNoOffsetInSetMode) {
     EXPECT_EQ(j["proto"], "UDP");
     EXPECT_FALSE(j.contains("payload_offset"));
 }
+
+// A line reuses the packet part of the line before it only when every field
+// in it is the same: the same packet struct refilled with another packet
+// (as a capture loop does), two packets taking turns, and a new second.
+TEST(EveJson, ConsecutiveAlertsOfDifferentPacketsDoNotShareAPrefix) {
+    rules::RuleSet rs;
+    for (uint32_t id : {1u, 2u}) {
+        rules::Rule r;
+        r.id = id;
+        r.msg = "m" + std::to_string(id);
+        r.pattern = "x";
+        rs.rules.push_back(r);
+    }
+    CompiledRuleSet crs(rs);
+    wm_packet_t p{};
+    p.struct_size = sizeof(p);
+    p.ip_version = 4;
+    p.proto = WM_PROTO_TCP;
+    p.number = 7;
+    p.ts_sec = 1700000000;
+    p.src_ip[0] = 10;
+    p.dst_ip[0] = 11;
+    wm_packet_t q = p;
+    auto line = [&](const wm_packet_t &pk, uint32_t rule) {
+        wm_alert_t a{sizeof(wm_alert_t), &pk, rule, 0, 0, 0};
+        return nlohmann::json::parse(alert_to_eve_json(crs, a));
+    };
+    EXPECT_EQ(line(p, 1)["src_ip"], "10.0.0.0");
+    EXPECT_EQ(line(p, 2)["alert"]["signature"], "m2");
+    // Each field on its own, in the same struct.
+    p.src_ip[3] = 9;
+    EXPECT_EQ(line(p, 2)["src_ip"], "10.0.0.9");
+    p.dst_port = 443;
+    EXPECT_EQ(line(p, 2)["dest_port"], 443);
+    p.ts_usec = 999999;
+    EXPECT_EQ(line(p, 2)["timestamp"], "2023-11-14T22:13:20.999999+0000");
+    p.ts_sec += 61;
+    EXPECT_EQ(line(p, 2)["timestamp"], "2023-11-14T22:14:21.999999+0000");
+    p.proto = WM_PROTO_UDP;
+    EXPECT_EQ(line(p, 2)["proto"], "UDP");
+    p.flow_id = 5;
+    EXPECT_EQ(line(p, 2)["flow_id"], 5);
+    // Two packets taking turns.
+    for (int i = 0; i < 3; ++i) {
+        EXPECT_EQ(line(q, 1)["timestamp"], "2023-11-14T22:13:20.000000+0000") << i;
+        EXPECT_EQ(line(p, 1)["timestamp"], "2023-11-14T22:14:21.999999+0000") << i;
+        EXPECT_EQ(line(q, 1)["dest_port"], 0) << i;
+    }
+}
