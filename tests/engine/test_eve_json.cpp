@@ -7,14 +7,24 @@
 
 using namespace wm;
 
-TEST(EveJson, AlertCarriesSuricataFields) {
+namespace {
+// Rules with these ids and messages, pattern "x".
+rules::RuleSet rules_of(std::initializer_list<std::pair<uint32_t, std::string>> rules) {
     rules::RuleSet rs;
-    rules::Rule r;
-    r.id = 2001;
-    r.msg = "ET TEST \"quoted\" msg";
-    r.severity = 1;
-    r.pattern = "x";
-    rs.rules.push_back(r);
+    for (const auto &[id, msg] : rules) {
+        rules::Rule r;
+        r.id = id;
+        r.msg = msg;
+        r.pattern = "x";
+        rs.rules.push_back(r);
+    }
+    return rs;
+}
+} // namespace
+
+TEST(EveJson, AlertCarriesSuricataFields) {
+    rules::RuleSet rs = rules_of({{2001, "ET TEST \"quoted\" msg"}});
+    rs.rules[0].severity = 1;
     CompiledRuleSet crs(rs);
     wm_packet_t p{};
     p.struct_size = sizeof(p);
@@ -49,13 +59,7 @@ TEST(EveJson, AlertCarriesSuricataFields) {
 }
 
 TEST(EveJson, Ipv6AddressesAndNoOffsetInSetMode) {
-    rules::RuleSet rs;
-    rules::Rule r;
-    r.id = 1;
-    r.msg = "m";
-    r.pattern = "x";
-    rs.rules.push_back(r);
-    CompiledRuleSet crs(rs);
+    CompiledRuleSet crs(rules_of({{1, "m"}}));
     wm_packet_t p{};
     p.struct_size = sizeof(p);
     p.ip_version = 6;
@@ -78,15 +82,7 @@ TEST(EveJson, Ipv6AddressesAndNoOffsetInSetMode) {
 // in it is the same: the same packet struct refilled with another packet
 // (as a capture loop does), two packets taking turns, and a new second.
 TEST(EveJson, ConsecutiveAlertsOfDifferentPacketsDoNotShareAPrefix) {
-    rules::RuleSet rs;
-    for (uint32_t id : {1u, 2u}) {
-        rules::Rule r;
-        r.id = id;
-        r.msg = "m" + std::to_string(id);
-        r.pattern = "x";
-        rs.rules.push_back(r);
-    }
-    CompiledRuleSet crs(rs);
+    CompiledRuleSet crs(rules_of({{1, "m1"}, {2, "m2"}}));
     wm_packet_t p{};
     p.struct_size = sizeof(p);
     p.ip_version = 4;
