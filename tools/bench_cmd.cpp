@@ -320,6 +320,10 @@ int run_bench(const BenchArgs &a) {
     if (wanted(cpu_all))
         replays.push_back(
             run_replay(rs, a.capture, WM_BACKEND_CPU, WM_OUTPUT_SET, cpu_all, nullptr, 0, false, cores)[0]);
+    const std::string cpu_all_positions = fmt::format("replay cpu ({} threads) positions", cores);
+    if (a.positions && wanted(cpu_all_positions))
+        replays.push_back(run_replay(rs, a.capture, WM_BACKEND_CPU, WM_OUTPUT_POSITIONS, cpu_all_positions, nullptr, 0,
+                                     false, cores)[0]);
     if (wanted("replay gpu set"))
         replays.push_back(run_replay(rs, a.capture, WM_BACKEND_GPU, WM_OUTPUT_SET, "replay gpu set")[0]);
     size_t big_payload = 0;

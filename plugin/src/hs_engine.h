@@ -3,8 +3,9 @@
 // calling thread alone or, with threads > 1, cut into runs of payloads of
 // about equal bytes that a pool of threads scans with a scratch each (the
 // CPU backend and the GPU's cross-check, where Hyperscan on one core was
-// 1/15 of what the host's cores do). Matches come out in the same order
-// either way: runs are joined in payload order.
+// 1/15 of what the host's cores do). Matches come out in sort_matches()
+// order either way: each run is sorted on its thread and the runs are
+// joined in payload order.
 #pragma once
 
 #include "capture/worker_pool.h"

@@ -1,7 +1,7 @@
 // Hyperscan on several threads (wm_scanner_options_t::cpu_threads): the
 // same matches in the same order as on the calling thread alone, whatever
-// the thread count and however the batch is cut; and equal to the plain
-// reference matcher.
+// the thread count and however the batch is cut (sort_matches() order); and
+// equal to the plain reference matcher.
 #include "compiled_ruleset.h"
 #include "hs_engine.h"
 #include "random_rules.h"
@@ -41,6 +41,9 @@ TEST(HyperscanThreads, SameMatchesInTheSameOrderAsOneThread) {
     for (auto mode : {WM_OUTPUT_POSITIONS, WM_OUTPUT_SET}) {
         const std::vector<Match> want = scan(one, batch.view(), mode);
         ASSERT_GT(want.size(), mode == WM_OUTPUT_SET ? 1000u : 100000u) << "case too weak";
+        std::vector<Match> sorted = want; // already in the scanner's order
+        sort_matches(sorted);
+        EXPECT_TRUE(sorted == want);
         for (unsigned threads : {2u, 3u, 8u}) {
             HyperscanEngine many(rs, threads);
             EXPECT_EQ(many.threads(), threads);

@@ -56,12 +56,13 @@ want verify && warpmatch replay "$D/pcaps-large/merged-zeek-traces.pcap" --rules
 # 3. Benchmarks: every engine through the C API on one corpus, same run.
 #    BENCH_BATCH_MB: batch sizes to run (bench-<MB>.txt / .json each).
 #    The replay rows also replay merged-zeek tiled REPLAY_TILE times (records
-#    repeated after one file header, ~1 GB for 32).
+#    repeated after one file header, ~1 GB for 32). BENCH_POSITIONS=1 adds
+#    the positions rows (Hyperscan, GPU plugin path, CPU replay).
 Z="$D/pcaps-large/merged-zeek-traces.pcap"; BIG=/tmp/zeek-x${REPLAY_TILE:-32}.pcap
 want bench && { head -c 24 "$Z"; for i in $(seq ${REPLAY_TILE:-32}); do tail -c +25 "$Z"; done; } > "$BIG"
 want bench && for mb in ${BENCH_BATCH_MB:-64}; do
   warpmatch bench "$Z" --rules /tmp/et.yaml --corpus-mb ${CORPUS_MB:-1024} --replay-capture "$BIG" \
-    --batch-mb "$mb" --repeats 3 --json "$OUT/bench-$mb.json" 2>&1 | tee "$OUT/bench-$mb.txt"
+    --batch-mb "$mb" --repeats 3 ${BENCH_POSITIONS:+--positions} --json "$OUT/bench-$mb.json" 2>&1 | tee "$OUT/bench-$mb.txt"
 done
 # Reading alone: the tiled capture decoded into windows by threads, against
 # libpcap's sequential read in the same run.
