@@ -246,8 +246,8 @@ typedef struct wm_scanner_options {
     /** Threads Hyperscan scans a batch with, on the CPU backend and for the
      *  GPU's cross-check (since 0.8): 0 or 1 = the calling thread only (the
      *  default, for hosts that run a scanner per worker thread); N = the
-     *  calling thread and N - 1 of the scanner's own. Matches and their
-     *  order do not depend on it. */
+     *  calling thread and N - 1 of the scanner's own (at most 256). Matches
+     *  and their order do not depend on it. */
     unsigned cpu_threads;
 } wm_scanner_options_t;
 
