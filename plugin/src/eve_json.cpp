@@ -60,10 +60,6 @@ std::string eve_timestamp(int64_t sec, int64_t usec) {
     return fmt::to_string(b);
 }
 
-// Formatted directly into one buffer: alerts are the hot output path
-// (hundreds of thousands per capture); every string that needs JSON escaping
-// was escaped at load time (CompiledRuleSet::eve_alert_json) and the rest
-// are numbers, IP addresses and fixed names.
 namespace {
 
 // The packet fields an alert line starts with.
@@ -104,6 +100,10 @@ void append_packet_part(fmt::memory_buffer &b, const wm_packet_t &p) {
 
 } // namespace
 
+// Formatted directly into one buffer: alerts are the hot output path
+// (hundreds of thousands per capture); every string that needs JSON escaping
+// was escaped at load time (CompiledRuleSet::eve_alert_json) and the rest
+// are numbers, IP addresses and fixed names.
 void append_alert_eve_json(const CompiledRuleSet &rs, const wm_alert_t &a, fmt::memory_buffer &b) {
     const wm_packet_t &p = *a.packet;
     const long idx = rs.index_of(a.rule_id);

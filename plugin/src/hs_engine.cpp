@@ -19,16 +19,17 @@ HyperscanEngine::HyperscanEngine(const CompiledRuleSet &rs, unsigned threads)
     lanes_.resize(threads_);
     if (!rs.hs_database())
         return;
-    for (Lane &lane : lanes_) {
-        const hs_error_t rc = &lane == &lanes_[0] ? hs_alloc_scratch(rs.hs_database(), &lane.scratch)
-                                                   : hs_clone_scratch(lanes_[0].scratch, &lane.scratch);
+    for (size_t t = 0; t < lanes_.size(); ++t) {
+        hs_scratch_t *s = nullptr;
+        const hs_error_t rc = t == 0 ? hs_alloc_scratch(rs.hs_database(), &s)
+                                     : hs_clone_scratch(lanes_[0].scratch.get(), &s);
         if (rc != HS_SUCCESS)
             throw StatusError(rc == HS_NOMEM ? WM_NOMEM : WM_ENGINE_ERROR,
-                              fmt::format("hs_alloc_scratch failed (error {})", rc));
+                              fmt::format("{} failed for thread {} (error {})",
+                                          t == 0 ? "hs_alloc_scratch" : "hs_clone_scratch", t, rc));
+        lanes_[t].scratch.reset(s);
     }
 }
-
-HyperscanEngine::Lane::~Lane() { hs_free_scratch(scratch); }
 
 HyperscanEngine::~HyperscanEngine() = default;
 
@@ -75,7 +76,7 @@ void HyperscanEngine::scan_run(Lane &lane, const BatchView &batch, size_t begin,
         ctx.payload = static_cast<uint32_t>(i);
         ctx.stamp = ++lane.stamp;
         const hs_error_t rc = hs_scan(rs_.hs_database(), reinterpret_cast<const char *>(batch.payload(i)), n, 0,
-                                      lane.scratch, on_match, &ctx);
+                                      lane.scratch.get(), on_match, &ctx);
         if (rc != HS_SUCCESS)
             throw StatusError(WM_ENGINE_ERROR, fmt::format("hs_scan failed on payload {} (error {})", i, rc));
     }

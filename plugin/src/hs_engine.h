@@ -32,13 +32,14 @@ class HyperscanEngine final : public Engine {
     static constexpr size_t kMinRunBytes = 64 * 1024;
 
   private:
-    // One thread's state: its scratch, set-mode stamps and matches.
+    struct FreeScratch {
+        void operator()(hs_scratch_t *s) const { hs_free_scratch(s); }
+    };
+    // One thread's state: its scratch and set-mode stamps.
     struct Lane {
-        hs_scratch_t *scratch = nullptr;
+        std::unique_ptr<hs_scratch_t, FreeScratch> scratch;
         std::vector<uint64_t> seen; // set-mode dedupe stamps per rule
         uint64_t stamp = 0;
-        std::vector<Match> out;
-        ~Lane();
     };
     void scan_run(Lane &lane, const BatchView &batch, size_t begin, size_t end, bool set,
                   std::vector<Match> &out);
