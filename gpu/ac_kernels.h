@@ -3,7 +3,7 @@
 //
 // Layering (as in CUB): gpu_matcher_cuda.cpp (public entry, buffers, streams)
 // -> ac_dispatch.cu (grid sizing, tuning, launch-error checks)
-//    + ac_sort_keys.cu (Set keys sorted with cub::DeviceRadixSort)
+//    + ac_sort_keys.cu (Set keys, Positions keys sorted with cub::DeviceRadixSort)
 //    + ac_set_pairs.cu (Set keys filtered by scope, mapped to pairs)
 //    + ac_build_segments.cu (segments of whole-payload runs, from the offsets)
 // -> ac_kernels.cu (thin __global__ kernels) -> ac_agent.cuh (block algorithm)
@@ -91,6 +91,12 @@ size_t ac_sort_keys_temp_bytes(uint32_t capacity);
 // d_keys when n < 2). Throws GpuError on a CUDA error.
 unsigned long long *ac_sort_keys(unsigned long long *d_keys, unsigned long long *d_alt, uint32_t n, int end_bit,
                                  void *d_temp, size_t temp_bytes, cudaStream_t stream);
+
+// Positions mode (ac_sort_keys.cu): enqueues d_keys[i] = codec.encode(d_matches[i])
+// for i < n (ac_positions_order.h), to be sorted by ac_sort_keys(codec.bits).
+struct PositionsKeyCodec;
+void ac_pack_positions(const Match *d_matches, uint32_t n, const PositionsKeyCodec &codec, unsigned long long *d_keys,
+                       cudaStream_t stream);
 
 // Set pairs (ac_set_pairs.cu), enqueued on `stream` behind the scan kernel;
 // the key count n = min(*d_n, sort_n) is read on the device. Either encodes

@@ -1,8 +1,10 @@
-// gpu/ac_sort_keys.cu - Set mode: sorts a chunk's distinct keys
-// (payload << 32 | pattern) on the device with cub::DeviceRadixSort, so the
-// host receives them ordered by (payload, pattern) and need not sort them.
+// gpu/ac_sort_keys.cu - sorts a chunk's output on the device with
+// cub::DeviceRadixSort, so the host receives it ordered and need not sort it:
+// Set mode's distinct keys (payload << 32 | pattern), and Positions mode's
+// matches packed into keys (ac_positions_order.h).
 // CUB must be compiled by nvcc, hence this file; see ac_kernels.h.
 #include "gpu/ac_kernels.h"
+#include "gpu/ac_positions_order.h"
 #include "gpu/cuda_check.h"
 
 #include <cub/device/device_radix_sort.cuh>
@@ -28,6 +30,23 @@ unsigned long long *ac_sort_keys(unsigned long long *d_keys, unsigned long long 
     // CUB checks its own launches and returns their error.
     WM_CUDA_CHECK(cub::DeviceRadixSort::SortKeys(d_temp, bytes, keys, n, 0, end_bit, stream));
     return keys.Current();
+}
+
+namespace {
+
+__global__ void pack_positions_kernel(const Match *m, uint32_t n, PositionsKeyCodec codec, unsigned long long *keys) {
+    for (uint32_t i = blockIdx.x * blockDim.x + threadIdx.x; i < n; i += gridDim.x * blockDim.x)
+        keys[i] = codec.encode(m[i]);
+}
+
+} // namespace
+
+void ac_pack_positions(const Match *d_matches, uint32_t n, const PositionsKeyCodec &codec, unsigned long long *d_keys,
+                       cudaStream_t stream) {
+    if (n == 0) return;
+    const uint32_t grid = (n + 255) / 256 < 8192 ? (n + 255) / 256 : 8192;
+    pack_positions_kernel<<<grid, 256, 0, stream>>>(d_matches, n, codec, d_keys);
+    WM_CUDA_CHECK(cudaGetLastError());
 }
 
 } // namespace wm::gpu

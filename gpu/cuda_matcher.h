@@ -70,7 +70,7 @@ class CudaMatcher final : public GpuMatcher {
     bool run_chunks(const BatchView &batch, Launch launch, Done done, const PayloadMeta *meta, bool drain);
     template <typename Launch> uint32_t collect(ChunkSlot &s, Launch launch, bool expanded = false);
     unsigned long long *sorted_keys(ChunkSlot &s, unsigned long long *keys, unsigned long long *alt, uint32_t n);
-    void finish(ChunkSlot &s, OutputMode mode, std::vector<Match> &out);
+    void finish(ChunkSlot &s, OutputMode mode, const BatchView &batch, std::vector<Match> &out);
     void finish_pairs(ChunkSlot &s);
     void finish_pending_chunks(const PairBatch *only = nullptr);
     void sync_slots();

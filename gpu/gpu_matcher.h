@@ -51,7 +51,7 @@ struct Match {
 };
 
 enum class OutputMode {
-    Positions, // every (pattern, payload, end), order unspecified
+    Positions, // every (pattern, payload, end), by (payload, end, pattern) (a chunk too wide to key: any order)
     // Distinct (pattern, payload) pairs, end = 0, sorted by (payload, pattern)
     // ascending (strictly: no repeats), also when a payload spans chunks.
     // The sort runs on the device, so callers need not order them again.

@@ -6,8 +6,10 @@
 // any cudaHostAlloc/cudaHostRegister memory) is copied to the device straight
 // from the caller's bytes: no host memcpy into the staging buffers. Set mode
 // sorts each chunk's distinct keys on the device before the copy back
-// (ac_sort_keys.cu), so the output comes back ordered (ac_set_order.h). The
+// (ac_sort_keys.cu), so the output comes back ordered (ac_set_order.h), and
+// Positions mode its matches (ac_positions_order.h). The
 // set-pair calls are in gpu_matcher_pairs.cpp, the class in cuda_matcher.h.
+#include "gpu/ac_positions_order.h"
 #include "gpu/ac_set_order.h"
 #include "gpu/cuda_matcher.h"
 #include "gpu/gpu_testing.h"
@@ -144,24 +146,40 @@ unsigned long long *CudaMatcher::sorted_keys(ChunkSlot &s, unsigned long long *k
     return ac_sort_keys(keys, alt, n, set_sort_end_bit(max_payload), s.d_sort_tmp, s.sort_tmp_bytes, s.stream);
 }
 
-void CudaMatcher::finish(ChunkSlot &s, OutputMode mode, std::vector<Match> &out) {
+void CudaMatcher::finish(ChunkSlot &s, OutputMode mode, const BatchView &batch, std::vector<Match> &out) {
     const EmitKind kind = mode == OutputMode::Set ? EmitKind::SetKeys : EmitKind::Positions;
     const uint32_t n = collect(s, [&](ChunkSlot &c) { launch(c, kind); });
+    PositionsKeyCodec codec;
+    bool keyed = false; // Positions packed into sorted keys (ac_positions_order.h)
     if (n > 0) {
         const void *src = s.d_matches;
         size_t rec = sizeof(Match);
         if (mode == OutputMode::Set) { // distinct keys (ac_set_hash.cuh): sort them, the table is spent
             rec = sizeof(unsigned long long);
             src = sorted_keys(s, reinterpret_cast<unsigned long long *>(s.d_matches), s.d_hash, n);
+        } else if (n > 1 && positions_key_codec(d_view_.num_patterns, s.chunk.first_payload, s.chunk.last_payload,
+                                                chunk_max_end(s.chunk, batch.offsets), &codec)) {
+            // d_hash has room for 2 x capacity keys: the keys, then the sort's other buffer
+            keyed = true;
+            rec = sizeof(unsigned long long);
+            ac_pack_positions(s.d_matches, n, codec, s.d_hash, s.stream);
+            src = ac_sort_keys(s.d_hash, s.d_hash + s.capacity, n, static_cast<int>(codec.bits), s.d_sort_tmp,
+                               s.sort_tmp_bytes, s.stream);
         }
         WM_CUDA_CHECK(cudaMemcpyAsync(s.host_out(), src, size_t{n} * rec, cudaMemcpyDeviceToHost, s.stream));
         WM_CUDA_CHECK(cudaStreamSynchronize(s.stream));
     }
     const Match *h = n > 0 ? s.h_out.get() : nullptr;
-    if (mode == OutputMode::Positions)
+    const auto *keys = reinterpret_cast<const unsigned long long *>(h);
+    if (keyed) { // sorted by (payload, end, pattern)
+        const size_t base = out.size();
+        out.resize(base + n);
+        for (uint32_t i = 0; i < n; ++i) out[base + i] = codec.decode(keys[i]);
+    } else if (mode == OutputMode::Positions) {
         out.insert(out.end(), h, h + n);
-    else // distinct, sorted by (payload, pattern)
-        append_set_keys(reinterpret_cast<const unsigned long long *>(h), n, out);
+    } else { // distinct, sorted by (payload, pattern)
+        append_set_keys(keys, n, out);
+    }
     s.busy = false;
 }
 
@@ -184,7 +202,7 @@ void CudaMatcher::scan(const BatchView &batch, OutputMode mode, std::vector<Matc
     finish_pending_chunks(); // the slots are this call's now
     const EmitKind kind = mode == OutputMode::Set ? EmitKind::SetKeys : EmitKind::Positions;
     const bool split = run_chunks(
-        batch, [&](ChunkSlot &s) { launch(s, kind); }, [&](ChunkSlot &s) { finish(s, mode, out); }, nullptr, true);
+        batch, [&](ChunkSlot &s) { launch(s, kind); }, [&](ChunkSlot &s) { finish(s, mode, batch, out); }, nullptr, true);
     // Chunks come back sorted, in payload order; a payload spanning chunks
     // may repeat a pair and break the order at the boundary.
     if (mode == OutputMode::Set) join_set_chunks(out, split);

@@ -106,36 +106,37 @@ size_t GpuEngine::collect_set_hits(const wm_set_hit_t **hits) {
     return n;
 }
 
-// Each device match becomes one per rule of its pattern. Set output stays in
-// (payload, rule) order, so sort_matches() keeps its fast path: the matcher
-// sorts by (payload, pattern), and a payload's rules are re-sorted only when
-// the expansion broke their order.
+// Each device match becomes one per rule of its pattern. The matcher's
+// order, (payload, pattern) in Set mode and (payload, end, pattern) in
+// Positions mode, is kept up to the rules: within a payload (Set) or a
+// (payload, end) (Positions), rules are re-sorted only when the expansion
+// broke their order, so sort_matches() keeps its O(n) fast path.
 void GpuEngine::scan(const BatchView &batch, wm_output_mode mode, std::vector<Match> &out) {
     const gpu::BatchView view = gpu_view(batch);
     std::vector<gpu::Match> &found = found_;
-    matcher_->scan(view,
-                   mode == WM_OUTPUT_SET ? gpu::OutputMode::Set : gpu::OutputMode::Positions,
-                   found);
+    const bool set = mode == WM_OUTPUT_SET;
+    matcher_->scan(view, set ? gpu::OutputMode::Set : gpu::OutputMode::Positions, found);
     out.reserve(out.size() + found.size());
-    const auto by_rule = [](const Match &a, const Match &b) { return a.rule < b.rule; };
-    size_t group = out.size(); // first Set entry of the current payload
+    const auto by_rule = [](const Match &a, const Match &b) {
+        return a.rule != b.rule ? a.rule < b.rule : a.start < b.start;
+    };
+    size_t group = out.size(); // first entry of the current group
     const auto close_group = [&] {
-        if (!std::is_sorted(out.begin() + group, out.end(), by_rule))
+        if (out.size() - group > 1 && !std::is_sorted(out.begin() + group, out.end(), by_rule))
             std::sort(out.begin() + group, out.end(), by_rule);
         group = out.size();
     };
     for (const auto &m : found) {
-        if (mode == WM_OUTPUT_SET && out.size() > group && out.back().payload != m.payload)
+        if (out.size() > group && (out.back().payload != m.payload || (!set && out.back().end != m.end)))
             close_group();
         for (uint32_t i = rule_begin_[m.pattern]; i < rule_begin_[m.pattern + 1]; ++i) {
-            if (mode == WM_OUTPUT_SET)
+            if (set)
                 out.push_back(Match{rules_[i], m.payload, 0, 0});
             else
                 out.push_back(Match{rules_[i], m.payload, m.end - len_[m.pattern], m.end});
         }
     }
-    if (mode == WM_OUTPUT_SET)
-        close_group();
+    close_group();
 }
 
 bool gpu_backend_usable(int device, std::string *reason) { return gpu::gpu_usable(device, reason); }

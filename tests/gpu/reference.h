@@ -129,6 +129,17 @@ struct Case {
     BatchView view() const { return BatchView{data.data(), offs.data(), static_cast<uint32_t>(offs.size() - 1)}; }
 };
 
+// Payload lengths only (bytes all 'x'), for planner-level tests: 1-60
+// payloads, a fifth empty, the rest up to 3000 (odd seed) or 400 bytes.
+inline Case random_lengths(std::mt19937 &rng, uint32_t seed) {
+    Case c;
+    const uint32_t payloads = 1 + rng() % 60;
+    for (uint32_t i = 0; i < payloads; ++i)
+        c.offs.push_back(c.offs.back() + (rng() % 5 == 0 ? 0 : rng() % (seed % 2 ? 3000 : 400)));
+    c.data.assign(c.offs.back() + 1, 'x');
+    return c;
+}
+
 struct CaseSpec {
     std::string alphabet = "abAB";
     uint32_t patterns = 20, min_len = 1, max_len = 6;

@@ -1,5 +1,6 @@
 // tests/gpu/test_gpu_matcher.cpp - GPU matcher vs CPU references. Every test
 // skips with "no CUDA device: <reason>" where no usable GPU is present.
+#include "gpu/ac_positions_order.h"
 #include "gpu/gpu_matcher.h"
 #include "gpu/gpu_testing.h"
 #include "reference.h"
@@ -22,6 +23,8 @@ void check_all_modes(const Case &c, const GpuOptions &o, const std::string &labe
     auto m = GpuMatcher::create(c.pats, o);
     std::vector<Match> got;
     m->scan(c.view(), OutputMode::Positions, got);
+    ASSERT_TRUE(std::is_sorted(got.begin(), got.end(), positions_order_less))
+        << label << ": Positions output not sorted by (payload, end, pattern)";
     sort_matches(got);
     ASSERT_EQ(got.size(), ref.size()) << label << " " << m->describe();
     ASSERT_TRUE(got == ref) << label;
@@ -132,10 +135,11 @@ TEST(GpuMatcher, ManyPatternsGlobalCounters) {
     check_all_modes(c, GpuOptions{}, "70k patterns", false);
 }
 
-// Set output comes back sorted by (payload, pattern) without any sort by the
-// caller: one chunk, many chunks with payloads split across them, few payloads
-// per chunk, and the grow + rescan path.
-TEST(GpuMatcher, SetOutputSortedAcrossChunks) {
+// Set output comes back sorted by (payload, pattern), Positions output by
+// (payload, end, pattern), without any sort by the caller: one chunk, many
+// chunks with payloads split across them, few payloads per chunk, and the
+// grow + rescan path.
+TEST(GpuMatcher, OutputSortedAcrossChunks) {
     REQUIRE_GPU();
     for (int seed = 0; seed < 12; ++seed) {
         CaseSpec s;
@@ -145,8 +149,9 @@ TEST(GpuMatcher, SetOutputSortedAcrossChunks) {
         s.max_payload = seed % 3 == 0 ? 12000 : 3000;
         s.alphabet = seed % 4 == 0 ? "ab" : "abAB";
         Case c = random_case(4000 + seed, s);
-        auto want = naive_matches(c.pats, c.view());
-        want = dedup_set(want);
+        auto all = naive_matches(c.pats, c.view());
+        std::sort(all.begin(), all.end(), positions_order_less);
+        const auto want = dedup_set(all);
         GpuOptions o;
         if (seed % 3 != 2) o.max_batch_bytes = seed % 3 == 0 ? 4096 : 16384; // split payloads
         if (seed % 4 == 3) o.max_batch_payloads = 3;
@@ -160,6 +165,11 @@ TEST(GpuMatcher, SetOutputSortedAcrossChunks) {
             ASSERT_TRUE(set_sorted_distinct(set)) << label << ": not sorted by (payload, pattern)";
             ASSERT_EQ(set.size(), want.size()) << label;
             ASSERT_TRUE(set == want) << label;
+            std::vector<Match> pos;
+            m->scan(c.view(), OutputMode::Positions, pos);
+            ASSERT_TRUE(std::is_sorted(pos.begin(), pos.end(), positions_order_less)) << label << ": Positions";
+            std::sort(pos.begin(), pos.end(), positions_order_less);
+            ASSERT_TRUE(pos == all) << label << ": Positions";
         }
     }
 }

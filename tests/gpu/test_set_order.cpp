@@ -78,13 +78,10 @@ TEST(SetOrder, SortedChunksJoinToSortedDedup) {
     int split_cases = 0;
     for (uint32_t seed = 0; seed < 300; ++seed) {
         std::mt19937 rng(seed);
-        const uint32_t payloads = 1 + rng() % 60;
+        const Case lens = random_lengths(rng, seed);
+        const BatchView batch = lens.view();
+        const std::vector<uint32_t> &offs = lens.offs;
         const uint32_t npats = 1 + rng() % (seed % 3 == 0 ? 5 : 3000);
-        std::vector<uint32_t> offs{0};
-        for (uint32_t i = 0; i < payloads; ++i)
-            offs.push_back(offs.back() + (rng() % 5 == 0 ? 0 : rng() % (seed % 2 ? 3000 : 400)));
-        std::vector<uint8_t> data(offs.back() + 1, 'x');
-        const BatchView batch{data.data(), offs.data(), payloads};
         const size_t max_bytes = 256 + rng() % 2048, max_segs = 1 + rng() % 8;
         ChunkPlanner plan(batch, max_bytes, max_segs, 124, 1 + rng() % 40);
 

@@ -1,0 +1,80 @@
+// gpu/ac_positions_order.h - Positions-mode output order (host and device).
+//
+// The Positions kernel appends its matches in whatever order the blocks reach
+// them. Sorting them on the host was the positions path's bottleneck (run 93,
+// 1 GB of real traffic with ET Open: 21 thread-seconds of sort_matches for
+// ~340 M matches, a comparison sort per payload), so each chunk's matches are
+// packed into 64-bit keys on the device, radix-sorted there (ac_sort_keys.cu)
+// and copied back as keys (8 bytes per match instead of 12). A key holds,
+// most significant first, the payload (less the chunk's lowest), the end
+// offset and the pattern, each in as many bits as the chunk needs: ascending
+// keys are ascending (payload, end, pattern). A chunk whose fields do not fit
+// in 64 bits comes back unsorted, as before. Chunks cover a batch in payload
+// order and a payload split across chunks has its earlier ends in the
+// earlier chunk, so the concatenation stays sorted; the host checks it anyway
+// (sort_matches' fast path).
+#pragma once
+
+#include "gpu/ac_plan.h"
+#include "gpu/ac_scope.h"
+
+#include <cstdint>
+
+namespace wm::gpu {
+
+struct PositionsKeyCodec {
+    uint32_t base = 0;         // the chunk's lowest payload
+    uint32_t end_shift = 0;    // = pattern bits
+    uint32_t payload_shift = 0; // = pattern bits + end bits
+    uint32_t bits = 0;         // payload_shift + payload bits: the radix sort's end bit
+    WM_HD unsigned long long encode(const Match &m) const {
+        const unsigned long long payload = m.payload - base;
+        // payload == 0 whenever payload_shift could be 64 (one payload): no shift by 64
+        return (payload ? payload << payload_shift : 0ull) | static_cast<unsigned long long>(m.end) << end_shift |
+               m.pattern;
+    }
+    Match decode(unsigned long long key) const {
+        const uint32_t pattern = static_cast<uint32_t>(end_shift ? key & ((1ull << end_shift) - 1) : 0);
+        const uint32_t end_bits = payload_shift - end_shift;
+        const uint32_t end = static_cast<uint32_t>(end_bits ? (key >> end_shift) & ((1ull << end_bits) - 1) : 0);
+        const uint32_t payload = payload_shift < 64 ? static_cast<uint32_t>(key >> payload_shift) : 0;
+        return Match{pattern, base + payload, end};
+    }
+};
+
+// The codec of a chunk whose matches have payloads in [first_payload,
+// last_payload], ends <= max_end and patterns < num_patterns; false when the
+// three fields need more than 64 bits (the chunk is then left unsorted).
+inline bool positions_key_codec(uint32_t num_patterns, uint32_t first_payload, uint32_t last_payload,
+                                uint32_t max_end, PositionsKeyCodec *c) {
+    const uint32_t pattern_bits = significant_bits(num_patterns > 0 ? num_patterns - 1 : 0);
+    const uint32_t end_bits = significant_bits(max_end);
+    const uint32_t payload_bits = significant_bits(last_payload - first_payload);
+    if (pattern_bits + end_bits + payload_bits > 64) return false;
+    *c = PositionsKeyCodec{first_payload, pattern_bits, pattern_bits + end_bits,
+                           pattern_bits + end_bits + payload_bits};
+    return true;
+}
+
+// The largest end offset a match of chunk `c` can have: its longest payload
+// (whole-payload run; offsets are the batch's) or the furthest payload
+// offset its segments reach.
+inline uint32_t chunk_max_end(const Chunk &c, const uint32_t *offsets) {
+    uint32_t m = 0;
+    if (c.whole_run) {
+        for (uint32_t p = c.first_payload; p < c.end_payload; ++p)
+            m = offsets[p + 1] - offsets[p] > m ? offsets[p + 1] - offsets[p] : m;
+    } else {
+        for (const Segment &s : c.segs)
+            m = s.pos_base + (s.data_end - s.data_begin) > m ? s.pos_base + (s.data_end - s.data_begin) : m;
+    }
+    return m;
+}
+
+inline bool positions_order_less(const Match &a, const Match &b) {
+    if (a.payload != b.payload) return a.payload < b.payload;
+    if (a.end != b.end) return a.end < b.end;
+    return a.pattern < b.pattern;
+}
+
+} // namespace wm::gpu

@@ -1,0 +1,151 @@
+// tests/gpu/test_positions_order.cpp - CPU property tests of the Positions
+// output order (gpu/ac_positions_order.h): the device packs each chunk's
+// matches into keys with the chunk's codec, radix-sorts them over
+// [0, codec.bits) and the host decodes the chunks in order. Here the device
+// part is modelled (kernel order = shuffle, radix sort = std::sort after
+// checking the bits above codec.bits are zero) over real ChunkPlanner chunks,
+// and the concatenation must be sorted by (payload, end, pattern) and hold
+// every match.
+#include "gpu/ac_plan.h"
+#include "gpu/ac_positions_order.h"
+#include "reference.h"
+
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <random>
+#include <tuple>
+
+using namespace wm::gpu;
+using namespace wm::gpu::test;
+
+namespace {
+
+bool operator_eq(const Match &a, const Match &b) {
+    return a.pattern == b.pattern && a.payload == b.payload && a.end == b.end;
+}
+
+// The device's part for one chunk: keys in kernel order, sorted, decoded.
+void device_model(const PositionsKeyCodec &codec, std::vector<Match> chunk, std::mt19937 &rng,
+                  std::vector<Match> &out) {
+    std::shuffle(chunk.begin(), chunk.end(), rng);
+    std::vector<unsigned long long> keys;
+    for (const Match &m : chunk) {
+        keys.push_back(codec.encode(m));
+        if (codec.bits < 64) ASSERT_EQ(keys.back() >> codec.bits, 0u) << "bits above codec.bits would be ignored";
+    }
+    std::sort(keys.begin(), keys.end());
+    for (unsigned long long k : keys) out.push_back(codec.decode(k));
+}
+
+} // namespace
+
+TEST(PositionsOrder, KeysOrderLikeTheirFieldsAndDecodeBack) {
+    std::mt19937 rng(9);
+    auto R = [&] { return static_cast<uint32_t>(rng()); };
+    for (int round = 0; round < 2000; ++round) {
+        const uint32_t patterns = 1 + (round % 3 == 0 ? R() % 4 : R() % 200000);
+        const uint32_t first = R() % 3 == 0 ? 0 : R(), span = round % 5 == 0 ? 0 : R() % (1u << 20);
+        const uint32_t max_end = round % 7 == 0 ? 0xffffffu : 1 + R() % 70000;
+        PositionsKeyCodec c;
+        ASSERT_TRUE(positions_key_codec(patterns, first, first + span, max_end, &c));
+        auto pick = [&] {
+            return Match{R() % 3 ? R() % patterns : patterns - 1, first + (R() % 3 ? R() % (span + 1) : span),
+                         R() % 3 ? R() % (max_end + 1) : max_end};
+        };
+        for (int i = 0; i < 50; ++i) {
+            const Match a = pick(), b = pick();
+            const unsigned long long ka = c.encode(a), kb = c.encode(b);
+            ASSERT_TRUE(operator_eq(c.decode(ka), a)) << "round " << round;
+            ASSERT_EQ(ka < kb, positions_order_less(a, b)) << "round " << round;
+            if (c.bits < 64) ASSERT_EQ(ka >> c.bits, 0u);
+        }
+    }
+}
+
+TEST(PositionsOrder, CodecUsesTheFewestBitsAndRefusesWhatDoesNotFit) {
+    PositionsKeyCodec c;
+    ASSERT_TRUE(positions_key_codec(1, 7, 7, 1, &c)); // one pattern, one payload: the end alone
+    EXPECT_EQ(c.bits, 1u);
+    EXPECT_TRUE(operator_eq(c.decode(c.encode(Match{0, 7, 1})), Match{0, 7, 1}));
+    ASSERT_TRUE(positions_key_codec(17918, 100, 100 + 300000, 65535, &c)); // ET Open, a 64 MB chunk
+    EXPECT_EQ(c.end_shift, 15u);
+    EXPECT_EQ(c.payload_shift, 31u);
+    EXPECT_EQ(c.bits, 50u);
+    ASSERT_TRUE(positions_key_codec(0x80000000u, 5, 5 + 0x1ff, 0xffffffu, &c)); // 31 + 24 + 9 bits: full
+    EXPECT_EQ(c.bits, 64u);
+    const Match top{0x7fffffffu, 5 + 0x1ff, 0xffffffu};
+    EXPECT_TRUE(operator_eq(c.decode(c.encode(top)), top));
+    EXPECT_EQ(c.encode(top), ~0ull);
+    EXPECT_FALSE(positions_key_codec(0x80000000u, 5, 5 + 0x200, 0xffffffu, &c)); // 65 bits
+    EXPECT_FALSE(positions_key_codec(0xffffffffu, 0, 0xffffffffu, 0xffffffffu, &c));
+}
+
+TEST(PositionsOrder, ChunkMaxEndCoversEveryPieceOfItsPayloads) {
+    std::vector<uint32_t> offs = {0, 10, 10, 5000, 5030};
+    std::vector<uint8_t> data(offs.back() + 1, 'x');
+    const BatchView batch{data.data(), offs.data(), 4};
+    for (const bool whole : {false, true}) {
+        ChunkPlanner plan(batch, 1024, 64, 60, 8, whole);
+        Chunk c;
+        uint32_t most = 0;
+        while (plan.next(c)) {
+            const uint32_t m = chunk_max_end(c, offs.data());
+            // no payload of the chunk reaches past its max end; its longest reaches it
+            uint32_t want = 0;
+            if (c.whole_run) {
+                for (uint32_t p = c.first_payload; p < c.end_payload; ++p) want = std::max(want, offs[p + 1] - offs[p]);
+            } else {
+                for (const Segment &g : c.segs) want = std::max(want, g.pos_base + g.data_end - g.data_begin);
+            }
+            EXPECT_EQ(m, want);
+            most = std::max(most, m);
+        }
+        EXPECT_EQ(most, 4990u) << "whole " << whole; // payload 2 ends at 4990 in its last piece
+    }
+}
+
+// Random batches cut by the real planner (tiny chunks split payloads, few
+// segments per chunk); each segment reports random matches ending in its own
+// bytes, as its tiles do.
+TEST(PositionsOrder, SortedChunksConcatenateSorted) {
+    int split_cases = 0;
+    for (uint32_t seed = 0; seed < 300; ++seed) {
+        std::mt19937 rng(seed);
+        auto R = [&] { return static_cast<uint32_t>(rng()); };
+        const Case lens = random_lengths(rng, seed);
+        const BatchView batch = lens.view();
+        const std::vector<uint32_t> &offs = lens.offs;
+        const uint32_t npats = 1 + R() % (seed % 3 == 0 ? 5 : 30000);
+        const size_t max_bytes = 256 + R() % 2048, max_segs = 1 + R() % 8;
+        ChunkPlanner plan(batch, max_bytes, max_segs, 124, 1 + R() % 40, seed % 4 == 1);
+
+        std::vector<Match> all, out;
+        bool split = false;
+        Chunk c;
+        while (plan.next(c)) {
+            split |= c.splits_payload;
+            std::vector<Match> chunk;
+            auto add = [&](uint32_t payload, uint32_t own_begin, uint32_t own_end) { // ends in (own_begin, own_end]
+                if (own_end <= own_begin) return;
+                for (uint32_t h = R() % 12; h > 0; --h)
+                    chunk.push_back(Match{R() % npats, payload, own_begin + 1 + R() % (own_end - own_begin)});
+            };
+            if (c.whole_run) {
+                for (uint32_t p = c.first_payload; p < c.end_payload; ++p) add(p, 0, offs[p + 1] - offs[p]);
+            } else {
+                for (const Segment &g : c.segs) add(g.payload, g.pos_base + g.skip, g.pos_base + g.data_end - g.data_begin);
+            }
+            PositionsKeyCodec codec;
+            ASSERT_TRUE(positions_key_codec(npats, c.first_payload, c.last_payload, chunk_max_end(c, offs.data()), &codec));
+            all.insert(all.end(), chunk.begin(), chunk.end());
+            device_model(codec, chunk, rng, out);
+        }
+        split_cases += split;
+        ASSERT_TRUE(std::is_sorted(out.begin(), out.end(), positions_order_less)) << "seed " << seed;
+        std::sort(all.begin(), all.end(), positions_order_less);
+        ASSERT_EQ(out.size(), all.size()) << "seed " << seed;
+        for (size_t i = 0; i < out.size(); ++i) ASSERT_TRUE(operator_eq(out[i], all[i])) << "seed " << seed << " #" << i;
+    }
+    EXPECT_GT(split_cases, 50); // the planner really split payloads across chunks
+}
