@@ -75,3 +75,25 @@ TEST(SortMatches, NearlySortedInputIsSorted) {
     ASSERT_TRUE(std::is_sorted(m.begin(), m.end(), canonical));
     EXPECT_EQ(m.front().payload, 0u);
 }
+
+TEST(SortMatches, OneInversionAnywhereIsFound) {
+    // The sortedness check runs in blocks, a whole field pair at a time: an
+    // inversion in any one field, at a block's edge or inside one, must not
+    // pass as sorted.
+    std::vector<Match> sorted;
+    for (uint32_t p = 0; sorted.size() < 10000; ++p)
+        for (uint32_t k = 0; k < 16; ++k) sorted.push_back(Match{k % 4, p, k / 4, k / 2});
+    std::sort(sorted.begin(), sorted.end(), canonical);
+    for (size_t i : {size_t{1}, size_t{4095}, size_t{4096}, size_t{4097}, size_t{8193}, sorted.size() - 1}) {
+        for (int field = 0; field < 4; ++field) {
+            auto m = sorted;
+            Match a = m[i - 1]; // make m[i] differ from m[i - 1] in one field only, then swap them
+            Match b = a;
+            (field == 0 ? b.payload : field == 1 ? b.end : field == 2 ? b.rule : b.start) += 1;
+            m[i - 1] = b;
+            m[i] = a;
+            sort_matches(m);
+            ASSERT_TRUE(std::is_sorted(m.begin(), m.end(), canonical)) << "inversion at " << i << " field " << field;
+        }
+    }
+}
