@@ -68,8 +68,16 @@ CompiledRuleSet::CompiledRuleSet(rules::RuleSet rs) : rs_(std::move(rs)) {
     std::sort(rs_.rules.begin(), rs_.rules.end(),
               [](const rules::Rule &a, const rules::Rule &b) { return a.id < b.id; });
     bool any_pattern = false;
+    scope_.reserve(rs_.rules.size());
     for (size_t i = 0; i < rs_.rules.size(); ++i) {
         index_.emplace(rs_.rules[i].id, i);
+        const rules::Rule &r = rs_.rules[i];
+        const uint8_t proto = r.protocol == rules::Protocol::Tcp   ? WM_PROTO_TCP
+                              : r.protocol == rules::Protocol::Udp ? WM_PROTO_UDP
+                                                                   : 0;
+        scope_.push_back({static_cast<uint32_t>(scope_ports_.size()),
+                          static_cast<uint32_t>(scope_ports_.size() + r.ports.size()), proto});
+        scope_ports_.insert(scope_ports_.end(), r.ports.begin(), r.ports.end());
         approximate_ += is_approximate(rs_.rules[i]) ? 1 : 0;
         alignment_ += is_alignment(rs_.rules[i]) ? 1 : 0;
         if (is_alignment(rs_.rules[i]))

@@ -48,6 +48,22 @@ class CompiledRuleSet {
     long index_of(uint32_t id) const;
     // True when payload metadata satisfies the rule's protocol and ports.
     static bool applies(const rules::Rule &r, const wm_payload_meta_t &meta);
+    // The same for rule index i, from a flat copy of every rule's protocol and
+    // ports: the scanner asks once per match (hundreds of millions a GB in
+    // positions mode), and a Rule is ~300 bytes with its ports on the heap.
+    bool applies(size_t i, const wm_payload_meta_t &meta) const {
+        const RuleScope &s = scope_[i];
+        if (s.protocol != 0 && s.protocol != meta.proto)
+            return false;
+        if (s.port_begin == s.port_end)
+            return true;
+        for (uint32_t k = s.port_begin; k < s.port_end; ++k) {
+            const rules::PortRange &p = scope_ports_[k];
+            if ((meta.src_port >= p.lo && meta.src_port <= p.hi) || (meta.dst_port >= p.lo && meta.dst_port <= p.hi))
+                return true;
+        }
+        return false;
+    }
 
     // The EVE `"alert":{...}` object of rule i, escaped once at load time.
     const std::string &eve_alert_json(size_t i) const { return eve_alert_[i]; }
@@ -58,7 +74,14 @@ class CompiledRuleSet {
     size_t max_pattern_len() const { return max_len_; }
 
   private:
+    struct RuleScope {
+        uint32_t port_begin, port_end; // [begin, end) in scope_ports_; empty: any port
+        uint8_t protocol;              // 0: any, else the WM_PROTO_* the payload must have
+    };
+
     rules::RuleSet rs_;
+    std::vector<RuleScope> scope_;
+    std::vector<rules::PortRange> scope_ports_;
     std::unique_ptr<hs_database_t, HsDatabaseDeleter> db_;
     std::unordered_map<uint32_t, size_t> index_;
     std::vector<std::string> eve_alert_;

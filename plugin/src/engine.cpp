@@ -12,12 +12,14 @@ bool canonical_less(const Match &a, const Match &b) {
         return a.rule < b.rule;
     return a.start < b.start;
 }
-// std::is_sorted in the (payload, end, rule, start) order, without a branch
-// per field: the check runs over every batch's matches (hundreds of millions
-// a GB in positions mode), and the field compares of a lexicographic
-// comparator mispredict whenever a field ties.
-bool is_sorted_by_payload(const std::vector<Match> &m) {
+// How far m is from the (payload, end, rule, start) order, in one pass
+// without a branch per field: the check runs over every batch's matches
+// (hundreds of millions a GB in positions mode), and the field compares of a
+// lexicographic comparator mispredict whenever a field ties.
+enum class Order { Sorted, TiesOnly, Unsorted }; // TiesOnly: sorted by (payload, end)
+Order order_of(const std::vector<Match> &m) {
     const size_t n = m.size();
+    bool ties = false;
     for (size_t b = 1; b < n; b += 4096) {
         const size_t e = std::min(n, b + 4096);
         bool bad = false;
@@ -25,11 +27,12 @@ bool is_sorted_by_payload(const std::vector<Match> &m) {
             const Match &x = m[i - 1], &y = m[i];
             const uint64_t x1 = uint64_t{x.payload} << 32 | x.end, y1 = uint64_t{y.payload} << 32 | y.end;
             const uint64_t x2 = uint64_t{x.rule} << 32 | x.start, y2 = uint64_t{y.rule} << 32 | y.start;
-            bad |= (y1 < x1) | ((y1 == x1) & (y2 < x2));
+            bad |= y1 < x1;
+            ties |= (y1 == x1) & (y2 < x2);
         }
-        if (bad) return false;
+        if (bad) return Order::Unsorted;
     }
-    return true;
+    return ties ? Order::TiesOnly : Order::Sorted;
 }
 
 } // namespace
@@ -38,11 +41,24 @@ bool is_sorted_by_payload(const std::vector<Match> &m) {
 // the payload key is bucketed in O(n) and only each payload's few matches
 // are compared: a full comparison sort was the plugin path's bottleneck.
 void sort_matches(std::vector<Match> &m) {
-    // Already in order: the GPU engine's set mode (the device sorts by
-    // (payload, pattern); pattern -> rule is increasing, end = start = 0)
-    // when no approx/align rules add matches. One O(n) pass, no copy.
-    if (is_sorted_by_payload(m))
+    // Already in order: the GPU engine's output (the device sorts by
+    // (payload, pattern) or (payload, end, pattern), the engine keeps it
+    // through the rule expansion) when no approx/align rules add matches.
+    // One O(n) pass, no copy.
+    const Order order = order_of(m);
+    if (order == Order::Sorted)
         return;
+    // Hyperscan reports a payload's matches by end offset, so a run of its
+    // matches only needs each end's few rules put in order.
+    if (order == Order::TiesOnly) {
+        for (size_t i = 0, j; i < m.size(); i = j) {
+            for (j = i + 1; j < m.size() && m[j].payload == m[i].payload && m[j].end == m[i].end; ++j) {
+            }
+            if (j - i > 1)
+                std::sort(m.begin() + i, m.begin() + j, canonical_less);
+        }
+        return;
+    }
     if (m.size() < 4096) {
         std::sort(m.begin(), m.end(), [](const Match &a, const Match &b) {
             return a.payload != b.payload ? a.payload < b.payload : canonical_less(a, b);

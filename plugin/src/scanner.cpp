@@ -139,12 +139,8 @@ uint8_t *Scanner::batch_buffer(size_t bytes, unsigned slot) {
 void Scanner::filter_by_meta(const BatchView &batch, std::vector<Match> &m) const {
     if (!batch.meta || !constrained_)
         return;
-    const auto &rules = rs_.rules();
     m.erase(std::remove_if(m.begin(), m.end(),
-                           [&](const Match &x) {
-                               return !CompiledRuleSet::applies(rules[x.rule],
-                                                                batch.meta[x.payload]);
-                           }),
+                           [&](const Match &x) { return !rs_.applies(x.rule, batch.meta[x.payload]); }),
             m.end());
 }
 

@@ -7,6 +7,9 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <random>
+
 using namespace wm;
 
 namespace {
@@ -25,6 +28,38 @@ wm_scanner_options_t cpu_options(int mode = WM_OUTPUT_POSITIONS) {
     o.backend = WM_BACKEND_CPU;
     o.output_mode = mode;
     return o;
+}
+
+// The rule set's flat scope table (what the scanner filters each match by)
+// against the rule's own fields, over random rules and payload metadata.
+TEST(CompiledRuleSet, FlatScopesAgreeWithTheRules) {
+    std::mt19937 rng(21);
+    rules::RuleSet rs;
+    const rules::Protocol protos[] = {rules::Protocol::Any, rules::Protocol::Tcp, rules::Protocol::Udp};
+    for (uint32_t id = 1; id <= 300; ++id) {
+        auto r = make_rule(id, "p" + std::to_string(id));
+        r.protocol = protos[rng() % 3];
+        for (uint32_t k = rng() % 4; k > 0; --k) {
+            const uint16_t lo = static_cast<uint16_t>(rng() % 3 ? rng() % 100 : rng() % 65536);
+            r.ports.push_back({lo, static_cast<uint16_t>(lo + std::min<uint32_t>(65535 - lo, rng() % 3 ? 0 : rng() % 50))});
+        }
+        rs.rules.push_back(r);
+    }
+    CompiledRuleSet crs(rs);
+    const uint8_t metas[] = {WM_PROTO_ANY, WM_PROTO_TCP, WM_PROTO_UDP, 1};
+    size_t yes = 0, no = 0;
+    for (int i = 0; i < 100000; ++i) {
+        wm_payload_meta_t m{};
+        m.proto = metas[rng() % 4];
+        m.src_port = static_cast<uint16_t>(rng() % 2 ? rng() % 100 : rng() % 65536);
+        m.dst_port = static_cast<uint16_t>(rng() % 2 ? rng() % 100 : rng() % 65536);
+        const size_t r = rng() % crs.rules().size();
+        const bool want = CompiledRuleSet::applies(crs.rules()[r], m);
+        ASSERT_EQ(crs.applies(r, m), want) << "rule " << crs.rules()[r].id;
+        (want ? yes : no)++;
+    }
+    EXPECT_GT(yes, 10000u); // both answers were exercised
+    EXPECT_GT(no, 10000u);
 }
 
 TEST(Scanner, ProtocolAndPortsFilterMatches) {

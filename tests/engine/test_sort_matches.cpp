@@ -97,3 +97,21 @@ TEST(SortMatches, OneInversionAnywhereIsFound) {
         }
     }
 }
+
+TEST(SortMatches, InputSortedButForTiesIsSortedWithinThem) {
+    // Hyperscan's order: by payload and end, an end's rules in any order.
+    std::mt19937 rng(14);
+    for (size_t n : {5000u, 100000u}) {
+        auto m = random_matches(rng, n, false);
+        std::sort(m.begin(), m.end(), canonical);
+        auto want = m;
+        for (size_t i = 0, j; i < m.size(); i = j) { // shuffle each (payload, end) run
+            for (j = i + 1; j < m.size() && m[j].payload == m[i].payload && m[j].end == m[i].end; ++j) {
+            }
+            std::shuffle(m.begin() + i, m.begin() + j, rng);
+        }
+        ASSERT_FALSE(std::is_sorted(m.begin(), m.end(), canonical)) << n; // the shuffle broke some tie
+        sort_matches(m);
+        ASSERT_TRUE(m == want) << n;
+    }
+}
