@@ -106,7 +106,7 @@ template <EmitKind KIND, typename StateT, uint32_t BLOCK, uint32_t TILE> struct 
                 const AcGroupView &g = p.view.groups[g0 + grp];
                 const uint32_t st = e.y & kQueueStateMask;
                 ob = wm_ld(&g.out_off[st]);
-                cnt = wm_ld(&g.out_off[st + 1]) - ob;
+                cnt = ac_may_own_outputs(g, st, e.x, tile_end) ? wm_ld(&g.out_off[st + 1]) - ob : 0;
             }
             uint32_t incl = cnt; // inclusive scan of list lengths
             WM_UNROLL for (uint32_t d = 1; d < 32; d <<= 1) {

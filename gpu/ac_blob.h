@@ -19,7 +19,10 @@
 //                   records, 32-aligned), sp_over[] (entries of big records),
 //                   depth_end[key_len + 1] (uint32: states of trie depth <= d
 //                   are [0, depth_end[d]); ids are breadth-first, so a walk
-//                   bounds its state's depth with one compare)
+//                   bounds its state's depth with one compare),
+//                   max_key[num_states] (uint8: the longest key among the
+//                   state's outputs, 255 for 255 or more; a step past the
+//                   tile whose outputs all started after it is not drained)
 // A sparse state's record lists only the classes on which its transition
 // differs from the row of its "dense fallback" d, the first dense state on its
 // failure chain (d's row holds every other transition). So a step from a
@@ -49,7 +52,7 @@
 namespace wm::gpu {
 
 constexpr uint32_t kBlobMagic = 0x43414d57u; // "WMAC"
-constexpr uint32_t kBlobVersion = 5; // 2: output flag in transition targets; 3: sparse records, kOutCheck; 4: plain flag; 5: depth_end
+constexpr uint32_t kBlobVersion = 6; // 2: output flag in transition targets; 3: sparse records, kOutCheck; 4: plain flag; 5: depth_end; 6: max_key
 constexpr uint32_t kMaxGroups = 4;
 // Top bit of a transition target: "the target state has outputs".
 constexpr uint32_t kOutFlag16 = 0x8000u;
@@ -60,6 +63,7 @@ constexpr uint32_t kOutPlain32 = 0x40000000u;
 // out_ids entry: the pattern has offset/depth bounds or is longer than the key
 // (the match end or leading bytes must be checked); clear for most patterns.
 constexpr uint32_t kOutCheck = 0x80000000u;
+constexpr uint32_t kMaxKeySaturated = 255; // max_key of a state with a key of 255 bytes or more
 // Sparse records (see above).
 constexpr uint32_t kSpRecordWords = 8;
 constexpr uint32_t kSpInline = kSpRecordWords - 1;
@@ -94,7 +98,7 @@ struct GroupHeader {
     uint32_t num_sparse_overflow; // entries in sp_over
     uint32_t num_patterns;
     uint64_t class_map_off, dense_off, out_off_off, out_ids_off;
-    uint64_t sp_rec_off, sp_over_off, depth_end_off, reserved;
+    uint64_t sp_rec_off, sp_over_off, depth_end_off, max_key_off;
 };
 static_assert(sizeof(GroupHeader) == 96, "GroupHeader layout");
 
@@ -108,6 +112,7 @@ struct AcGroupView {
     const uint32_t *sp_rec;  // kSpRecordWords per sparse state
     const uint32_t *sp_over; // entries of records with more than kSpInline
     const uint32_t *depth_end; // key_len + 1 entries: states of depth <= d are [0, depth_end[d])
+    const uint8_t *max_key;    // per state: longest key among its outputs (saturates at 255)
     uint32_t num_classes;
     uint32_t num_dense;
     uint32_t num_states;
@@ -154,6 +159,7 @@ inline AcView make_ac_view(const uint8_t *host_blob, const uint8_t *base) {
         o.sp_rec = reinterpret_cast<const uint32_t *>(base + gh[g].sp_rec_off);
         o.sp_over = reinterpret_cast<const uint32_t *>(base + gh[g].sp_over_off);
         o.depth_end = reinterpret_cast<const uint32_t *>(base + gh[g].depth_end_off);
+        o.max_key = base + gh[g].max_key_off;
         o.num_classes = gh[g].num_classes;
         o.num_dense = gh[g].num_dense;
         o.num_states = gh[g].num_states;

@@ -127,6 +127,18 @@ Automaton build_group(const std::vector<Literal> &pats, const std::vector<uint32
     return a;
 }
 
+// Per state, the longest key (pattern length capped at key_len) among its
+// outputs, saturated at kMaxKeySaturated; 0 without outputs.
+std::vector<uint8_t> max_output_keys(const Automaton &a, const std::vector<uint32_t> &len, uint32_t key_len) {
+    std::vector<uint8_t> mk(a.out_off.size() - 1, 0);
+    for (size_t s = 0; s + 1 < a.out_off.size(); ++s)
+        for (uint32_t k = a.out_off[s]; k < a.out_off[s + 1]; ++k) {
+            const uint32_t key = std::min({len[a.out_ids[k]], key_len, kMaxKeySaturated});
+            mk[s] = std::max<uint8_t>(mk[s], static_cast<uint8_t>(key));
+        }
+    return mk;
+}
+
 struct Writer {
     std::vector<uint8_t> buf;
     uint64_t put(const void *p, size_t bytes, size_t align = 16) {
@@ -339,6 +351,7 @@ AcBlob compile_ac(const std::vector<Literal> &pats, const AcCompileOptions &opts
         g.sp_rec_off = w.put(sp.rec.data(), sp.rec.size() * sizeof(uint32_t), 32); // one sector per record
         g.sp_over_off = w.put_vec(sp.over);
         g.depth_end_off = w.put_vec(a.depth_end);
+        g.max_key_off = w.put_vec(max_output_keys(a, len, h.key_len));
 
         AcGroupStats st;
         st.states = n;

@@ -132,10 +132,21 @@ WM_HD inline void ac_emit_entry(const AcView &v, const AcGroupView &g, uint32_t 
     emit(p, end);
 }
 
+// Whether state s (bare id), reached after chunk-local byte i, has an output
+// the tile may own: inside the tile any; in its run-out one whose key started
+// before tile_end (ac_emit_entry's test, over the state's longest key). On
+// real traffic a third of the run-out's hits have none (ET Open, zeek).
+WM_HD inline bool ac_may_own_outputs(const AcGroupView &g, uint32_t s, uint32_t i, uint32_t tile_end) {
+    if (i < tile_end) return true;
+    const uint32_t mk = wm_ld(&g.max_key[s]);
+    return mk >= kMaxKeySaturated || i + 1 - tile_end < mk;
+}
+
 // Emits the outputs of state `s` (bare id) reached after chunk-local byte i.
 template <typename TextFn, typename EmitFn>
 WM_HD inline void ac_emit_state(const AcView &v, const AcGroupView &g, uint32_t s, uint32_t i, TextFn text,
                                 uint32_t seg_begin, uint32_t pos_delta, uint32_t tile_end, EmitFn emit) {
+    if (!ac_may_own_outputs(g, s, i, tile_end)) return;
     const uint32_t ob = wm_ld(&g.out_off[s]), oe = wm_ld(&g.out_off[s + 1]);
     for (uint32_t k = ob; k < oe; ++k)
         ac_emit_entry(v, g, wm_ld(&g.out_ids[k]), i, text, seg_begin, pos_delta, tile_end, emit);

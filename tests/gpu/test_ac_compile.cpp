@@ -72,6 +72,36 @@ TEST(AcCompile, BfsOrderShallowFirst) {
             << "depth " << d;
 }
 
+// max_key[s]: the longest key (pattern capped at the blob's key length)
+// among state s's outputs, saturated at kMaxKeySaturated: the run-out's
+// drain skips a state whose outputs all started past the tile by it.
+TEST(AcCompile, MaxKeyIsTheLongestKeyAmongTheOutputs) {
+    for (uint32_t key_bytes : {3u, 32u, UINT32_MAX}) {
+        CaseSpec spec;
+        spec.patterns = 120;
+        spec.max_len = 9;
+        Case c = random_case(31, spec);
+        c.pats.push_back(Literal{std::string(300, 'a')}); // past the saturation without a key cap
+        AcCompileOptions o;
+        o.key_bytes = key_bytes;
+        AcBlob blob = compile_ac(c.pats, o);
+        AcView v = blob.host_view();
+        const auto *len = v.pat_len;
+        size_t saturated = 0;
+        for (uint32_t gi = 0; gi < v.num_groups; ++gi) {
+            const AcGroupView &g = v.groups[gi];
+            for (uint32_t s = 0; s < g.num_states; ++s) {
+                uint32_t want = 0;
+                for (uint32_t k = g.out_off[s]; k < g.out_off[s + 1]; ++k)
+                    want = std::max(want, std::min({len[g.out_ids[k] & ~kOutCheck], v.key_len, kMaxKeySaturated}));
+                ASSERT_EQ(g.max_key[s], want) << "key_bytes " << key_bytes << " group " << gi << " state " << s;
+                saturated += g.max_key[s] == kMaxKeySaturated;
+            }
+        }
+        EXPECT_EQ(saturated > 0, key_bytes == UINT32_MAX) << key_bytes;
+    }
+}
+
 TEST(AcCompile, DeterministicBlob) {
     CaseSpec s;
     s.patterns = 200;
