@@ -2,13 +2,15 @@
 # The one GPU-machine run: tests, cross-checks and benchmarks in one call.
 # Prepared here by tools/device/make-bundle.sh; on the GPU machine, from the
 # repository root:  source .devbundle/env.sh && tools/device/run-gpu-suite.sh
-# Logs go to $OUT (or /tmp/wm-out). Prints a short summary last.
+# Logs go to $OUT (or /tmp/wm-out). Prints a short summary last; exits 1 when
+# a test binary or a verified capture failed.
 set -u
 B=${BUNDLE:-.devbundle}
 OUT=${OUT:-/tmp/wm-out}
 mkdir -p "$OUT"
 D=/tmp/wm-data
 summary=()
+failed=0 # test binaries and captures that failed: the exit status
 note() { summary+=("$1"); echo "== $1"; }
 
 nvidia-smi --query-gpu=name,memory.total,driver_version,clocks.max.sm --format=csv | tee "$OUT/gpu.txt"
@@ -35,6 +37,7 @@ want tests && for t in "$B"/bin/test_*; do
   rc=$?
   res=$(grep -E "^\[  (PASSED|FAILED|SKIPPED) " "$OUT/$name.log" | tr '\n' ' ')
   note "$name rc=$rc $res"
+  [ "$rc" -ne 0 ] && failed=$((failed + 1))
 done
 
 # 2. The ET Open prefilter set, and replay on the GPU cross-checked against
@@ -50,6 +53,7 @@ want verify && while IFS= read -r -d '' p; do
   fi
 done < <(find "$D/pcaps" "$D/pcaps-large" -name '*.pcap*' -print0)
 want verify && note "replay --backend gpu --verify (positions) on $n captures: $fails failed"
+failed=$((failed + fails))
 want verify && warpmatch replay "$D/pcaps-large/merged-zeek-traces.pcap" --rules /tmp/et.yaml --backend gpu \
   --matches set --verify -q 2>&1 | tail -3 | tee -a "$OUT/verify.log"
 
@@ -146,3 +150,6 @@ want kernels && bash tools/device/bench-kernels.sh "$B" "$D" "$OUT" ${KERNELS:-}
 
 echo; echo "==== summary ===="; printf '%s\n' "${summary[@]}"
 for f in "$OUT"/bench-*.txt; do [ -f "$f" ] && { echo "-- $f"; grep -E "^(corpus|engine|hyperscan|gpu|replay|reader|libpcap|windows)" "$f"; }; done
+# Failures only (a section left out is not one): 0 when every test binary and
+# verified capture passed.
+exit $((failed > 0))
