@@ -71,10 +71,4 @@ inline uint32_t chunk_max_end(const Chunk &c, const uint32_t *offsets) {
     return m;
 }
 
-inline bool positions_order_less(const Match &a, const Match &b) {
-    if (a.payload != b.payload) return a.payload < b.payload;
-    if (a.end != b.end) return a.end < b.end;
-    return a.pattern < b.pattern;
-}
-
 } // namespace wm::gpu

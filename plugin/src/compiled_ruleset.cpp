@@ -72,11 +72,8 @@ CompiledRuleSet::CompiledRuleSet(rules::RuleSet rs) : rs_(std::move(rs)) {
     for (size_t i = 0; i < rs_.rules.size(); ++i) {
         index_.emplace(rs_.rules[i].id, i);
         const rules::Rule &r = rs_.rules[i];
-        const uint8_t proto = r.protocol == rules::Protocol::Tcp   ? WM_PROTO_TCP
-                              : r.protocol == rules::Protocol::Udp ? WM_PROTO_UDP
-                                                                   : 0;
         scope_.push_back({static_cast<uint32_t>(scope_ports_.size()),
-                          static_cast<uint32_t>(scope_ports_.size() + r.ports.size()), proto});
+                          static_cast<uint32_t>(scope_ports_.size() + r.ports.size()), wire_protocol(r)});
         scope_ports_.insert(scope_ports_.end(), r.ports.begin(), r.ports.end());
         approximate_ += is_approximate(rs_.rules[i]) ? 1 : 0;
         alignment_ += is_alignment(rs_.rules[i]) ? 1 : 0;
@@ -107,19 +104,14 @@ long CompiledRuleSet::index_of(uint32_t id) const {
     return it == index_.end() ? -1 : static_cast<long>(it->second);
 }
 
+uint8_t CompiledRuleSet::wire_protocol(const rules::Rule &r) {
+    return r.protocol == rules::Protocol::Tcp   ? WM_PROTO_TCP
+           : r.protocol == rules::Protocol::Udp ? WM_PROTO_UDP
+                                                : 0;
+}
+
 bool CompiledRuleSet::applies(const rules::Rule &r, const wm_payload_meta_t &meta) {
-    if (r.protocol == rules::Protocol::Tcp && meta.proto != WM_PROTO_TCP)
-        return false;
-    if (r.protocol == rules::Protocol::Udp && meta.proto != WM_PROTO_UDP)
-        return false;
-    if (r.ports.empty())
-        return true;
-    for (const auto &p : r.ports) {
-        if ((meta.src_port >= p.lo && meta.src_port <= p.hi) ||
-            (meta.dst_port >= p.lo && meta.dst_port <= p.hi))
-            return true;
-    }
-    return false;
+    return scope_applies(wire_protocol(r), r.ports.data(), r.ports.data() + r.ports.size(), meta);
 }
 
 } // namespace wm

@@ -53,16 +53,7 @@ class CompiledRuleSet {
     // positions mode), and a Rule is ~300 bytes with its ports on the heap.
     bool applies(size_t i, const wm_payload_meta_t &meta) const {
         const RuleScope &s = scope_[i];
-        if (s.protocol != 0 && s.protocol != meta.proto)
-            return false;
-        if (s.port_begin == s.port_end)
-            return true;
-        for (uint32_t k = s.port_begin; k < s.port_end; ++k) {
-            const rules::PortRange &p = scope_ports_[k];
-            if ((meta.src_port >= p.lo && meta.src_port <= p.hi) || (meta.dst_port >= p.lo && meta.dst_port <= p.hi))
-                return true;
-        }
-        return false;
+        return scope_applies(s.protocol, scope_ports_.data() + s.port_begin, scope_ports_.data() + s.port_end, meta);
     }
 
     // The EVE `"alert":{...}` object of rule i, escaped once at load time.
@@ -74,6 +65,21 @@ class CompiledRuleSet {
     size_t max_pattern_len() const { return max_len_; }
 
   private:
+    // protocol: 0 (any) or the WM_PROTO_* the payload must have; ports
+    // [begin, end), none: any port (either end of the flow may match).
+    static bool scope_applies(uint8_t protocol, const rules::PortRange *begin, const rules::PortRange *end,
+                              const wm_payload_meta_t &meta) {
+        if (protocol != 0 && protocol != meta.proto)
+            return false;
+        if (begin == end)
+            return true;
+        for (const rules::PortRange *p = begin; p != end; ++p)
+            if ((meta.src_port >= p->lo && meta.src_port <= p->hi) || (meta.dst_port >= p->lo && meta.dst_port <= p->hi))
+                return true;
+        return false;
+    }
+    static uint8_t wire_protocol(const rules::Rule &r);
+
     struct RuleScope {
         uint32_t port_begin, port_end; // [begin, end) in scope_ports_; empty: any port
         uint8_t protocol;              // 0: any, else the WM_PROTO_* the payload must have

@@ -100,11 +100,11 @@ inline std::vector<Match> hyperscan_matches(const std::vector<Literal> &pats, co
     return out;
 }
 
-inline void sort_matches(std::vector<Match> &m) {
-    std::sort(m.begin(), m.end(), [](const Match &a, const Match &b) {
-        return std::tie(a.payload, a.end, a.pattern) < std::tie(b.payload, b.end, b.pattern);
-    });
+// Positions output order: (payload, end, pattern).
+inline bool positions_order_less(const Match &a, const Match &b) {
+    return std::tie(a.payload, a.end, a.pattern) < std::tie(b.payload, b.end, b.pattern);
 }
+inline void sort_matches(std::vector<Match> &m) { std::sort(m.begin(), m.end(), positions_order_less); }
 // Set output contract: strictly increasing (payload, pattern), end == 0.
 inline bool set_sorted_distinct(const std::vector<Match> &m) {
     for (size_t i = 0; i < m.size(); ++i) {

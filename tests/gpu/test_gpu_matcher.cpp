@@ -1,6 +1,5 @@
 // tests/gpu/test_gpu_matcher.cpp - GPU matcher vs CPU references. Every test
 // skips with "no CUDA device: <reason>" where no usable GPU is present.
-#include "gpu/ac_positions_order.h"
 #include "gpu/gpu_matcher.h"
 #include "gpu/gpu_testing.h"
 #include "reference.h"
@@ -150,7 +149,7 @@ TEST(GpuMatcher, OutputSortedAcrossChunks) {
         s.alphabet = seed % 4 == 0 ? "ab" : "abAB";
         Case c = random_case(4000 + seed, s);
         auto all = naive_matches(c.pats, c.view());
-        std::sort(all.begin(), all.end(), positions_order_less);
+        sort_matches(all);
         const auto want = dedup_set(all);
         GpuOptions o;
         if (seed % 3 != 2) o.max_batch_bytes = seed % 3 == 0 ? 4096 : 16384; // split payloads
@@ -168,7 +167,7 @@ TEST(GpuMatcher, OutputSortedAcrossChunks) {
             std::vector<Match> pos;
             m->scan(c.view(), OutputMode::Positions, pos);
             ASSERT_TRUE(std::is_sorted(pos.begin(), pos.end(), positions_order_less)) << label << ": Positions";
-            std::sort(pos.begin(), pos.end(), positions_order_less);
+            sort_matches(pos);
             ASSERT_TRUE(pos == all) << label << ": Positions";
         }
     }

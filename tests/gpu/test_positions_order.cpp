@@ -21,10 +21,6 @@ using namespace wm::gpu::test;
 
 namespace {
 
-bool operator_eq(const Match &a, const Match &b) {
-    return a.pattern == b.pattern && a.payload == b.payload && a.end == b.end;
-}
-
 // The device's part for one chunk: keys in kernel order, sorted, decoded.
 void device_model(const PositionsKeyCodec &codec, std::vector<Match> chunk, std::mt19937 &rng,
                   std::vector<Match> &out) {
@@ -56,7 +52,7 @@ TEST(PositionsOrder, KeysOrderLikeTheirFieldsAndDecodeBack) {
         for (int i = 0; i < 50; ++i) {
             const Match a = pick(), b = pick();
             const unsigned long long ka = c.encode(a), kb = c.encode(b);
-            ASSERT_TRUE(operator_eq(c.decode(ka), a)) << "round " << round;
+            ASSERT_TRUE(c.decode(ka) == a) << "round " << round;
             ASSERT_EQ(ka < kb, positions_order_less(a, b)) << "round " << round;
             if (c.bits < 64) ASSERT_EQ(ka >> c.bits, 0u);
         }
@@ -67,7 +63,7 @@ TEST(PositionsOrder, CodecUsesTheFewestBitsAndRefusesWhatDoesNotFit) {
     PositionsKeyCodec c;
     ASSERT_TRUE(positions_key_codec(1, 7, 7, 1, &c)); // one pattern, one payload: the end alone
     EXPECT_EQ(c.bits, 1u);
-    EXPECT_TRUE(operator_eq(c.decode(c.encode(Match{0, 7, 1})), Match{0, 7, 1}));
+    EXPECT_TRUE(c.decode(c.encode(Match{0, 7, 1})) == (Match{0, 7, 1}));
     ASSERT_TRUE(positions_key_codec(17918, 100, 100 + 300000, 65535, &c)); // ET Open, a 64 MB chunk
     EXPECT_EQ(c.end_shift, 15u);
     EXPECT_EQ(c.payload_shift, 31u);
@@ -75,7 +71,7 @@ TEST(PositionsOrder, CodecUsesTheFewestBitsAndRefusesWhatDoesNotFit) {
     ASSERT_TRUE(positions_key_codec(0x80000000u, 5, 5 + 0x1ff, 0xffffffu, &c)); // 31 + 24 + 9 bits: full
     EXPECT_EQ(c.bits, 64u);
     const Match top{0x7fffffffu, 5 + 0x1ff, 0xffffffu};
-    EXPECT_TRUE(operator_eq(c.decode(c.encode(top)), top));
+    EXPECT_TRUE(c.decode(c.encode(top)) == top);
     EXPECT_EQ(c.encode(top), ~0ull);
     EXPECT_FALSE(positions_key_codec(0x80000000u, 5, 5 + 0x200, 0xffffffu, &c)); // 65 bits
     EXPECT_FALSE(positions_key_codec(0xffffffffu, 0, 0xffffffffu, 0xffffffffu, &c));
@@ -145,7 +141,7 @@ TEST(PositionsOrder, SortedChunksConcatenateSorted) {
         ASSERT_TRUE(std::is_sorted(out.begin(), out.end(), positions_order_less)) << "seed " << seed;
         std::sort(all.begin(), all.end(), positions_order_less);
         ASSERT_EQ(out.size(), all.size()) << "seed " << seed;
-        for (size_t i = 0; i < out.size(); ++i) ASSERT_TRUE(operator_eq(out[i], all[i])) << "seed " << seed << " #" << i;
+        for (size_t i = 0; i < out.size(); ++i) ASSERT_TRUE(out[i] == all[i]) << "seed " << seed << " #" << i;
     }
     EXPECT_GT(split_cases, 50); // the planner really split payloads across chunks
 }
