@@ -8,7 +8,7 @@
 // side by side (ac_step of ac_walk.cuh), reading bytes outside the staged
 // window from global memory.
 // Match output is deferred: a step that lands on a state with outputs
-// appends (position, state, lane) to a per-warp queue in shared memory (one
+// appends (position, state, lane) and the case history to a per-warp queue in shared memory (one
 // ballot per group and step), and the warp drains the queue together, its
 // output items spread one per lane (drain()). Emitting in place made the whole warp wait
 // on one lane's chain of dependent loads (output list, pattern bounds,
@@ -17,7 +17,8 @@
 // always does. The walk is warp-synchronous for this: the warp steps until
 // its last lane is done, each lane idle past its own end.
 // SetKeys dedupes in a shared table per unit, flushed into a chunk-wide global
-// table at the end of the unit (ac_set_hash.cuh).
+// table at the end of the unit (ac_set_hash.cuh); Count with many patterns
+// sums in a shared (pattern, count) table per unit likewise.
 #pragma once
 
 #include "gpu/ac_kernels.h"
@@ -29,8 +30,14 @@ namespace wm::gpu {
 
 // KIND:   what a match produces (records, set keys, counters).
 // StateT: the blob's state id type (uint16_t / uint32_t).
+// NG:     groups walked side by side: 1 (one case-folded automaton, whose
+//         exact-case outputs need the case history) or 2 (case and nocase
+//         apart, no kOutCase outputs: no history kept).
 // BLOCK:  threads per block; TILE: bytes per thread.
-template <EmitKind KIND, typename StateT, uint32_t BLOCK, uint32_t TILE> struct AcAgent {
+template <EmitKind KIND, typename StateT, uint32_t NG, uint32_t BLOCK, uint32_t TILE> struct AcAgent {
+    static_assert(NG == 1 || NG == 2, "one group or a pair");
+    static constexpr bool kCaseHistory = NG == 1;
+    static constexpr uint32_t kCaseQueue = kCaseHistory ? tuning::kWarpQueue : 1;
     static constexpr uint32_t kStage = BLOCK * TILE + tuning::kStageBefore + 32;
     static_assert(kStage % 16 == 0, "staging buffer holds whole 16-byte vectors");
     static constexpr uint32_t kQueueStateMask = (1u << tuning::kQueueStateBits) - 1;
@@ -40,6 +47,7 @@ template <EmitKind KIND, typename StateT, uint32_t BLOCK, uint32_t TILE> struct 
         alignas(16) uint8_t text[kStage];
         uint8_t class_map[kMaxGroups][256];
         uint2 queue[BLOCK / 32][tuning::kWarpQueue]; // (chunk-local byte, state | group << 26 | lane << 27)
+        uint32_t queue_case[BLOCK / 32][kCaseQueue]; // the entry's case history (ac_case_history)
         uint32_t lo, hi;
         uint32_t unit; // the block's next unit (p.d_next_unit)
     };
@@ -47,7 +55,8 @@ template <EmitKind KIND, typename StateT, uint32_t BLOCK, uint32_t TILE> struct 
 
     TempStorage &tmp;
     const ScanParams &p;
-    uint32_t *s_counters;        // Count with shared counters: num_patterns entries
+    uint32_t *s_counters;        // Count, kCountDirect: num_patterns entries; kCountHashed: kCountHashSlots
+                                 // pattern ids (kEmptyPattern: free), then as many counts
     unsigned long long *s_hash;  // SetKeys: kSetHashSlots entries
 
     // dyn: [in] dynamic shared memory (Count counters or the SetKeys table).
@@ -64,6 +73,18 @@ template <EmitKind KIND, typename StateT, uint32_t BLOCK, uint32_t TILE> struct 
         }
     }
 
+    // Count, kCountHashed: adds the unit's counts to the totals, empties the table.
+    __device__ void flush_counts() {
+        uint32_t *counts = s_counters + tuning::kCountHashSlots;
+        for (uint32_t j = threadIdx.x; j < tuning::kCountHashSlots; j += BLOCK) {
+            const uint32_t pattern = s_counters[j];
+            if (pattern == kEmptyPattern) continue;
+            atomicAdd(&p.d_counters[pattern], static_cast<unsigned long long>(counts[j]));
+            s_counters[j] = kEmptyPattern;
+            counts[j] = 0;
+        }
+    }
+
     __device__ void emit(uint32_t pattern, uint32_t payload, uint32_t end, unsigned long long &last_key) {
         if constexpr (KIND == EmitKind::Positions) {
             const uint32_t idx = atomicAdd(p.d_count, 1u);
@@ -75,8 +96,10 @@ template <EmitKind KIND, typename StateT, uint32_t BLOCK, uint32_t TILE> struct 
             if (!set_shared_insert<tuning::kSetHashSlots, tuning::kSetHashProbes>(key, s_hash))
                 set_global_insert<tuning::kSetGlobalProbes>(key, p.d_hash, p.hash_mask, p.d_keys, p.capacity, p.d_count);
         } else {
-            if (p.shared_counters) atomicAdd(&s_counters[pattern], 1u);
-            else atomicAdd(&p.d_counters[pattern], 1ull);
+            if (p.count_counters == kCountDirect) atomicAdd(&s_counters[pattern], 1u);
+            else if (p.count_counters != kCountHashed ||
+                     !count_shared_add<tuning::kCountHashSlots, tuning::kCountHashProbes>(pattern, s_counters))
+                atomicAdd(&p.d_counters[pattern], 1ull);
         }
     }
 
@@ -92,10 +115,13 @@ template <EmitKind KIND, typename StateT, uint32_t BLOCK, uint32_t TILE> struct 
                           unsigned long long &last_key) {
         const uint32_t lane = threadIdx.x & 31;
         const uint2 *q = tmp.queue[threadIdx.x >> 5];
+        const uint32_t *qc = tmp.queue_case[threadIdx.x >> 5];
         __syncwarp();
         for (uint32_t r = 0; r < n; r += 32) {
             const bool valid = r + lane < n;
             const uint2 e = valid ? q[r + lane] : make_uint2(0, lane << 27);
+            uint32_t hist = 0;
+            if constexpr (kCaseHistory) hist = valid ? qc[r + lane] : 0;
             const uint32_t owner = e.y >> 27, grp = (e.y >> 26) & 1u;
             const uint32_t seg_begin = __shfl_sync(~0u, sg.data_begin, owner);
             const uint32_t pos_delta = __shfl_sync(~0u, sg.pos_base - sg.data_begin, owner);
@@ -124,9 +150,10 @@ template <EmitKind KIND, typename StateT, uint32_t BLOCK, uint32_t TILE> struct 
                 const uint32_t pos = __shfl_sync(~0u, e.x, k), gk = __shfl_sync(~0u, grp, k);
                 const uint32_t sb = __shfl_sync(~0u, seg_begin, k), pd = __shfl_sync(~0u, pos_delta, k);
                 const uint32_t pl = __shfl_sync(~0u, payload, k), tend = __shfl_sync(~0u, tile_end, k);
+                const uint32_t hk = kCaseHistory ? __shfl_sync(~0u, hist, k) : 0;
                 if (j < total) {
                     const AcGroupView &g = p.view.groups[g0 + gk];
-                    ac_emit_entry(p.view, g, wm_ld(&g.out_ids[item]), pos, text, sb, pd, tend,
+                    ac_emit_entry(p.view, g, wm_ld(&g.out_ids[item]), pos, text, sb, pd, tend, hk,
                                   [&](uint32_t pat, uint32_t end) { emit(pat, pl, end, last_key); });
                 }
             }
@@ -147,14 +174,16 @@ template <EmitKind KIND, typename StateT, uint32_t BLOCK, uint32_t TILE> struct 
     // last lane is done. (run 66 ncu: the loop issues ~186 instructions per
     // warp step and is issue-bound; the hit test and the queue append took
     // 69 of them while they branched per lane).
-    template <uint32_t NG, typename TextFn>
+    template <typename TextFn>
     __device__ void walk_groups(uint32_t G0, bool active, const Segment &sg, uint32_t tb, uint32_t te, TextFn text,
                                 unsigned long long &last_key) {
         constexpr uint32_t F = out_flag<StateT>(), FP = state_flags<StateT>();
         const AcView &v = p.view;
         const uint32_t lane = threadIdx.x & 31;
         uint2 *q = tmp.queue[threadIdx.x >> 5];
+        uint32_t *qc = tmp.queue_case[threadIdx.x >> 5];
         uint32_t i = active ? ac_walk_begin<NG>(v, G0, sg, tb) : 0; // from a continuation's context, else tb
+        uint32_t hist = 0; // case history of the walk (kOutCase checks)
         bool live = active;
         uint32_t s[NG];
         // SetKeys: the last plain state this lane queued, per group
@@ -165,7 +194,11 @@ template <EmitKind KIND, typename StateT, uint32_t BLOCK, uint32_t TILE> struct 
         const bool skip_plain = KIND == EmitKind::SetKeys && !p.queue_plain_repeats;
         uint32_t queued = 0; // warp-uniform
         while (__any_sync(~0u, live)) {
-            if (live) ac_step_groups<StateT, NG>(v, G0, tmp.class_map + G0, s, text(i));
+            if (live) {
+                const uint8_t b = text(i);
+                ac_step_groups<StateT, NG>(v, G0, tmp.class_map + G0, s, b);
+                if constexpr (kCaseHistory) hist = ac_case_history(hist, b);
+            }
             const bool in_tile = live && i >= tb; // the tile or its run-out
             WM_UNROLL for (uint32_t k = 0; k < NG; ++k) {
                 const uint32_t x = s[k];
@@ -177,7 +210,10 @@ template <EmitKind KIND, typename StateT, uint32_t BLOCK, uint32_t TILE> struct 
                 }
                 const uint32_t mask = __ballot_sync(~0u, h);
                 const uint32_t slot = queued + __popc(mask & lanemask_lt());
-                if (h) q[slot] = make_uint2(i, (x & ~FP) | (k << 26) | (lane << 27));
+                if (h) {
+                    q[slot] = make_uint2(i, (x & ~FP) | (k << 26) | (lane << 27));
+                    if constexpr (kCaseHistory) qc[slot] = hist;
+                }
                 queued += __popc(mask);
             }
             if (queued > tuning::kWarpQueue - 32 * NG) {
@@ -194,8 +230,11 @@ template <EmitKind KIND, typename StateT, uint32_t BLOCK, uint32_t TILE> struct 
         const AcView &v = p.view;
         for (uint32_t i = threadIdx.x; i < v.num_groups * 256; i += BLOCK)
             tmp.class_map[i >> 8][i & 255] = v.groups[i >> 8].class_map[i & 255];
-        if (KIND == EmitKind::Count && p.shared_counters)
+        if (KIND == EmitKind::Count && p.count_counters == kCountDirect)
             for (uint32_t i = threadIdx.x; i < v.num_patterns; i += BLOCK) s_counters[i] = 0;
+        if (KIND == EmitKind::Count && p.count_counters == kCountHashed)
+            for (uint32_t i = threadIdx.x; i < tuning::kCountHashSlots; i += BLOCK)
+                s_counters[i] = kEmptyPattern, s_counters[tuning::kCountHashSlots + i] = 0;
         if constexpr (KIND == EmitKind::SetKeys)
             for (uint32_t i = threadIdx.x; i < tuning::kSetHashSlots; i += BLOCK) s_hash[i] = kEmptyKey;
         __syncthreads();
@@ -238,15 +277,14 @@ template <EmitKind KIND, typename StateT, uint32_t BLOCK, uint32_t TILE> struct 
                     return r < staged ? s_text[r] : __ldg(&d_text[i]);
                 };
                 unsigned long long last_key = kEmptyKey;
-                // At most two groups (case-sensitive, nocase: ac_compile.h), walked
-                // side by side; group 0 first, as a constant (see walk_groups).
-                if (v.num_groups == 2) walk_groups<2>(0, active, sg, tb, te, text, last_key);
-                else walk_groups<1>(0, active, sg, tb, te, text, last_key);
+                // NG groups from group 0, a constant (see walk_groups).
+                walk_groups(0, active, sg, tb, te, text, last_key);
             }
             __syncthreads();
             if constexpr (KIND == EmitKind::SetKeys) flush_set(); // next unit's barriers order the clearing
+            if (KIND == EmitKind::Count && p.count_counters == kCountHashed) flush_counts(); // likewise
         }
-        if (KIND == EmitKind::Count && p.shared_counters) {
+        if (KIND == EmitKind::Count && p.count_counters == kCountDirect) {
             for (uint32_t i = threadIdx.x; i < v.num_patterns; i += BLOCK)
                 if (s_counters[i]) atomicAdd(&p.d_counters[i], static_cast<unsigned long long>(s_counters[i]));
         }

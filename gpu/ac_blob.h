@@ -7,7 +7,10 @@
 //   pattern tables: pat_lo[P], pat_hi[P] (uint32: a match ending at payload
 //                   offset e is kept iff pat_lo <= e <= pat_hi), pat_len[P],
 //                   pat_boff[P] + pat_bytes[] (the literal bytes, for verifying
-//                   patterns longer than key_len)
+//                   patterns longer than key_len, and case-sensitive ones
+//                   walked in a case-folded group: pat_boff's kPatExact bit),
+//                   pat_case[2P] (uint32 mask, value: which of the key's last
+//                   bytes are letters and their bit 5; zero unless kPatExact)
 // The tries hold only the last key_len bytes of each pattern (the "key"); a
 // key hit of a longer pattern is confirmed by comparing its leading bytes, so
 // a thread's warm-up overlap is key_len - 1 bytes, not longest - 1.
@@ -52,7 +55,7 @@
 namespace wm::gpu {
 
 constexpr uint32_t kBlobMagic = 0x43414d57u; // "WMAC"
-constexpr uint32_t kBlobVersion = 6; // 2: output flag in transition targets; 3: sparse records, kOutCheck; 4: plain flag; 5: depth_end; 6: max_key
+constexpr uint32_t kBlobVersion = 7; // 2: output flag in transition targets; 3: sparse records, kOutCheck; 4: plain flag; 5: depth_end; 6: max_key; 7: kPatExact, kOutCase, pat_case
 constexpr uint32_t kMaxGroups = 4;
 // Top bit of a transition target: "the target state has outputs".
 constexpr uint32_t kOutFlag16 = 0x8000u;
@@ -63,6 +66,16 @@ constexpr uint32_t kOutPlain32 = 0x40000000u;
 // out_ids entry: the pattern has offset/depth bounds or is longer than the key
 // (the match end or leading bytes must be checked); clear for most patterns.
 constexpr uint32_t kOutCheck = 0x80000000u;
+// out_ids entry: the key's letters must match case exactly (kPatExact with a
+// key of at most kCaseHistoryBytes): checked against the walk's case history
+// with the pattern's pat_case mask, no byte loads.
+constexpr uint32_t kOutCase = 0x40000000u;
+constexpr uint32_t kOutIdMask = 0x3FFFFFFFu; // pattern id of an out_ids entry
+// The walk keeps bit 5 (ASCII case) of its last 32 bytes: bit k is byte i - k.
+constexpr uint32_t kCaseHistoryBytes = 32;
+// pat_boff bit: a case-sensitive pattern with letters in a case-folded group;
+// a key hit is confirmed by comparing all its bytes exactly (with kOutCheck).
+constexpr uint32_t kPatExact = 0x80000000u;
 constexpr uint32_t kMaxKeySaturated = 255; // max_key of a state with a key of 255 bytes or more
 // Sparse records (see above).
 constexpr uint32_t kSpRecordWords = 8;
@@ -84,9 +97,10 @@ struct BlobHeader {
     uint32_t key_len;     // trie depth limit (suffix key length)
     uint32_t reserved;
     uint64_t total_bytes;
-    uint64_t pat_lo_off, pat_hi_off, pat_len_off, pat_boff_off, pat_bytes_off;
+    uint64_t pat_lo_off, pat_hi_off, pat_len_off, pat_boff_off, pat_bytes_off, pat_case_off;
+    uint64_t reserved2; // GroupHeader[] follows at sizeof(BlobHeader): a multiple of 16
 };
-static_assert(sizeof(BlobHeader) == 80, "BlobHeader layout");
+static_assert(sizeof(BlobHeader) == 96, "BlobHeader layout");
 
 struct GroupHeader {
     uint32_t num_states;
@@ -126,6 +140,7 @@ struct AcView {
     const uint32_t *pat_len;
     const uint32_t *pat_boff;
     const uint8_t *pat_bytes;
+    const uint32_t *pat_case; // mask, value per pattern (see kOutCase)
     uint32_t num_patterns;
     uint32_t num_groups;
     uint32_t state_bytes;
@@ -145,6 +160,7 @@ inline AcView make_ac_view(const uint8_t *host_blob, const uint8_t *base) {
     v.pat_len = reinterpret_cast<const uint32_t *>(base + h->pat_len_off);
     v.pat_boff = reinterpret_cast<const uint32_t *>(base + h->pat_boff_off);
     v.pat_bytes = base + h->pat_bytes_off;
+    v.pat_case = reinterpret_cast<const uint32_t *>(base + h->pat_case_off);
     v.key_len = h->key_len;
     v.num_patterns = h->num_patterns;
     v.num_groups = h->num_groups;

@@ -64,12 +64,21 @@ uint32_t find_child(const std::vector<std::pair<uint8_t, uint32_t>> &k, uint8_t 
     return (it != k.end() && it->first == c) ? it->second : UINT32_MAX;
 }
 
+// fold: every pattern's key is walked case-insensitively (classes as if all
+// were nocase); else each pattern's own nocase flag decides.
 Automaton build_group(const std::vector<Literal> &pats, const std::vector<uint32_t> &ids, bool fold,
                       uint32_t key_bytes) {
     Automaton a;
     a.fold = fold;
     std::vector<const Literal *> lp;
-    for (uint32_t id : ids) lp.push_back(&pats[id]);
+    std::vector<Literal> folded; // fold: nocase copies of the patterns, for the classes
+    if (fold) {
+        folded.reserve(ids.size());
+        for (uint32_t id : ids) folded.push_back(Literal{pats[id].bytes, true});
+        for (const Literal &l : folded) lp.push_back(&l);
+    } else {
+        for (uint32_t id : ids) lp.push_back(&pats[id]);
+    }
     a.bc = compute_byte_classes(lp, key_bytes);
     a.num_patterns = static_cast<uint32_t>(ids.size());
     Trie t;
@@ -153,14 +162,41 @@ struct Writer {
 
 
 // out_ids with kOutCheck on patterns whose match end can fail a check: an
-// offset/depth bound, or leading bytes before the key. A match of a key of
-// length L ends at >= L in its segment, so lo == L needs no check.
+// offset/depth bound, leading bytes before the key, or exact case (kPatExact
+// in boff) that the case history cannot hold; kOutCase on the other
+// exact-case ones. A match of a key of length L ends at >= L in its segment,
+// so lo == L needs no check.
 std::vector<uint32_t> flag_checked_outputs(const std::vector<uint32_t> &ids, const std::vector<uint32_t> &lo,
                                            const std::vector<uint32_t> &hi, const std::vector<uint32_t> &len,
-                                           uint32_t key_len) {
+                                           const std::vector<uint32_t> &boff, uint32_t key_len) {
     std::vector<uint32_t> out(ids);
-    for (uint32_t &p : out)
-        if (lo[p] != len[p] || hi[p] != UINT32_MAX || len[p] > key_len) p |= kOutCheck;
+    const bool history = key_len <= kCaseHistoryBytes;
+    for (uint32_t &p : out) {
+        const bool exact = (boff[p] & kPatExact) != 0;
+        if (lo[p] != len[p] || hi[p] != UINT32_MAX || len[p] > key_len || (exact && !history)) p |= kOutCheck;
+        if (exact && history) p |= kOutCase;
+    }
+    return out;
+}
+
+// pat_case: per pattern (mask, value) over its key, bit k for byte len - 1 - k:
+// the letters and their bit 5 (case). Zero unless exact and the keys fit the
+// case history.
+std::vector<uint32_t> case_masks(const std::vector<Literal> &pats, const std::vector<uint32_t> &boff,
+                                 uint32_t key_len) {
+    std::vector<uint32_t> out(2 * pats.size(), 0);
+    if (key_len > kCaseHistoryBytes) return out; // kOutCheck compares every byte instead
+    for (size_t i = 0; i < pats.size(); ++i) {
+        if (!(boff[i] & kPatExact)) continue;
+        const std::string &b = pats[i].bytes;
+        const size_t n = std::min<size_t>({b.size(), key_len, kCaseHistoryBytes});
+        for (size_t k = 0; k < n; ++k) {
+            const uint8_t c = static_cast<uint8_t>(b[b.size() - 1 - k]);
+            if (!is_alpha(c)) continue;
+            out[2 * i] |= 1u << k;
+            out[2 * i + 1] |= static_cast<uint32_t>((c >> 5) & 1u) << k;
+        }
+    }
     return out;
 }
 
@@ -257,6 +293,7 @@ ByteClasses compute_byte_classes(const std::vector<const Literal *> &patterns, u
 }
 
 AcBlob compile_ac(const std::vector<Literal> &pats, const AcCompileOptions &opts) {
+    const bool folded = opts.case_groups == CaseGroups::Folded;
     std::vector<uint32_t> cs, nc;
     uint32_t max_len = 0;
     for (uint32_t i = 0; i < pats.size(); ++i) {
@@ -264,13 +301,23 @@ AcBlob compile_ac(const std::vector<Literal> &pats, const AcCompileOptions &opts
         if (p.bytes.empty()) throw std::invalid_argument("pattern " + std::to_string(i) + " is empty");
         if (p.bytes.size() > 65535)
             throw std::invalid_argument("pattern " + std::to_string(i) + " is longer than 65535 bytes");
+        if (i > kOutIdMask) throw std::invalid_argument("more than " + std::to_string(kOutIdMask + 1ull) + " patterns");
         (p.nocase && has_alpha(p.bytes) ? nc : cs).push_back(i);
         max_len = std::max<uint32_t>(max_len, static_cast<uint32_t>(p.bytes.size()));
     }
     const uint32_t K = std::max<uint32_t>(1, opts.key_bytes);
     std::vector<Automaton> groups;
-    if (!cs.empty()) groups.push_back(build_group(pats, cs, false, K));
-    if (!nc.empty()) groups.push_back(build_group(pats, nc, true, K));
+    if (folded) {
+        std::vector<uint32_t> all(pats.size());
+        for (uint32_t i = 0; i < all.size(); ++i) all[i] = i;
+        // Only case-sensitive patterns in a set decide: none needs folding
+        // when no pattern is nocase with letters, so keep exact classes.
+        if (!all.empty()) groups.push_back(build_group(pats, all, !nc.empty(), K));
+    } else {
+        if (!cs.empty()) groups.push_back(build_group(pats, cs, false, K));
+        if (!nc.empty()) groups.push_back(build_group(pats, nc, true, K));
+    }
+    const bool exact_case = folded && !nc.empty(); // case-sensitive letters walked folded
 
     uint32_t max_states = 0;
     for (auto &g : groups) max_states = std::max<uint32_t>(max_states, static_cast<uint32_t>(g.kids.size()));
@@ -299,8 +346,9 @@ AcBlob compile_ac(const std::vector<Literal> &pats, const AcCompileOptions &opts
     for (size_t i = 0; i < pats.size(); ++i) {
         const uint64_t L = pats[i].bytes.size(), off = pats[i].offset, d = pats[i].depth;
         len[i] = static_cast<uint32_t>(L);
-        boff[i] = static_cast<uint32_t>(all_bytes.size());
-        if (L > K) all_bytes += pats[i].bytes; // only long patterns are verified
+        const bool exact = exact_case && !pats[i].nocase && has_alpha(pats[i].bytes);
+        boff[i] = static_cast<uint32_t>(all_bytes.size()) | (exact ? kPatExact : 0u);
+        if (L > K || exact) all_bytes += pats[i].bytes; // only these are verified
         lo[i] = static_cast<uint32_t>(std::min<uint64_t>(off + L, UINT32_MAX));
         hi[i] = d == 0 ? UINT32_MAX : static_cast<uint32_t>(std::min<uint64_t>(off + d, UINT32_MAX));
     }
@@ -309,6 +357,7 @@ AcBlob compile_ac(const std::vector<Literal> &pats, const AcCompileOptions &opts
     h.pat_len_off = w.put_vec(len);
     h.pat_boff_off = w.put_vec(boff);
     h.pat_bytes_off = w.put(all_bytes.data(), all_bytes.size());
+    h.pat_case_off = w.put_vec(case_masks(pats, boff, h.key_len));
 
     const size_t budget = groups.empty() ? 0 : opts.dense_budget_bytes / groups.size();
     for (size_t gi = 0; gi < groups.size(); ++gi) {
@@ -318,12 +367,12 @@ AcBlob compile_ac(const std::vector<Literal> &pats, const AcCompileOptions &opts
             std::clamp<uint64_t>(budget / (uint64_t{C} * sb), 1, std::min<uint64_t>(n, kSpDenseMask + 1)));
         // Flagged target: the walk skips out_off for states without outputs,
         // and the Set kernel repeats of states whose outputs need no check.
-        const std::vector<uint32_t> out_ids = flag_checked_outputs(a.out_ids, lo, hi, len, h.key_len);
+        const std::vector<uint32_t> out_ids = flag_checked_outputs(a.out_ids, lo, hi, len, boff, h.key_len);
         std::vector<uint32_t> flagged(n); // each state's id with its flags, once
         for (uint32_t t = 0; t < n; ++t) {
             const uint32_t ob = a.out_off[t], oe = a.out_off[t + 1];
             const bool checked = std::any_of(out_ids.begin() + ob, out_ids.begin() + oe,
-                                             [](uint32_t e) { return (e & kOutCheck) != 0; });
+                                             [](uint32_t e) { return (e & (kOutCheck | kOutCase)) != 0; });
             flagged[t] = oe == ob ? t : t | flag | (checked ? 0u : plain);
         }
         auto tgt = [&](uint32_t t) { return flagged[t]; };
@@ -380,7 +429,7 @@ std::string AcBlob::describe() const {
       << h.state_bytes * 8 << "-bit states, key " << h.key_len << " B (longest " << h.max_len
       << " B), blob " << h.total_bytes << " B";
     for (auto &g : groups)
-        o << "; [" << (g.fold ? "nocase" : "case") << ": " << g.patterns << " pats, " << g.states
+        o << "; [" << (!g.fold ? "case" : groups.size() == 1 ? "folded" : "nocase") << ": " << g.patterns << " pats, " << g.states
           << " states, " << g.classes << " classes, dense " << g.dense_states << " states/"
           << g.dense_bytes << " B, sparse " << (g.states - g.dense_states) << " states/" << g.sparse_bytes
           << " B, " << g.output_entries << " outputs]";

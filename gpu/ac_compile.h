@@ -1,11 +1,14 @@
 // gpu/ac_compile.h - host compiler: literals -> flat Aho-Corasick blob.
 //
-// Patterns are split into at most two groups, each its own automaton over its
-// own byte classes: case-sensitive literals (plus nocase ones without ASCII
-// letters) and nocase literals with letters. One mixed automaton would have to
-// expand every nocase letter into both case classes whenever a case-sensitive
-// pattern separates them (2^letters paths); two walks over the same staged text
-// cost less. Within a group: trie over byte classes, states renumbered
+// Patterns go into one automaton over case-folded byte classes (CaseGroups::
+// Folded, the default): every key is walked case-insensitively, and a hit of
+// a case-sensitive pattern with letters is confirmed byte-exact (kPatExact).
+// Or (CaseGroups::Split) into two groups, each its own automaton over its own
+// byte classes: case-sensitive literals (plus nocase ones without ASCII
+// letters) and nocase literals with letters, walked side by side. (One mixed
+// automaton that kept case would have to expand every nocase letter into both
+// case classes wherever a case-sensitive pattern separates them: 2^letters
+// paths.) Within a group: trie over byte classes, states renumbered
 // breadth-first (children in class order, so the numbering is canonical),
 // failure links, flattened output lists (own + inherited). The BFS-first
 // num_dense states get full DFA rows (failure transitions folded in); deeper
@@ -23,6 +26,9 @@
 
 namespace wm::gpu {
 
+// How case-sensitive and nocase patterns share automata (see above).
+enum class CaseGroups { Folded, Split };
+
 struct AcCompileOptions {
     // Bytes of dense transition rows allowed across all groups; 0 keeps only the
     // root dense (exercises the sparse path in tests).
@@ -30,6 +36,7 @@ struct AcCompileOptions {
     // Trie depth limit: patterns longer than this enter the trie with their last
     // key_bytes bytes and are verified on a hit. Bounds the per-thread overlap.
     uint32_t key_bytes = 32;
+    CaseGroups case_groups = CaseGroups::Folded;
 };
 
 // Byte -> class map of one group. Bytes that every pattern position treats

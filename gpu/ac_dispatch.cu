@@ -9,15 +9,19 @@
 namespace wm::gpu {
 namespace {
 constexpr size_t kSetHashBytes = size_t{tuning::kSetHashSlots} * sizeof(unsigned long long);
+constexpr size_t kCountHashBytes = size_t{tuning::kCountHashSlots} * 2 * sizeof(uint32_t); // keys, counts
 
-// Dynamic shared memory of a launch: the Set table, or Count's per-pattern counters.
-size_t dyn_smem(EmitKind kind, uint32_t num_patterns, bool shared_counters) {
+// Dynamic shared memory of a launch: the Set table, or Count's counters.
+size_t dyn_smem(EmitKind kind, uint32_t num_patterns, uint32_t count_counters) {
     if (kind == EmitKind::SetKeys) return kSetHashBytes;
-    return kind == EmitKind::Count && shared_counters ? size_t{num_patterns} * sizeof(uint32_t) : 0;
+    if (kind != EmitKind::Count) return 0;
+    return count_counters == kCountDirect   ? size_t{num_patterns} * sizeof(uint32_t)
+           : count_counters == kCountHashed ? kCountHashBytes
+                                            : 0;
 }
 } // namespace
 
-bool ac_prepare_kernels(DeviceInfo &dev, const AcView &view) {
+CountCounters ac_prepare_kernels(DeviceInfo &dev, const AcView &view) {
     if (view.num_groups > 2) // the walk takes one group or a pair (ac_agent.cuh); compile_ac makes at most two
         throw GpuError("automaton has " + std::to_string(view.num_groups) + " groups; the GPU kernels take at most 2");
     for (uint32_t g = 0; g < view.num_groups; ++g)
@@ -25,21 +29,24 @@ bool ac_prepare_kernels(DeviceInfo &dev, const AcView &view) {
             throw GpuError("automaton group " + std::to_string(g) + " has " + std::to_string(view.groups[g].num_states) +
                            " states; the GPU kernels take at most 2^" + std::to_string(tuning::kQueueStateBits) +
                            " per group (split the rule set)");
-    const uint32_t sb = view.state_bytes;
-    if (detail::kernel_static_smem(EmitKind::SetKeys, sb) + kSetHashBytes > dev.smem_optin)
+    if (detail::kernel_static_smem(EmitKind::SetKeys, view) + kSetHashBytes > dev.smem_optin)
         throw GpuError("Set-mode dedupe table does not fit in shared memory");
-    detail::set_kernel_dyn_smem(EmitKind::SetKeys, sb, kSetHashBytes);
-    const size_t need = size_t{view.num_patterns} * sizeof(uint32_t);
-    const bool shared_counters =
-        view.num_patterns != 0 && detail::kernel_static_smem(EmitKind::Count, sb) + need <= dev.smem_optin;
-    if (shared_counters) detail::set_kernel_dyn_smem(EmitKind::Count, sb, need);
+    detail::set_kernel_dyn_smem(EmitKind::SetKeys, view, kSetHashBytes);
+    const size_t direct = size_t{view.num_patterns} * sizeof(uint32_t), count_static =
+        detail::kernel_static_smem(EmitKind::Count, view);
+    const CountCounters counters = view.num_patterns == 0                           ? kCountGlobal
+                                   : direct <= kCountHashBytes                      ? kCountDirect
+                                   : count_static + kCountHashBytes <= dev.smem_optin ? kCountHashed
+                                                                                    : kCountGlobal;
+    if (counters != kCountGlobal)
+        detail::set_kernel_dyn_smem(EmitKind::Count, view, dyn_smem(EmitKind::Count, view.num_patterns, counters));
     // Persistent grid: one wave of resident blocks (Count with per-pattern
     // shared counters fits fewer than Set).
     for (EmitKind k : {EmitKind::Positions, EmitKind::SetKeys, EmitKind::Count}) {
-        const int per_sm = detail::resident_blocks_per_sm(k, sb, dyn_smem(k, view.num_patterns, shared_counters));
+        const int per_sm = detail::resident_blocks_per_sm(k, view, dyn_smem(k, view.num_patterns, counters));
         dev.grid[static_cast<int>(k)] = static_cast<uint32_t>(dev.sm_count * std::max(1, per_sm));
     }
-    return shared_counters;
+    return counters;
 }
 
 bool ac_kernels_loadable(std::string *why) {
@@ -54,7 +61,7 @@ void ac_dispatch_scan(EmitKind kind, const ScanParams &p, const DeviceInfo &dev,
     if (p.num_tiles == 0 || p.view.num_groups == 0) return;
     const uint32_t units = (p.num_tiles + tuning::kBlockThreads - 1) / tuning::kBlockThreads;
     const uint32_t grid = std::max<uint32_t>(1, std::min<uint32_t>(units, dev.grid[static_cast<int>(kind)]));
-    detail::launch_scan_kernel(kind, p.view.state_bytes, grid, dyn_smem(kind, p.view.num_patterns, p.shared_counters),
+    detail::launch_scan_kernel(kind, p.view, grid, dyn_smem(kind, p.view.num_patterns, p.count_counters),
                                stream, p);
 }
 

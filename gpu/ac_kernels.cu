@@ -5,76 +5,84 @@
 
 namespace wm::gpu {
 
-// KIND, StateT: see AcAgent. p: [in] by value (kernel parameter space).
-template <EmitKind KIND, typename StateT>
+// KIND, StateT, NG: see AcAgent. p: [in] by value (kernel parameter space).
+template <EmitKind KIND, typename StateT, uint32_t NG>
 __global__ void __launch_bounds__(tuning::kBlockThreads, tuning::kMinBlocksPerSm)
     ac_scan_kernel(const ScanParams p) {
-    using Agent = AcAgent<KIND, StateT, tuning::kBlockThreads, tuning::kTileBytes>;
+    using Agent = AcAgent<KIND, StateT, NG, tuning::kBlockThreads, tuning::kTileBytes>;
     __shared__ typename Agent::TempStorage tmp;
     extern __shared__ __align__(16) uint32_t s_dyn[]; // Count: counters; SetKeys: dedupe table
     Agent(tmp, p, s_dyn).run();
 }
 
 namespace detail {
+namespace {
 
-template <typename StateT>
-void launch_typed(EmitKind kind, uint32_t grid, size_t dyn, cudaStream_t s, const ScanParams &p) {
+// Calls f(kernel) with the kernel of `kind` for the view's state width and
+// group count.
+template <EmitKind KIND, typename F> auto with_kernel(const AcView &v, F f) {
+    if (v.state_bytes == 2)
+        return v.num_groups == 2 ? f(ac_scan_kernel<KIND, uint16_t, 2>) : f(ac_scan_kernel<KIND, uint16_t, 1>);
+    return v.num_groups == 2 ? f(ac_scan_kernel<KIND, uint32_t, 2>) : f(ac_scan_kernel<KIND, uint32_t, 1>);
+}
+
+template <typename F> auto with_kernel(EmitKind kind, const AcView &v, F f) {
     switch (kind) {
-    case EmitKind::Positions:
-        ac_scan_kernel<EmitKind::Positions, StateT><<<grid, tuning::kBlockThreads, 0, s>>>(p);
-        WM_CUDA_CHECK_LAUNCH("ac_scan_kernel<Positions>");
-        break;
-    case EmitKind::SetKeys:
-        ac_scan_kernel<EmitKind::SetKeys, StateT><<<grid, tuning::kBlockThreads, dyn, s>>>(p);
-        WM_CUDA_CHECK_LAUNCH("ac_scan_kernel<SetKeys>");
-        break;
-    case EmitKind::Count:
-        ac_scan_kernel<EmitKind::Count, StateT><<<grid, tuning::kBlockThreads, dyn, s>>>(p);
-        WM_CUDA_CHECK_LAUNCH("ac_scan_kernel<Count>");
-        break;
+    case EmitKind::Positions: return with_kernel<EmitKind::Positions>(v, f);
+    case EmitKind::SetKeys: return with_kernel<EmitKind::SetKeys>(v, f);
+    default: return with_kernel<EmitKind::Count>(v, f);
     }
 }
 
-void launch_scan_kernel(EmitKind kind, uint32_t state_bytes, uint32_t grid, size_t dyn_smem,
-                        cudaStream_t stream, const ScanParams &p) {
-    if (state_bytes == 2) launch_typed<uint16_t>(kind, grid, dyn_smem, stream, p);
-    else launch_typed<uint32_t>(kind, grid, dyn_smem, stream, p);
+const char *kind_name(EmitKind kind) {
+    return kind == EmitKind::Positions ? "launch of ac_scan_kernel<Positions>"
+           : kind == EmitKind::SetKeys ? "launch of ac_scan_kernel<SetKeys>"
+                                       : "launch of ac_scan_kernel<Count>";
 }
 
-template <EmitKind KIND> const void *kernel_ptr(uint32_t state_bytes) {
-    return state_bytes == 2 ? reinterpret_cast<const void *>(ac_scan_kernel<KIND, uint16_t>)
-                            : reinterpret_cast<const void *>(ac_scan_kernel<KIND, uint32_t>);
-}
+} // namespace
 
-const void *kernel_for(EmitKind kind, uint32_t state_bytes) {
-    switch (kind) {
-    case EmitKind::Positions: return kernel_ptr<EmitKind::Positions>(state_bytes);
-    case EmitKind::SetKeys: return kernel_ptr<EmitKind::SetKeys>(state_bytes);
-    default: return kernel_ptr<EmitKind::Count>(state_bytes);
+void launch_scan_kernel(EmitKind kind, const AcView &view, uint32_t grid, size_t dyn_smem, cudaStream_t stream,
+                        const ScanParams &p) {
+    void *args[] = {const_cast<ScanParams *>(&p)};
+    const cudaError_t e = with_kernel(kind, view, [&](auto kernel) {
+        return cudaLaunchKernel(reinterpret_cast<const void *>(kernel), dim3(grid), dim3(tuning::kBlockThreads), args,
+                                dyn_smem, stream);
+    });
+    if (e != cudaSuccess) {
+        cudaGetLastError(); // a launch error is not sticky: clear it, then report it
+        throw_cuda(e, kind_name(kind), __FILE__, __LINE__);
     }
 }
 
-size_t kernel_static_smem(EmitKind kind, uint32_t state_bytes) {
+size_t kernel_static_smem(EmitKind kind, const AcView &view) {
     cudaFuncAttributes a{};
-    WM_CUDA_CHECK(cudaFuncGetAttributes(&a, kernel_for(kind, state_bytes)));
+    with_kernel(kind, view, [&](auto kernel) {
+        WM_CUDA_CHECK(cudaFuncGetAttributes(&a, kernel));
+        return 0;
+    });
     return a.sharedSizeBytes;
 }
 
-void set_kernel_dyn_smem(EmitKind kind, uint32_t state_bytes, size_t bytes) {
-    WM_CUDA_CHECK(cudaFuncSetAttribute(kernel_for(kind, state_bytes), cudaFuncAttributeMaxDynamicSharedMemorySize,
-                                       static_cast<int>(bytes)));
+void set_kernel_dyn_smem(EmitKind kind, const AcView &view, size_t bytes) {
+    with_kernel(kind, view, [&](auto kernel) {
+        WM_CUDA_CHECK(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, static_cast<int>(bytes)));
+        return 0;
+    });
 }
 
-int resident_blocks_per_sm(EmitKind kind, uint32_t state_bytes, size_t dyn_smem) {
+int resident_blocks_per_sm(EmitKind kind, const AcView &view, size_t dyn_smem) {
     int n = 0;
-    WM_CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&n, kernel_for(kind, state_bytes),
-                                                                tuning::kBlockThreads, dyn_smem));
+    with_kernel(kind, view, [&](auto kernel) {
+        WM_CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&n, kernel, tuning::kBlockThreads, dyn_smem));
+        return 0;
+    });
     return n;
 }
 
 cudaError_t probe_kernel_image() {
     cudaFuncAttributes a{};
-    return cudaFuncGetAttributes(&a, ac_scan_kernel<EmitKind::Positions, uint16_t>);
+    return cudaFuncGetAttributes(&a, ac_scan_kernel<EmitKind::Positions, uint16_t, 1>);
 }
 
 } // namespace detail

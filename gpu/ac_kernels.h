@@ -23,6 +23,14 @@ namespace wm::gpu {
 
 enum class EmitKind { Positions, SetKeys, Count };
 
+// Where a Count block accumulates before adding to the global totals
+// (ac_prepare_kernels picks): per-pattern counters in shared memory while they
+// take no more room than the Set table (occupancy stays Set's); past that a
+// shared table of (pattern, count) slots flushed per unit (ET Open: 18k
+// patterns' counters took 72 KB, two blocks per SM); global atomics when
+// neither fits.
+enum CountCounters : uint32_t { kCountGlobal = 0, kCountDirect = 1, kCountHashed = 2 };
+
 // Everything one launch needs; device pointers prefixed d_.
 struct ScanParams {
     AcView view;                    // [in] views into the device blob
@@ -38,7 +46,7 @@ struct ScanParams {
     uint32_t *d_count;              // [in,out] [0] records appended (may exceed capacity: overflow),
                                     //          [1] SetKeys keys that found no table slot (overflow)
     unsigned long long *d_counters; // [in,out] Count: per-pattern totals
-    uint32_t shared_counters;       // [in] Count: 1 = per-block counters in shared memory
+    uint32_t count_counters;        // [in] Count: a CountCounters value
     uint32_t *d_next_unit;          // [in,out] null: block b scans units b, b + grid, ...; else 0 before
                                     //          the launch, and blocks take the next unit from it (atomicAdd):
                                     //          unequal units balance out in short launches (32 MB chunks)
@@ -56,9 +64,8 @@ struct DeviceInfo {
 
 // Prepares the kernels for automaton `view`: refuses groups whose state ids
 // do not fit a match-queue entry, sets the dynamic shared memory (Set table,
-// Count counters) and dev.grid. Returns whether per-pattern counters fit in
-// shared memory. Throws GpuError.
-bool ac_prepare_kernels(DeviceInfo &dev, const AcView &view);
+// Count counters) and dev.grid. Returns where Count accumulates. Throws GpuError.
+CountCounters ac_prepare_kernels(DeviceInfo &dev, const AcView &view);
 
 // True when the kernels have an image for the current device; else sets *why.
 bool ac_kernels_loadable(std::string *why);
@@ -121,13 +128,14 @@ void ac_sorted_keys_to_pairs(unsigned long long *d_keys, const uint32_t *d_n, ui
 } // namespace wm::gpu
 
 namespace wm::gpu::detail {
-// Thin launchers defined in ac_kernels.cu (used by ac_dispatch.cu only).
-void launch_scan_kernel(EmitKind kind, uint32_t state_bytes, uint32_t grid, size_t dyn_smem,
-                        cudaStream_t stream, const ScanParams &p);
+// Thin launchers defined in ac_kernels.cu (used by ac_dispatch.cu only). A
+// kernel is picked by the view's state width and group count (1 or 2).
+void launch_scan_kernel(EmitKind kind, const AcView &view, uint32_t grid, size_t dyn_smem, cudaStream_t stream,
+                        const ScanParams &p);
 // Static shared bytes of a kernel, and raising its dynamic limit.
-size_t kernel_static_smem(EmitKind kind, uint32_t state_bytes);
-void set_kernel_dyn_smem(EmitKind kind, uint32_t state_bytes, size_t bytes);
+size_t kernel_static_smem(EmitKind kind, const AcView &view);
+void set_kernel_dyn_smem(EmitKind kind, const AcView &view, size_t bytes);
 // Blocks of kBlockThreads that fit on one SM with `dyn_smem` dynamic shared bytes.
-int resident_blocks_per_sm(EmitKind kind, uint32_t state_bytes, size_t dyn_smem);
+int resident_blocks_per_sm(EmitKind kind, const AcView &view, size_t dyn_smem);
 cudaError_t probe_kernel_image();
 } // namespace wm::gpu::detail

@@ -1,5 +1,5 @@
 // gpu/ac_set_hash.cuh - Set-mode dedupe of (payload, pattern) keys on the
-// device, in two levels (device only; the CPU walk has no Set mode):
+// device (and Count's shared (pattern, count) table, at the end), in two levels (device only; the CPU walk has no Set mode):
 //   1. a small open-addressing table in shared memory per block and work unit
 //      absorbs the repeats (real traffic: ~0.3 matches per byte, most of them
 //      the same few rules again and again in one payload);
@@ -50,6 +50,32 @@ __device__ inline bool set_shared_insert(unsigned long long key, unsigned long l
     for (uint32_t probe = 0; probe < PROBES; ++probe) {
         const unsigned long long prev = atomicCAS(&s_hash[h], kEmptyKey, key);
         if (prev == kEmptyKey || prev == key) return true;
+        h = (h + 1) & (SLOTS - 1);
+    }
+    return false;
+}
+
+constexpr uint32_t kEmptyPattern = ~0u; // a free slot of the Count table
+
+// Count: adds one to `pattern`'s slot in the block's shared table (SLOTS
+// pattern ids, kEmptyPattern when free, then SLOTS counts); returns false when
+// PROBES slots were taken by other patterns (the caller adds globally).
+// Slots are only claimed (never freed) until the flush after a barrier, so
+// a plain read that sees another pattern is final.
+template <uint32_t SLOTS, uint32_t PROBES>
+__device__ inline bool count_shared_add(uint32_t pattern, uint32_t *s_table) {
+    static_assert((SLOTS & (SLOTS - 1)) == 0, "SLOTS is a power of two");
+    uint32_t h = (pattern * 0x9E3779B1u) >> 16 & (SLOTS - 1); // SLOTS <= 2^16
+    for (uint32_t probe = 0; probe < PROBES; ++probe) {
+        uint32_t k = s_table[h];
+        if (k == kEmptyPattern) {
+            k = atomicCAS(&s_table[h], kEmptyPattern, pattern);
+            if (k == kEmptyPattern) k = pattern;
+        }
+        if (k == pattern) {
+            atomicAdd(&s_table[SLOTS + h], 1u);
+            return true;
+        }
         h = (h + 1) & (SLOTS - 1);
     }
     return false;

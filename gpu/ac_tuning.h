@@ -35,6 +35,11 @@ constexpr size_t kDenseBudgetBytes = 24u << 20;
 // two) and the linear-probe limit before a key goes straight to the global table.
 constexpr uint32_t kSetHashSlots = 1024;
 constexpr uint32_t kSetHashProbes = 16;
+// Count mode past kCountHashSlots * 2 patterns: a shared table of (pattern,
+// count) slots per block, flushed into the totals per unit; a pattern that
+// finds no slot in kCountHashProbes adds to its global total directly.
+constexpr uint32_t kCountHashSlots = 1024;
+constexpr uint32_t kCountHashProbes = 16;
 // Probe limit in the chunk-wide table (load <= 1/2 when the output fits, so
 // ~2 probes expected); past it the chunk is rescanned with bigger buffers.
 constexpr uint32_t kSetGlobalProbes = 64;

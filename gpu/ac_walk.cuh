@@ -104,27 +104,38 @@ WM_HD inline uint8_t fold_ascii(uint8_t c) { return (c >= 'A' && c <= 'Z') ? c +
 
 // Emits output entry `e` (an out_ids word) of a state reached after
 // chunk-local byte i, if it passes its checks (bounds, then the leading bytes
-// of a pattern longer than the key); entries without kOutCheck need none.
+// of a pattern longer than the key, or every byte of a case-sensitive pattern
+// in a case-folded group); entries without kOutCheck need none.
 // Past the tile (i >= tile_end, the walk's run-out) only keys that start
 // inside the tile are its own: the next tile's walk reports the others.
+// case_hist: bit 5 of the walk's last bytes, bit k for byte i - k
+// (ac_case_history), for kOutCase entries.
 template <typename TextFn, typename EmitFn>
 WM_HD inline void ac_emit_entry(const AcView &v, const AcGroupView &g, uint32_t e, uint32_t i, TextFn text,
-                                uint32_t seg_begin, uint32_t pos_delta, uint32_t tile_end, EmitFn emit) {
-    const uint32_t p = e & ~kOutCheck, end = i + 1 + pos_delta;
+                                uint32_t seg_begin, uint32_t pos_delta, uint32_t tile_end, uint32_t case_hist,
+                                EmitFn emit) {
+    const uint32_t p = e & kOutIdMask, end = i + 1 + pos_delta;
     if (i >= tile_end) {
         const uint32_t len = wm_ld(&v.pat_len[p]), key = len < v.key_len ? len : v.key_len;
         if (i + 1 - tile_end >= key) return; // the key starts at or past tile_end
     }
+    if (e & kOutCase) { // the key's letters in the pattern's case
+        const uint32_t mask = wm_ld(&v.pat_case[2 * p]), want = wm_ld(&v.pat_case[2 * p + 1]);
+        if ((case_hist ^ want) & mask) return;
+    }
     if (e & kOutCheck) {
         if (end < wm_ld(&v.pat_lo[p]) || end > wm_ld(&v.pat_hi[p])) return;
-        const uint32_t len = wm_ld(&v.pat_len[p]);
-        if (len > v.key_len) { // verify the bytes before the key
+        const uint32_t len = wm_ld(&v.pat_len[p]), boff = wm_ld(&v.pat_boff[p]);
+        // Exact case without the history's help: every byte, exactly.
+        const bool exact = (boff & kPatExact) != 0, all = exact && !(e & kOutCase);
+        if (len > v.key_len || all) { // verify the bytes before the key, or all of them
             if (i + 1 - seg_begin < len) return;
-            const uint8_t *pb = v.pat_bytes + wm_ld(&v.pat_boff[p]);
-            const uint32_t start = i + 1 - len, n = len - v.key_len;
+            const uint8_t *pb = v.pat_bytes + (boff & ~kPatExact);
+            const uint32_t start = i + 1 - len, n = all ? len : len - v.key_len;
+            const bool fold = g.fold && !exact;
             for (uint32_t j = 0; j < n; ++j) {
                 uint8_t t = text(start + j), q = wm_ld(&pb[j]);
-                if (g.fold) { t = fold_ascii(t); q = fold_ascii(q); }
+                if (fold) { t = fold_ascii(t); q = fold_ascii(q); }
                 if (t != q) return;
             }
         }
@@ -145,12 +156,17 @@ WM_HD inline bool ac_may_own_outputs(const AcGroupView &g, uint32_t s, uint32_t 
 // Emits the outputs of state `s` (bare id) reached after chunk-local byte i.
 template <typename TextFn, typename EmitFn>
 WM_HD inline void ac_emit_state(const AcView &v, const AcGroupView &g, uint32_t s, uint32_t i, TextFn text,
-                                uint32_t seg_begin, uint32_t pos_delta, uint32_t tile_end, EmitFn emit) {
+                                uint32_t seg_begin, uint32_t pos_delta, uint32_t tile_end, uint32_t case_hist,
+                                EmitFn emit) {
     if (!ac_may_own_outputs(g, s, i, tile_end)) return;
     const uint32_t ob = wm_ld(&g.out_off[s]), oe = wm_ld(&g.out_off[s + 1]);
     for (uint32_t k = ob; k < oe; ++k)
-        ac_emit_entry(v, g, wm_ld(&g.out_ids[k]), i, text, seg_begin, pos_delta, tile_end, emit);
+        ac_emit_entry(v, g, wm_ld(&g.out_ids[k]), i, text, seg_begin, pos_delta, tile_end, case_hist, emit);
 }
+
+// The case history after byte b: a match's key lies inside the walk (a key
+// of length L is output only at depth >= L), so its last 32 bytes are here.
+WM_HD inline uint32_t ac_case_history(uint32_t hist, uint8_t b) { return (hist << 1) | ((b >> 5) & 1u); }
 
 // Set semantics: whether a step that landed on target t (flags included),
 // inside the tile, must report its outputs. A plain state (outputs, none
@@ -232,16 +248,22 @@ WM_HD inline uint32_t ac_walk_tile_groups(const AcView &v, uint32_t g0, const ui
                                           EmitFn emit) {
     constexpr uint32_t F = out_flag<StateT>();
     const uint32_t i0 = ac_walk_begin<NG>(v, g0, sg, tile_begin), pos_delta = sg.pos_base - sg.data_begin;
-    uint32_t i = i0;
+    uint32_t i = i0, hist = 0;
     uint32_t s[NG], last_plain[NG];
     WM_UNROLL for (uint32_t k = 0; k < NG; ++k) s[k] = 0, last_plain[k] = 0;
-    for (; i < tile_begin; ++i) ac_step_groups<StateT, NG>(v, g0, class_maps, s, text(i));
+    for (; i < tile_begin; ++i) {
+        const uint8_t b = text(i);
+        ac_step_groups<StateT, NG>(v, g0, class_maps, s, b);
+        hist = ac_case_history(hist, b);
+    }
     for (; i < sg.data_end; ++i) {
-        ac_step_groups<StateT, NG>(v, g0, class_maps, s, text(i));
+        const uint8_t b = text(i);
+        ac_step_groups<StateT, NG>(v, g0, class_maps, s, b);
+        hist = ac_case_history(hist, b);
         WM_UNROLL for (uint32_t k = 0; k < NG; ++k)
             if (SET ? set_reports_hit<StateT>(s[k], last_plain[k]) : (s[k] & F) != 0)
                 ac_emit_state(v, v.groups[g0 + k], s[k] & ~state_flags<StateT>(), i, text, sg.data_begin, pos_delta,
-                              tile_end, emit);
+                              tile_end, hist, emit);
         if (i + 1 >= tile_end && ac_walk_done<StateT, NG>(v, g0, s, i + 1 - tile_end)) {
             ++i;
             break;

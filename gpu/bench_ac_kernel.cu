@@ -10,6 +10,7 @@
 //                   [--chunk-mb 1024]    (kernel rows: chunk size; the matcher's is ac_tuning.h's kMaxChunkBytes)
 //                   [--dynamic 1]        (kernel rows: blocks take units from a counter, as the matcher's do; 0: fixed stride)
 //                   [--plain-repeats 0]  (kernel Set rows: 1 = queue every hit of a plain state, as before blob v4)
+//                   [--case-groups folded|split]  (kernel rows: one case-folded automaton, or case and nocase apart)
 // literals: "<nocase 0|1>\t<hex>" per line; sweep 0 = every literal.
 // Per pattern count: (1) kernels Count / Set / Positions over the corpus tiled
 // to >= --gb GB already on the device (--chunk-mb chunks, CUDA events, median of 7
@@ -87,7 +88,7 @@ std::map<std::string, std::string> parse(int argc, char **argv) {
                                          {"hs-mb", "256"}, {"plugin-mb", "1024"}, {"json", "bench_ac.json"},
                                          {"key-bytes", std::to_string(tuning::kKeyBytes)},
                                          {"dense-mb", std::to_string(tuning::kDenseBudgetBytes >> 20)}, {"chunk-mb", "1024"}, {"dynamic", "1"},
-                                         {"plain-repeats", "0"}};
+                                         {"plain-repeats", "0"}, {"case-groups", "folded"}};
     for (int i = 1; i + 1 < argc; i += 2) a[std::string(argv[i]).substr(2)] = argv[i + 1];
     return a;
 }
@@ -164,6 +165,9 @@ int main(int argc, char **argv) try {
         AcCompileOptions co;
         co.key_bytes = static_cast<uint32_t>(std::stoul(arg["key-bytes"]));
         co.dense_budget_bytes = std::stoul(arg["dense-mb"]) << 20;
+        if (arg["case-groups"] != "folded" && arg["case-groups"] != "split")
+            throw std::invalid_argument("--case-groups: folded or split, not " + arg["case-groups"]);
+        co.case_groups = arg["case-groups"] == "split" ? CaseGroups::Split : CaseGroups::Folded;
         AcBlob blob = compile_ac(pats, co);
         if (full) std::printf("automaton (kernel rows): %s\n", blob.describe().c_str());
         uint8_t *d_blob;
@@ -171,7 +175,7 @@ int main(int argc, char **argv) try {
         WM_CUDA_CHECK(cudaMemcpy(d_blob, blob.bytes.data(), blob.bytes.size(), cudaMemcpyHostToDevice));
         ScanParams p{};
         p.view = make_ac_view(blob.bytes.data(), d_blob);
-        p.shared_counters = ac_prepare_kernels(dev, p.view);
+        p.count_counters = ac_prepare_kernels(dev, p.view);
         p.queue_plain_repeats = arg["plain-repeats"] == "1";
         if (arg.count("blocks-per-sm"))
             for (uint32_t &g : dev.grid)

@@ -89,7 +89,7 @@ class CudaMatcher final : public GpuMatcher {
     AcView d_view_{};
     DeviceInfo dev_;
     std::string dev_name_;
-    bool shared_counters_ = false;
+    CountCounters count_counters_ = kCountGlobal;
     size_t chunk_target_ = 0; // a chunk's bytes (ChunkPlanner's max_bytes) ...
     size_t chunk_bytes_ = 0;  // ... and its capacity (a batch's last chunk may fill it)
     size_t chunk_segs_ = 0;

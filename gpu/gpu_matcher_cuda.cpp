@@ -63,7 +63,7 @@ CudaMatcher::CudaMatcher(const std::vector<Literal> &patterns, const GpuOptions 
     d_blob_ = dev_alloc<uint8_t>(blob_.bytes.size(), "d_blob");
     WM_CUDA_CHECK(cudaMemcpy(d_blob_, blob_.bytes.data(), blob_.bytes.size(), cudaMemcpyHostToDevice));
     d_view_ = make_ac_view(blob_.bytes.data(), d_blob_);
-    shared_counters_ = ac_prepare_kernels(dev_, d_view_);
+    count_counters_ = ac_prepare_kernels(dev_, d_view_);
 
     const size_t max_chunk = g_max_chunk_bytes.load() ? g_max_chunk_bytes.load() : tuning::kMaxChunkBytes;
     chunk_target_ = std::max<size_t>(std::min<size_t>({opts.max_batch_bytes, max_chunk, UINT32_MAX / 2}),
@@ -119,7 +119,7 @@ void CudaMatcher::run_kernel(ChunkSlot &s, EmitKind kind) {
     p.capacity = static_cast<uint32_t>(s.capacity);
     p.d_count = s.d_count;
     p.d_counters = s.d_counters;
-    p.shared_counters = shared_counters_ ? 1 : 0;
+    p.count_counters = count_counters_;
     p.d_next_unit = s.d_count + 4;
     WM_CUDA_CHECK(cudaMemsetAsync(p.d_next_unit, 0, sizeof(uint32_t), s.stream));
     if (kind != EmitKind::Count) WM_CUDA_CHECK(cudaMemsetAsync(s.d_count, 0, 2 * sizeof(uint32_t), s.stream));
@@ -242,7 +242,9 @@ std::string CudaMatcher::describe() const {
       << tuning::kStreams << " streams; Set dedupe in shared (" << tuning::kSetHashSlots
       << " slots) + global hash, keys radix-sorted on the device; chunk " << chunk_target_
       << " B (a batch's last up to " << chunk_bytes_ << " B); count counters in "
-      << (shared_counters_ ? "shared" : "global") << " memory";
+      << (count_counters_ == kCountDirect   ? "shared memory, per pattern"
+          : count_counters_ == kCountHashed ? "a shared (pattern, count) table"
+                                            : "global memory");
     return o.str();
 }
 

@@ -42,8 +42,73 @@ TEST(AcByteClasses, CaseSensitiveAndNocaseDistinguished) {
     c.offs = {0, 3};
     auto ref = naive_matches(c.pats, c.view());
     ASSERT_EQ(ref.size(), 3u);
+    sort_matches(ref);
+    // Split: a group each. Folded: one group, "a" confirmed exactly.
+    for (CaseGroups cg : {CaseGroups::Split, CaseGroups::Folded}) {
+        AcCompileOptions o;
+        o.case_groups = cg;
+        AcBlob blob = compile_ac(p, o);
+        EXPECT_EQ(blob.header().num_groups, cg == CaseGroups::Split ? 2u : 1u);
+        std::vector<Match> got;
+        cpu_walk_scan(blob, c.view(), got);
+        sort_matches(got);
+        EXPECT_TRUE(got == ref) << (cg == CaseGroups::Split ? "split" : "folded");
+    }
+}
+
+// One case-folded automaton: 'A' and 'a' share a class; a case-sensitive
+// pattern with letters carries kPatExact, and kOutCase with its letters' case
+// in pat_case (checked against the walk's case history), or kOutCheck (every
+// byte compared) when keys are longer than the history; nocase and letterless
+// patterns neither. A set without nocase letters keeps exact classes.
+TEST(AcCompile, FoldedGroupConfirmsCaseSensitiveLettersExactly) {
+    // The 40-byte pattern makes keys longer than the history when uncapped.
+    std::vector<Literal> p{{"AbC"}, {"xyz", true}, {"\x01\x02"}, {"q-1"}, {std::string(40, 'z'), true}};
+    const bool exact[] = {true, false, false, true, false};
+    const uint32_t mask[] = {0b111, 0, 0, 0b100, 0}, want[] = {0b010, 0, 0, 0b100, 0}; // bit k: byte len - 1 - k
+    for (uint32_t key_bytes : {32u, UINT32_MAX}) {
+        AcCompileOptions o;
+        o.key_bytes = key_bytes;
+        AcBlob blob = compile_ac(p, o);
+        AcView v = blob.host_view();
+        ASSERT_EQ(v.num_groups, 1u);
+        const AcGroupView &g = v.groups[0];
+        EXPECT_EQ(g.fold, 1u);
+        EXPECT_EQ(g.class_map['a'], g.class_map['A']);
+        EXPECT_EQ(g.class_map['Q'], g.class_map['q']);
+        const bool history = key_bytes <= kCaseHistoryBytes;
+        for (uint32_t i = 0; i < p.size(); ++i) {
+            EXPECT_EQ((v.pat_boff[i] & kPatExact) != 0, exact[i]) << "pattern " << i;
+            EXPECT_EQ(v.pat_case[2 * i], history ? mask[i] : 0u) << "pattern " << i;
+            EXPECT_EQ(v.pat_case[2 * i + 1], history ? want[i] : 0u) << "pattern " << i;
+            uint32_t flags = 0;
+            bool seen = false;
+            for (uint32_t k = 0; k < g.out_off[g.num_states]; ++k)
+                if ((g.out_ids[k] & kOutIdMask) == i) seen = true, flags = g.out_ids[k] & ~kOutIdMask;
+            EXPECT_TRUE(seen) << i;
+            const uint32_t longer = p[i].bytes.size() > v.key_len ? kOutCheck : 0u; // leading bytes
+            EXPECT_EQ(flags, (!exact[i] ? 0u : history ? kOutCase : kOutCheck) | longer) << "pattern " << i;
+        }
+    }
     AcBlob blob = compile_ac(p);
-    EXPECT_EQ(blob.header().num_groups, 2u);
+    Case c;
+    c.pats = p;
+    const std::string text = "abc ABC AbC XyZ Q-1 q-1 \x01\x02";
+    c.data.assign(text.begin(), text.end());
+    c.offs = {0, static_cast<uint32_t>(c.data.size())};
+    auto ref = naive_matches(c.pats, c.view());
+    sort_matches(ref);
+    ASSERT_EQ(ref.size(), 4u); // AbC, XyZ, q-1 and the two control bytes
+    std::vector<Match> got;
+    cpu_walk_scan(blob, c.view(), got);
+    sort_matches(got);
+    EXPECT_TRUE(got == ref);
+
+    std::vector<Literal> cs{{"AbC"}, {"123", true}};
+    AcBlob exact_blob = compile_ac(cs);
+    EXPECT_EQ(exact_blob.host_view().groups[0].fold, 0u);
+    EXPECT_NE(exact_blob.host_view().groups[0].class_map['a'], exact_blob.host_view().groups[0].class_map['A']);
+    EXPECT_EQ(exact_blob.host_view().pat_boff[0] & kPatExact, 0u);
 }
 
 TEST(AcCompile, BfsOrderShallowFirst) {
@@ -93,7 +158,7 @@ TEST(AcCompile, MaxKeyIsTheLongestKeyAmongTheOutputs) {
             for (uint32_t s = 0; s < g.num_states; ++s) {
                 uint32_t want = 0;
                 for (uint32_t k = g.out_off[s]; k < g.out_off[s + 1]; ++k)
-                    want = std::max(want, std::min({len[g.out_ids[k] & ~kOutCheck], v.key_len, kMaxKeySaturated}));
+                    want = std::max(want, std::min({len[g.out_ids[k] & kOutIdMask], v.key_len, kMaxKeySaturated}));
                 ASSERT_EQ(g.max_key[s], want) << "key_bytes " << key_bytes << " group " << gi << " state " << s;
                 saturated += g.max_key[s] == kMaxKeySaturated;
             }
@@ -139,8 +204,8 @@ TEST(AcCompile, ShuffledInputSameAutomaton) {
         EXPECT_EQ(0, memcmp(x.dense, y.dense, size_t{x.num_dense} * x.num_classes * va.state_bytes));
         for (uint32_t st = 0; st < x.num_states; ++st) {
             std::vector<uint32_t> ox, oy;
-            for (uint32_t k = x.out_off[st]; k < x.out_off[st + 1]; ++k) ox.push_back(x.out_ids[k] & ~kOutCheck);
-            for (uint32_t k = y.out_off[st]; k < y.out_off[st + 1]; ++k) oy.push_back(perm[y.out_ids[k] & ~kOutCheck]);
+            for (uint32_t k = x.out_off[st]; k < x.out_off[st + 1]; ++k) ox.push_back(x.out_ids[k] & kOutIdMask);
+            for (uint32_t k = y.out_off[st]; k < y.out_off[st + 1]; ++k) oy.push_back(perm[y.out_ids[k] & kOutIdMask]);
             std::sort(oy.begin(), oy.end());
             EXPECT_EQ(ox, oy) << "state " << st;
         }
@@ -180,10 +245,12 @@ TEST(AcCompile, OutputFlagsMarkExactlyStatesWithOutputs) {
     s.max_len = 12;
     Case c = random_case(21, s);
     uint64_t plain = 0, checked = 0;
-    for (size_t budget : {size_t{24} << 20, size_t{0}}) {
+    for (size_t budget : {size_t{24} << 20, size_t{0}})
+    for (CaseGroups cg : {CaseGroups::Folded, CaseGroups::Split}) {
         AcCompileOptions co;
         co.dense_budget_bytes = budget;
         co.key_bytes = 8;
+        co.case_groups = cg;
         AcBlob blob = compile_ac(c.pats, co);
         AcView v = blob.host_view();
         ASSERT_EQ(v.state_bytes, 2u);
@@ -288,7 +355,7 @@ TEST(AcCompile, OutCheckOnlyWhereAMatchCanFail) {
     std::vector<bool> check(p.size()), seen(p.size());
     const AcGroupView &g = v.groups[0];
     for (uint32_t k = 0; k < g.out_off[g.num_states]; ++k) {
-        const uint32_t id = g.out_ids[k] & ~kOutCheck;
+        const uint32_t id = g.out_ids[k] & kOutIdMask;
         ASSERT_LT(id, p.size());
         seen[id] = true;
         check[id] = (g.out_ids[k] & kOutCheck) != 0;

@@ -26,7 +26,8 @@ struct WalkConfig {
 };
 
 // Small tiles and chunks force tile/chunk boundaries, payload splitting, the
-// sparse path (dense_budget 0) and key verification (key_bytes < pattern length).
+// sparse path (dense_budget 0) and key verification (key_bytes < pattern length);
+// keys longer than the case history (kCaseHistoryBytes) verify case byte by byte.
 const WalkConfig kConfigs[] = {
     {"default", tuning::kTileBytes, 64u << 20, 1u << 20, 24u << 20, 32},
     {"tiny_tiles", 3, 64u << 20, 1u << 20, 24u << 20, 32},
@@ -39,12 +40,18 @@ const WalkConfig kConfigs[] = {
     {"runs_short_keys_sparse", 9, 150, 2, 0, 3, true},
     {"runs_tiny_chunks_tail_slack", 5, 97, 3, 24u << 20, 32, true, 160},
     {"tiny_chunks_tail_slack", 5, 97, 7, 24u << 20, 32, false, 300},
+    {"keys_past_case_history", 7, 1 << 12, 64, 24u << 20, UINT32_MAX}, // exact case: every byte compared
 };
 
-std::vector<Match> walk(const Case &c, const WalkConfig &w, bool set_semantics = false) {
+const CaseGroups kCaseGroups[] = {CaseGroups::Folded, CaseGroups::Split};
+const char *name(CaseGroups g) { return g == CaseGroups::Folded ? "folded" : "split"; }
+
+std::vector<Match> walk(const Case &c, const WalkConfig &w, bool set_semantics = false,
+                        CaseGroups groups = CaseGroups::Folded) {
     AcCompileOptions co;
     co.dense_budget_bytes = w.dense_budget;
     co.key_bytes = w.key_bytes;
+    co.case_groups = groups;
     AcBlob blob = compile_ac(c.pats, co);
     CpuWalkOptions o;
     o.tile_bytes = w.tile;
@@ -80,11 +87,12 @@ TEST_P(CpuWalkRandom, EqualsNaive) {
     Case c = random_case(1000 + seed, s);
     auto ref = naive_matches(c.pats, c.view());
     sort_matches(ref);
-    for (const auto &w : kConfigs) {
-        auto got = walk(c, w);
-        ASSERT_EQ(got.size(), ref.size()) << "seed " << seed << " config " << w.name;
-        EXPECT_TRUE(got == ref) << "seed " << seed << " config " << w.name;
-    }
+    for (CaseGroups cg : kCaseGroups)
+        for (const auto &w : kConfigs) {
+            auto got = walk(c, w, false, cg);
+            ASSERT_EQ(got.size(), ref.size()) << "seed " << seed << " config " << w.name << " " << name(cg);
+            EXPECT_TRUE(got == ref) << "seed " << seed << " config " << w.name << " " << name(cg);
+        }
 }
 
 // The Set kernel's walk (repeated plain states report nothing) loses no
@@ -96,11 +104,12 @@ TEST_P(CpuWalkRandom, SetSemanticsKeepEveryDistinctPair) {
     if (seed % 2) { s.alphabet = "ab"; s.max_len = 10; s.max_payload = 900; }
     Case c = random_case(3000 + seed, s);
     const auto want = distinct_pairs(naive_matches(c.pats, c.view()));
-    for (const auto &w : kConfigs) {
-        const auto got = walk(c, w, true);
-        EXPECT_EQ(distinct_pairs(got), want) << "seed " << seed << " config " << w.name;
-        EXPECT_LE(got.size(), walk(c, w).size()) << "seed " << seed << " config " << w.name;
-    }
+    for (CaseGroups cg : kCaseGroups)
+        for (const auto &w : kConfigs) {
+            const auto got = walk(c, w, true, cg);
+            EXPECT_EQ(distinct_pairs(got), want) << "seed " << seed << " config " << w.name << " " << name(cg);
+            EXPECT_LE(got.size(), walk(c, w, false, cg).size()) << "seed " << seed << " config " << w.name;
+        }
 }
 
 TEST(CpuWalk, SetSemanticsSkipOnlyUncheckedRepeats) {

@@ -119,19 +119,30 @@ TEST(GpuMatcher, OutputOverflowStillExact) {
     wm::gpu::testing::set_initial_output_capacity(0);
 }
 
-TEST(GpuMatcher, ManyPatternsGlobalCounters) {
+TEST(GpuMatcher, ManyPatternsCountInASharedTable) {
     REQUIRE_GPU();
-    // 70k patterns: per-pattern counters exceed shared memory -> global path.
-    CaseSpec s;
-    s.alphabet = "abcdefghijklmnop";
-    s.patterns = 70000;
-    s.min_len = 3;
-    s.max_len = 8;
-    s.payloads = 50;
-    s.max_payload = 3000;
-    s.offset_depth = false;
-    Case c = random_case(123, s);
-    check_all_modes(c, GpuOptions{}, "70k patterns", false);
+    // Past 2048 patterns Count sums in a shared (pattern, count) table per
+    // unit; with 70k patterns over a small alphabet a unit's distinct
+    // patterns overflow it, and the rest go to the global totals directly.
+    for (uint32_t patterns : {3000u, 70000u}) {
+        CaseSpec s;
+        s.alphabet = "abcdefghijklmnop";
+        s.patterns = patterns;
+        s.min_len = 3;
+        s.max_len = 8;
+        s.payloads = 50;
+        s.max_payload = 3000;
+        s.offset_depth = false;
+        Case c = random_case(123, s);
+        EXPECT_NE(GpuMatcher::create(c.pats, GpuOptions{})->describe().find("count counters in a shared (pattern, count) table"),
+                  std::string::npos);
+        check_all_modes(c, GpuOptions{}, std::to_string(patterns) + " patterns", false);
+    }
+    CaseSpec few;
+    few.patterns = 100;
+    Case c = random_case(5, few);
+    EXPECT_NE(GpuMatcher::create(c.pats, GpuOptions{})->describe().find("count counters in shared memory, per pattern"),
+              std::string::npos);
 }
 
 // Set output comes back sorted by (payload, pattern), Positions output by

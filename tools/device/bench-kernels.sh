@@ -3,8 +3,8 @@
 #   bench-kernels.sh BUNDLE DATA OUT [ac pairs chunks plain ab ncu exact seedac approx align]
 # (pairs: the plugin path's per-chunk timeline, bench_pairs_trace; chunks: the
 # chunk-size study; plain: Set kernel with and without the plain-repeat skip;
-# ab: against an old build; ncu: a profile of one Set launch; none of these
-# five in the default list)
+# ab: against an old build; ncu: a profile of one Set launch; groups: one
+# case-folded automaton against two; none of these six in the default list)
 # Inputs (literal lists, payload corpora) are derived here from the capture
 # and the ET Open rules, so only the raw data travels.
 set -u
@@ -57,6 +57,16 @@ for k in $which; do
           --sweep 0 --plugin-mb 64 --hs-mb 16 --plain-repeats "$pr" --json "$O/bench_ac_plain$pr-$rep.json"
       done
     done ;;
+  groups)
+    # One case-folded automaton against case and nocase apart (--case-groups),
+    # alternated twice on the same machine.
+    ac_inputs
+    for rep in 1 2; do
+      for cg in split folded; do
+        run timeout 100 bench_ac_kernel --literals /tmp/ac_literals.txt --corpus /tmp/zeek.corpus --gb 2 --sweep 0 \
+          --plugin-mb 64 --hs-mb 16 --case-groups "$cg" --json "$O/bench_ac_groups_$cg-$rep.json" | grep -E "^(17918|CHECK|text|automaton)"
+      done
+    done ;;
   ab)
     # The kernel against a previous build (BUNDLE/old/bench_ac_kernel, put
     # there by hand), alternated twice on the same machine ...
@@ -81,7 +91,7 @@ for k in $which; do
     # states) under Nsight Compute, per-SASS-instruction executed counts and
     # stall samples (source page, CSV), the details page, and the SASS.
     ac_inputs
-    k=_ZN2wm3gpu14ac_scan_kernelILNS0_8EmitKindE1EjEEvNS0_10ScanParamsE
+    k=_ZN2wm3gpu14ac_scan_kernelILNS0_8EmitKindE1EjLj1EEEvNS0_10ScanParamsE # SetKeys, uint32 states, one group
     ncu=/usr/local/cuda/bin/ncu
     run timeout 300 $ncu --kernel-name-base mangled --kernel-name "$k" --launch-skip 2 --launch-count 1 \
       --section SourceCounters --section WarpStateStats --section SpeedOfLight --section Occupancy \
