@@ -148,7 +148,7 @@ bool parse_align(const YAML::Node &node, const YAML::Mark &key_mark, LoadContext
                                   kind_name(node)));
         return false;
     }
-    FieldMap fields = collect_fields(node, kAlignKeys, "align key",
+    FieldMap fields = collect_fields(ctx, node, kAlignKeys, "align key",
                                      [&](const YAML::Node &k, std::string m) { p.error(k, m); });
     auto get = [&](const char *name) -> const YAML::Node * {
         auto it = fields.find(name);

@@ -21,7 +21,7 @@ SourceLocation LoadContext::at(const YAML::Mark &m, size_t extra_columns) const 
     SourceLocation loc;
     loc.file = file;
     if (m.line >= 0 && m.column >= 0) {
-        loc.line = static_cast<unsigned>(m.line) + 1;
+        loc.line = static_cast<unsigned>(m.line + line_offset) + 1;
         loc.column = static_cast<unsigned>(m.column) + 1 + static_cast<unsigned>(extra_columns);
     }
     return loc;
@@ -63,7 +63,7 @@ std::optional<size_t> value_start(const YAML::Node &n, const LoadContext &ctx) {
     if (!ctx.text || m.pos < 0) return std::nullopt;
     const std::string &t = *ctx.text;
     const std::string &v = n.Scalar();
-    auto pos = static_cast<size_t>(m.pos);
+    auto pos = static_cast<size_t>(m.pos + ctx.pos_offset);
     if (t.compare(pos, v.size(), v) == 0) return 0;
     if (pos < t.size() && (t[pos] == '"' || t[pos] == '\'') && t.compare(pos + 1, v.size(), v) == 0)
         return 1;
@@ -90,7 +90,7 @@ std::string quote(const std::string &s) {
     return out + "\"";
 }
 
-FieldMap collect_fields(const YAML::Node &mapping, const std::vector<std::string> &allowed,
+FieldMap collect_fields(const LoadContext &ctx, const YAML::Node &mapping, const std::vector<std::string> &allowed,
                         const char *what,
                         const std::function<void(const YAML::Node &, std::string)> &problem) {
     FieldMap fields;
@@ -108,7 +108,7 @@ FieldMap collect_fields(const YAML::Node &mapping, const std::vector<std::string
                                                 : fmt::format(" (did you mean \"{}\"?)", hint)));
         } else if (auto it = fields.find(name); it != fields.end()) {
             problem(k, fmt::format("duplicate {} {} (first at line {})", what, quote(name),
-                                   it->second.first.Mark().line + 1));
+                                   ctx.at(it->second.first.Mark()).line));
         } else {
             fields.emplace(name, std::make_pair(k, kv.second));
         }
@@ -158,7 +158,7 @@ std::vector<Rule> parse_rules(const YAML::Node &seq, const YAML::Node &key, Load
         YAML::Mark id_mark;
         auto rule = detail::parse_rule(item, ctx, &id, &id_mark);
         if (id) {
-            auto [it, fresh] = first_line.emplace(*id, static_cast<unsigned>(item.Mark().line) + 1);
+            auto [it, fresh] = first_line.emplace(*id, ctx.at(item.Mark()).line);
             if (!fresh) {
                 ctx.error(id_mark, *id,
                           fmt::format("duplicate id {} (first defined at line {})", *id,
@@ -173,7 +173,8 @@ std::vector<Rule> parse_rules(const YAML::Node &seq, const YAML::Node &key, Load
 
 } // namespace
 
-RuleSet load_rules_string(const std::string &yaml, const std::string &name) {
+// The whole document in one yaml-cpp parse, every problem reported.
+static RuleSet load_whole(const std::string &yaml, const std::string &name) {
     LoadContext ctx;
     ctx.file = name;
     ctx.text = &yaml;
@@ -237,6 +238,11 @@ RuleSet load_rules_string(const std::string &yaml, const std::string &name) {
     std::sort(rs.rules.begin(), rs.rules.end(),
               [](const Rule &a, const Rule &b) { return a.id < b.id; });
     return rs;
+}
+
+RuleSet load_rules_string(const std::string &yaml, const std::string &name) {
+    if (auto rs = detail::load_sliced(yaml, name)) return std::move(*rs);
+    return load_whole(yaml, name);
 }
 
 RuleSet load_rules_file(const std::string &path) {

@@ -21,6 +21,9 @@ struct LoadContext {
     const std::string *text = nullptr; // raw YAML, to map pattern offsets to columns
     std::string base_dir;              // align reference_file paths are relative to it ("" = cwd)
     std::vector<Diagnostic> diags;
+    // Where the parsed text starts in the file (a slice parsed on its own,
+    // load_rules_string's parallel path): added to every mark.
+    int line_offset = 0, pos_offset = 0;
 
     SourceLocation at(const YAML::Mark &m, size_t extra_columns = 0) const;
     void error(const YAML::Mark &m, int64_t rule_id, std::string message,
@@ -60,8 +63,19 @@ using FieldMap = std::map<std::string, std::pair<YAML::Node, YAML::Node>>;
 // Splits a mapping into its allowed keys. Unknown keys (with a "did you
 // mean" hint), duplicate keys and non-scalar keys go to problem(key, message);
 // `what` names the key kind in messages ("key", "align key").
-FieldMap collect_fields(const YAML::Node &mapping, const std::vector<std::string> &allowed,
+FieldMap collect_fields(const LoadContext &ctx, const YAML::Node &mapping, const std::vector<std::string> &allowed,
                         const char *what,
                         const std::function<void(const YAML::Node &, std::string)> &problem);
+
+// A large rule file parsed in slices on several threads (rules/sliced_load.cpp),
+// or nullopt: the layout is not the plain block form warpmatch writes
+// ("version: 1", then "rules:" and its items to the end), it is small, or
+// any slice did not parse cleanly alone. Then the caller parses the whole
+// document, which also gives every error exactly (file, line, rule id).
+std::optional<RuleSet> load_sliced(const std::string &yaml, const std::string &name);
+
+// Rule sequences at least this long (bytes of YAML) are parsed in slices on
+// several threads; 0 restores the default (tests force both paths).
+void set_parallel_rules_min_bytes(size_t bytes);
 
 } // namespace wm::rules::detail

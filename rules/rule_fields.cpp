@@ -203,7 +203,7 @@ std::optional<Rule> parse_rule(const YAML::Node &node, LoadContext &ctx,
 
     // Index keys first so the id is known for every later message.
     std::vector<std::pair<YAML::Node, std::string>> problems; // reported once rid is known
-    FieldMap fields = collect_fields(node, kRuleKeys, "key", [&](const YAML::Node &k, std::string m) {
+    FieldMap fields = collect_fields(ctx, node, kRuleKeys, "key", [&](const YAML::Node &k, std::string m) {
         problems.emplace_back(k, std::move(m));
     });
     auto get = [&](const char *name) -> const YAML::Node * {
