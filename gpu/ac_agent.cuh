@@ -8,9 +8,10 @@
 // side by side (ac_step of ac_walk.cuh), reading bytes outside the staged
 // window from global memory.
 // Match output is deferred: a step that lands on a state with outputs
-// appends (position, state, lane) and the case history to a per-warp queue in shared memory (one
-// ballot per group and step), and the warp drains the queue together, its
-// output items spread one per lane (drain()). Emitting in place made the whole warp wait
+// appends (position, state, lane), and with one group the case history, to
+// a per-warp queue in shared memory (one ballot per group and step), and the
+// warp drains the queue together, its output items spread one per lane
+// (drain()). Emitting in place made the whole warp wait
 // on one lane's chain of dependent loads (output list, pattern bounds,
 // leading-byte check) on almost every step: with ET Open on real traffic
 // ~0.2 steps per lane land on an output state, so some lane of 32 almost

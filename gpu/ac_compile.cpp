@@ -310,8 +310,8 @@ AcBlob compile_ac(const std::vector<Literal> &pats, const AcCompileOptions &opts
     if (folded) {
         std::vector<uint32_t> all(pats.size());
         for (uint32_t i = 0; i < all.size(); ++i) all[i] = i;
-        // Only case-sensitive patterns in a set decide: none needs folding
-        // when no pattern is nocase with letters, so keep exact classes.
+        // Fold only when some pattern is nocase with letters; otherwise the
+        // one group keeps exact classes and needs no case confirmations.
         if (!all.empty()) groups.push_back(build_group(pats, all, !nc.empty(), K));
     } else {
         if (!cs.empty()) groups.push_back(build_group(pats, cs, false, K));

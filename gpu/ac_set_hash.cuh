@@ -1,5 +1,6 @@
 // gpu/ac_set_hash.cuh - Set-mode dedupe of (payload, pattern) keys on the
-// device (and Count's shared (pattern, count) table, at the end), in two levels (device only; the CPU walk has no Set mode):
+// device, in two levels (device only; the CPU walk has no Set mode), and at
+// the end Count's shared (pattern, count) table, which works like level 1:
 //   1. a small open-addressing table in shared memory per block and work unit
 //      absorbs the repeats (real traffic: ~0.3 matches per byte, most of them
 //      the same few rules again and again in one payload);

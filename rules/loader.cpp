@@ -17,6 +17,11 @@
 namespace wm::rules {
 namespace detail {
 
+LoadContext::LoadContext(const std::string &name, const std::string &yaml) : file(name), text(&yaml) {
+    if (auto slash = name.rfind('/'); slash != std::string::npos)
+        base_dir = name.substr(0, slash + 1); // "/x.yaml" -> "/"
+}
+
 SourceLocation LoadContext::at(const YAML::Mark &m, size_t extra_columns) const {
     SourceLocation loc;
     loc.file = file;
@@ -175,11 +180,7 @@ std::vector<Rule> parse_rules(const YAML::Node &seq, const YAML::Node &key, Load
 
 // The whole document in one yaml-cpp parse, every problem reported.
 static RuleSet load_whole(const std::string &yaml, const std::string &name) {
-    LoadContext ctx;
-    ctx.file = name;
-    ctx.text = &yaml;
-    if (auto slash = name.rfind('/'); slash != std::string::npos)
-        ctx.base_dir = name.substr(0, slash + 1); // "/x.yaml" -> "/"
+    LoadContext ctx(name, yaml);
     YAML::Node root;
     try {
         root = YAML::Load(yaml);

@@ -25,6 +25,9 @@ struct LoadContext {
     // load_rules_string's parallel path): added to every mark.
     int line_offset = 0, pos_offset = 0;
 
+    // For the YAML `text` of file `name` (align paths relative to its directory).
+    LoadContext(const std::string &name, const std::string &text);
+
     SourceLocation at(const YAML::Mark &m, size_t extra_columns = 0) const;
     void error(const YAML::Mark &m, int64_t rule_id, std::string message,
                size_t extra_columns = 0);

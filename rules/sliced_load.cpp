@@ -57,12 +57,8 @@ struct ItemResult {
 
 // Parses one slice: every item must parse, as a sequence of exactly the
 // items counted, with no diagnostic.
-bool parse_slice(const std::string &yaml, const Slice &sl, const std::string &name, const std::string &base_dir,
-                 std::vector<ItemResult> &out) {
-    LoadContext ctx;
-    ctx.file = name;
-    ctx.text = &yaml;
-    ctx.base_dir = base_dir;
+bool parse_slice(const std::string &yaml, const Slice &sl, const std::string &name, std::vector<ItemResult> &out) {
+    LoadContext ctx(name, yaml);
     ctx.line_offset = sl.first_line;
     ctx.pos_offset = static_cast<int>(sl.begin);
     try {
@@ -149,13 +145,12 @@ std::optional<RuleSet> load_sliced(const std::string &yaml, const std::string &n
         slices.push_back(sl);
         k = j;
     }
-    const std::string base_dir = name.rfind('/') == std::string::npos ? "" : name.substr(0, name.rfind('/') + 1);
     std::vector<std::vector<ItemResult>> results(slices.size());
     std::atomic<size_t> next{0};
     std::atomic<bool> ok{true};
     auto work = [&] {
         for (size_t i; ok && (i = next++) < slices.size();)
-            if (!parse_slice(yaml, slices[i], name, base_dir, results[i])) ok = false;
+            if (!parse_slice(yaml, slices[i], name, results[i])) ok = false;
     };
     std::vector<std::thread> pool;
     for (unsigned t = 1; t < std::min<size_t>(threads, slices.size()); ++t) pool.emplace_back(work);
