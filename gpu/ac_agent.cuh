@@ -19,7 +19,9 @@
 // its last lane is done, each lane idle past its own end.
 // SetKeys dedupes in a shared table per unit, flushed into a chunk-wide global
 // table at the end of the unit (ac_set_hash.cuh); Count with many patterns
-// sums in a shared (pattern, count) table per unit likewise.
+// sums in a shared (pattern, count) table per unit likewise. Positions stages
+// a warp's records in shared memory and reserves their output slots with one
+// global atomic per flush (stage_position()).
 #pragma once
 
 #include "gpu/ac_kernels.h"
@@ -39,6 +41,8 @@ template <EmitKind KIND, typename StateT, uint32_t NG, uint32_t BLOCK, uint32_t 
     static_assert(NG == 1 || NG == 2, "one group or a pair");
     static constexpr bool kCaseHistory = NG == 1;
     static constexpr uint32_t kCaseQueue = kCaseHistory ? tuning::kWarpQueue : 1;
+    static constexpr uint32_t kOutStage = KIND == EmitKind::Positions ? tuning::kPositionsStage : 1;
+    static_assert(KIND != EmitKind::Positions || kOutStage > 32, "a flush must reserve more than one round");
     static constexpr uint32_t kStage = BLOCK * TILE + tuning::kStageBefore + 32;
     static_assert(kStage % 16 == 0, "staging buffer holds whole 16-byte vectors");
     static constexpr uint32_t kQueueStateMask = (1u << tuning::kQueueStateBits) - 1;
@@ -46,19 +50,29 @@ template <EmitKind KIND, typename StateT, uint32_t NG, uint32_t BLOCK, uint32_t 
 
     struct TempStorage {
         alignas(16) uint8_t text[kStage];
-        uint8_t class_map[kMaxGroups][256];
+        uint8_t class_map[NG][256];
         uint2 queue[BLOCK / 32][tuning::kWarpQueue]; // (chunk-local byte, state | group << 26 | lane << 27)
         uint32_t queue_case[BLOCK / 32][kCaseQueue]; // the entry's case history (ac_case_history)
+        Match out[BLOCK / 32][kOutStage];            // Positions: the warp's records not yet written
         uint32_t lo, hi;
         uint32_t unit; // the block's next unit (p.d_next_unit)
     };
     static_assert(sizeof(TempStorage) <= 48 * 1024, "static shared memory over 48 KB");
+    // Dynamic shared memory at most (ac_dispatch.cu sizes it): the Set table,
+    // Count's table or per-pattern counters (no bigger than the table).
+    static constexpr size_t kDynBytes = KIND == EmitKind::SetKeys ? size_t{tuning::kSetHashSlots} * 8
+                                        : KIND == EmitKind::Count ? size_t{tuning::kCountHashSlots} * 8
+                                                                  : 0;
+    static_assert((sizeof(TempStorage) + kDynBytes + tuning::kSmemReservedPerBlock) * tuning::kMinBlocksPerSm <=
+                      tuning::kSmemPerSmBytes,
+                  "kMinBlocksPerSm blocks must fit the shared-memory carveout that leaves L1 its share");
 
     TempStorage &tmp;
     const ScanParams &p;
     uint32_t *s_counters;        // Count, kCountDirect: num_patterns entries; kCountHashed: kCountHashSlots
                                  // pattern ids (kEmptyPattern: free), then as many counts
     unsigned long long *s_hash;  // SetKeys: kSetHashSlots entries
+    uint32_t out_staged = 0;     // Positions: records in this warp's tmp.out (warp-uniform)
 
     // dyn: [in] dynamic shared memory (Count counters or the SetKeys table).
     __device__ AcAgent(TempStorage &t, const ScanParams &params, uint32_t *dyn)
@@ -86,11 +100,40 @@ template <EmitKind KIND, typename StateT, uint32_t NG, uint32_t BLOCK, uint32_t 
         }
     }
 
+    // Positions: writes this warp's staged records to the output, reserving
+    // their slots with one atomic (records past p.capacity are counted, not
+    // written: the host rescans with a bigger buffer). Warp-collective.
+    __device__ void flush_positions(uint32_t n) {
+        __syncwarp();
+        const uint32_t lane = threadIdx.x & 31;
+        uint32_t base = 0;
+        if (lane == 0 && n) base = atomicAdd(p.d_count, n);
+        base = __shfl_sync(~0u, base, 0);
+        const uint32_t fit = base < p.capacity ? min(n, p.capacity - base) : 0;
+        const uint32_t *src = reinterpret_cast<const uint32_t *>(tmp.out[threadIdx.x >> 5]);
+        uint32_t *dst = reinterpret_cast<uint32_t *>(p.d_matches + base);
+        constexpr uint32_t kWords = sizeof(Match) / 4;
+        for (uint32_t w = lane; w < kWords * fit; w += 32) dst[w] = src[w]; // coalesced words
+        __syncwarp();
+    }
+
+    // Positions: appends the lanes' records that are `ok` to the warp's
+    // stage, flushing it once another round could overflow it. With one
+    // atomic per round of records, all on one counter, Positions ran ~30%
+    // behind Count on the full ET set (0.34 matches per byte); the stage
+    // gained 8% at equal L1 (run 108). Warp-collective.
+    __device__ void stage_position(bool ok, const Match &m) {
+        const uint32_t mask = __ballot_sync(~0u, ok);
+        if (ok) tmp.out[threadIdx.x >> 5][out_staged + __popc(mask & lanemask_lt())] = m;
+        out_staged += __popc(mask);
+        if (out_staged > kOutStage - 32) {
+            flush_positions(out_staged);
+            out_staged = 0;
+        }
+    }
+
     __device__ void emit(uint32_t pattern, uint32_t payload, uint32_t end, unsigned long long &last_key) {
-        if constexpr (KIND == EmitKind::Positions) {
-            const uint32_t idx = atomicAdd(p.d_count, 1u);
-            if (idx < p.capacity) p.d_matches[idx] = Match{pattern, payload, end};
-        } else if constexpr (KIND == EmitKind::SetKeys) {
+        if constexpr (KIND == EmitKind::SetKeys) {
             const unsigned long long key = (static_cast<unsigned long long>(payload) << 32) | pattern;
             if (key == last_key) return; // a thread's repeats cost no atomics at all
             last_key = key;
@@ -152,11 +195,17 @@ template <EmitKind KIND, typename StateT, uint32_t NG, uint32_t BLOCK, uint32_t 
                 const uint32_t sb = __shfl_sync(~0u, seg_begin, k), pd = __shfl_sync(~0u, pos_delta, k);
                 const uint32_t pl = __shfl_sync(~0u, payload, k), tend = __shfl_sync(~0u, tile_end, k);
                 const uint32_t hk = kCaseHistory ? __shfl_sync(~0u, hist, k) : 0;
+                Match found{0, pl, 0};
+                bool ok = false;
                 if (j < total) {
                     const AcGroupView &g = p.view.groups[g0 + gk];
                     ac_emit_entry(p.view, g, wm_ld(&g.out_ids[item]), pos, text, sb, pd, tend, hk,
-                                  [&](uint32_t pat, uint32_t end) { emit(pat, pl, end, last_key); });
+                                  [&](uint32_t pat, uint32_t end) {
+                                      if constexpr (KIND == EmitKind::Positions) found.pattern = pat, found.end = end, ok = true;
+                                      else emit(pat, pl, end, last_key);
+                                  });
                 }
+                if constexpr (KIND == EmitKind::Positions) stage_position(ok, found);
             }
         }
         __syncwarp();
@@ -229,7 +278,7 @@ template <EmitKind KIND, typename StateT, uint32_t NG, uint32_t BLOCK, uint32_t 
 
     __device__ void run() {
         const AcView &v = p.view;
-        for (uint32_t i = threadIdx.x; i < v.num_groups * 256; i += BLOCK)
+        for (uint32_t i = threadIdx.x; i < NG * 256; i += BLOCK)
             tmp.class_map[i >> 8][i & 255] = v.groups[i >> 8].class_map[i & 255];
         if (KIND == EmitKind::Count && p.count_counters == kCountDirect)
             for (uint32_t i = threadIdx.x; i < v.num_patterns; i += BLOCK) s_counters[i] = 0;
@@ -285,6 +334,7 @@ template <EmitKind KIND, typename StateT, uint32_t NG, uint32_t BLOCK, uint32_t 
             if constexpr (KIND == EmitKind::SetKeys) flush_set(); // next unit's barriers order the clearing
             if (KIND == EmitKind::Count && p.count_counters == kCountHashed) flush_counts(); // likewise
         }
+        if constexpr (KIND == EmitKind::Positions) flush_positions(out_staged);
         if (KIND == EmitKind::Count && p.count_counters == kCountDirect) {
             for (uint32_t i = threadIdx.x; i < v.num_patterns; i += BLOCK)
                 if (s_counters[i]) atomicAdd(&p.d_counters[i], static_cast<unsigned long long>(s_counters[i]));

@@ -71,6 +71,14 @@ void set_kernel_dyn_smem(EmitKind kind, const AcView &view, size_t bytes) {
     });
 }
 
+void set_kernel_carveout(const AcView &view, int percent) {
+    for (EmitKind kind : {EmitKind::Positions, EmitKind::SetKeys, EmitKind::Count})
+        with_kernel(kind, view, [&](auto kernel) {
+            WM_CUDA_CHECK(cudaFuncSetAttribute(kernel, cudaFuncAttributePreferredSharedMemoryCarveout, percent));
+            return 0;
+        });
+}
+
 int resident_blocks_per_sm(EmitKind kind, const AcView &view, size_t dyn_smem) {
     int n = 0;
     with_kernel(kind, view, [&](auto kernel) {

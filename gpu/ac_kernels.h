@@ -137,5 +137,9 @@ size_t kernel_static_smem(EmitKind kind, const AcView &view);
 void set_kernel_dyn_smem(EmitKind kind, const AcView &view, size_t bytes);
 // Blocks of kBlockThreads that fit on one SM with `dyn_smem` dynamic shared bytes.
 int resident_blocks_per_sm(EmitKind kind, const AcView &view, size_t dyn_smem);
+// Preferred shared-memory carveout (percent of the maximum; the rest is L1)
+// for every scan kernel of the view's shape; -1: the driver's choice. Set
+// before ac_prepare_kernels(), whose grid follows the resulting occupancy.
+void set_kernel_carveout(const AcView &view, int percent);
 cudaError_t probe_kernel_image();
 } // namespace wm::gpu::detail

@@ -9,6 +9,15 @@ namespace wm::gpu::tuning {
 
 // Threads per block of the scan/count kernels.
 constexpr uint32_t kBlockThreads = 256;
+// Shared memory of an SM's resident blocks, at most (H100/H200: the carveout
+// steps are 132, 164, 196 and 228 KB; the rest of the 256 KB is L1, which
+// caches the hot transition rows). Six blocks in 196 KB leave 60 KB of L1:
+// against 228 KB (28 KB of L1) the ET Set kernel ran 3k patterns 45% and
+// the full set 8% faster (run 108), and five blocks with 92 KB of L1 were
+// slower than six with 60 (run 108). The kernels assert they fit (ac_agent.cuh).
+constexpr uint32_t kSmemPerSmBytes = 196u << 10;
+// Shared memory the hardware reserves per resident block.
+constexpr uint32_t kSmemReservedPerBlock = 1024;
 // Blocks per SM the register allocation must allow (__launch_bounds__): 6
 // caps the kernels at 40 registers (75% occupancy with the shared memory
 // below). Without it ptxas took 48, and 88 with a minimum of 1 (2 blocks);
@@ -33,20 +42,29 @@ constexpr uint32_t kKeyBytes = 16;
 constexpr size_t kDenseBudgetBytes = 24u << 20;
 // Set mode: shared-memory dedupe table per block (slots of 8 bytes, power of
 // two) and the linear-probe limit before a key goes straight to the global table.
-constexpr uint32_t kSetHashSlots = 1024;
+// 512 (4 KB) fits kSmemPerSmBytes; 256 left 3k patterns 4% faster (164 KB
+// carveout) and the full ET set 6% slower (more keys to the global table, run 109).
+constexpr uint32_t kSetHashSlots = 512;
 constexpr uint32_t kSetHashProbes = 16;
-// Count mode past kCountHashSlots * 2 patterns: a shared table of (pattern,
-// count) slots per block, flushed into the totals per unit; a pattern that
-// finds no slot in kCountHashProbes adds to its global total directly.
-constexpr uint32_t kCountHashSlots = 1024;
+// Count mode past kCountHashSlots * 2 patterns (per-pattern shared counters
+// below): a shared table of (pattern, count) slots per block, flushed into the
+// totals per unit; a pattern that finds no slot in kCountHashProbes adds to
+// its global total directly. 512 slots (4 KB) fit kSmemPerSmBytes.
+constexpr uint32_t kCountHashSlots = 512;
 constexpr uint32_t kCountHashProbes = 16;
 // Probe limit in the chunk-wide table (load <= 1/2 when the output fits, so
 // ~2 probes expected); past it the chunk is rescanned with bigger buffers.
 constexpr uint32_t kSetGlobalProbes = 64;
 // Match queue per warp (entries of 8 bytes, shared memory): a warp drains it
 // together once it could overflow on the next step (> kWarpQueue - 64 entries).
-// 120 with 60-byte tiles: 32.4 KB of shared memory per Set block, 6 blocks per SM.
+// 120 with 60-byte tiles: 30.7 KB of shared memory per Set block, 6 blocks per SM;
+// 80 drained more often for no gain (run 109).
 constexpr uint32_t kWarpQueue = 120;
+// Positions: records a warp stages in shared memory (12 bytes each) before
+// one atomic reserves their output slots; flushed once another round of up
+// to 32 could overflow it, so a flush writes 17-48 records. 48 (4.5 KB per
+// block) is what fits kSmemPerSmBytes.
+constexpr uint32_t kPositionsStage = 48;
 // Queue entries keep a state id in 26 bits (the kernels refuse bigger groups).
 constexpr uint32_t kQueueStateBits = 26;
 

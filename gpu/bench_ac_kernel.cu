@@ -7,6 +7,7 @@
 //                   [--hs-threads 16] [--hs-mb 256] [--hs-sweep 0|1] [--plugin-mb 1024] [--json OUT.json]
 //                   [--key-bytes 32] [--dense-mb 24]   (automaton of the kernel rows; the plugin path keeps ac_tuning.h's)
 //                   [--blocks-per-sm N]  (kernel rows: grid of N blocks per SM instead of all that fit; occupancy study)
+//                   [--carveout PCT]     (kernel rows: preferred shared-memory carveout, % of the maximum; the rest is L1)
 //                   [--chunk-mb 1024]    (kernel rows: chunk size; the matcher's is ac_tuning.h's kMaxChunkBytes)
 //                   [--dynamic 1]        (kernel rows: blocks take units from a counter, as the matcher's do; 0: fixed stride)
 //                   [--plain-repeats 0]  (kernel Set rows: 1 = queue every hit of a plain state, as before blob v4)
@@ -175,7 +176,13 @@ int main(int argc, char **argv) try {
         WM_CUDA_CHECK(cudaMemcpy(d_blob, blob.bytes.data(), blob.bytes.size(), cudaMemcpyHostToDevice));
         ScanParams p{};
         p.view = make_ac_view(blob.bytes.data(), d_blob);
+        if (arg.count("carveout")) detail::set_kernel_carveout(p.view, std::stoi(arg["carveout"]));
         p.count_counters = ac_prepare_kernels(dev, p.view);
+        if (full)
+            std::printf("resident blocks per SM: Count %u, Set %u, Positions %u\n",
+                        dev.grid[static_cast<int>(EmitKind::Count)] / prop.multiProcessorCount,
+                        dev.grid[static_cast<int>(EmitKind::SetKeys)] / prop.multiProcessorCount,
+                        dev.grid[static_cast<int>(EmitKind::Positions)] / prop.multiProcessorCount);
         p.queue_plain_repeats = arg["plain-repeats"] == "1";
         if (arg.count("blocks-per-sm"))
             for (uint32_t &g : dev.grid)

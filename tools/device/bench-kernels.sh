@@ -4,7 +4,8 @@
 # (pairs: the plugin path's per-chunk timeline, bench_pairs_trace; chunks: the
 # chunk-size study; plain: Set kernel with and without the plain-repeat skip;
 # ab: against an old build; ncu: a profile of one Set launch; groups: one
-# case-folded automaton against two; none of these six in the default list)
+# case-folded automaton against two; carveout: shared memory against L1;
+# none of these seven in the default list)
 # Inputs (literal lists, payload corpora) are derived here from the capture
 # and the ET Open rules, so only the raw data travels.
 set -u
@@ -57,6 +58,20 @@ for k in $which; do
           --sweep 0 --plugin-mb 64 --hs-mb 16 --plain-repeats "$pr" --json "$O/bench_ac_plain$pr-$rep.json"
       done
     done ;;
+  carveout)
+    # Shared memory against L1: the kernels with the driver's carveout and
+    # with CARVEOUTS percent of the maximum shared memory (fewer blocks per SM,
+    # more L1), alternated twice on the same machine.
+    ac_inputs
+    for rep in 1 2; do
+      for co in default ${CARVEOUTS:-85 71 57}; do
+        opt=(); [ "$co" = default ] || opt=(--carveout "$co")
+        echo "== carveout $co rep $rep"
+        timeout 100 bench_ac_kernel --literals /tmp/ac_literals.txt --corpus /tmp/zeek.corpus --gb 2 \
+          --sweep "${AB_SWEEP:-3000,0}" --plugin-mb 64 --hs-mb 16 "${opt[@]}" --json "$O/bench_ac_carveout$co-$rep.json" |
+          grep -E "^([0-9]+ |CHECK|resident)"
+      done
+    done ;;
   groups)
     # One case-folded automaton against case and nocase apart (--case-groups),
     # alternated twice on the same machine.
@@ -68,14 +83,18 @@ for k in $which; do
       done
     done ;;
   ab)
-    # The kernel against a previous build (BUNDLE/old/bench_ac_kernel, put
-    # there by hand), alternated twice on the same machine ...
+    # The kernel against previous builds (BUNDLE/old/bench_ac_kernel and any
+    # BUNDLE/old/bench_ac_kernel.VARIANT, put there by hand), alternated twice
+    # on the same machine, at the pattern counts of AB_SWEEP (0 = every
+    # literal) ...
     ac_inputs
     for rep in 1 2; do
-      for b in old new; do
-        exe=bench_ac_kernel; [ "$b" = old ] && exe=$B/old/bench_ac_kernel
-        run timeout 100 "$exe" --literals /tmp/ac_literals.txt --corpus /tmp/zeek.corpus --gb 2 --sweep 0 \
-          --plugin-mb 64 --hs-mb 16 --json "$O/bench_ac_ab_$b-$rep.json" | grep -E "^(17918|CHECK|text)"
+      for exe in "$B"/old/bench_ac_kernel "$B"/old/bench_ac_kernel.* bench_ac_kernel; do
+        [ -x "$exe" ] || command -v "$exe" >/dev/null || continue
+        b=${exe##*/}; b=${b#bench_ac_kernel}; b=${b#.}; [ "$exe" = bench_ac_kernel ] && b=new; b=${b:-old}
+        echo "== $b rep $rep"
+        timeout 100 "$exe" --literals /tmp/ac_literals.txt --corpus /tmp/zeek.corpus --gb 2 --sweep "${AB_SWEEP:-0}" \
+          --plugin-mb 64 --hs-mb 16 --json "$O/bench_ac_ab_$b-$rep.json" | grep -E "^([0-9]+ |CHECK|text)"
       done
     done
     # ... and the pipelined matcher (BUNDLE/old/bench_pairs_trace), when there.
