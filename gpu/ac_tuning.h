@@ -11,11 +11,14 @@ namespace wm::gpu::tuning {
 constexpr uint32_t kBlockThreads = 256;
 // Shared memory of an SM's resident blocks, at most (H100/H200: the carveout
 // steps are 132, 164, 196 and 228 KB; the rest of the 256 KB is L1, which
-// caches the hot transition rows). Six blocks in 196 KB leave 60 KB of L1:
+// caches the hot transition rows). Six blocks in 196 KB left 60 KB of L1:
 // against 228 KB (28 KB of L1) the ET Set kernel ran 3k patterns 45% and
-// the full set 8% faster (run 108), and five blocks with 92 KB of L1 were
-// slower than six with 60 (run 108). The kernels assert they fit (ac_agent.cuh).
-constexpr uint32_t kSmemPerSmBytes = 196u << 10;
+// the full set 8% faster (run 108); five blocks with 92 KB of L1 were
+// slower than six with 60 (run 108). Six in 164 KB (92 KB of L1, bought with
+// 52-byte tiles and 88-entry queues) against 196: Count +4% / +2% at 3k /
+// 18k patterns, Positions +9% / +1%, Set +1% / 0 (run 114). The kernels
+// assert they fit (ac_agent.cuh).
+constexpr uint32_t kSmemPerSmBytes = 164u << 10;
 // Shared memory the hardware reserves per resident block.
 constexpr uint32_t kSmemReservedPerBlock = 1024;
 // Blocks per SM the register allocation must allow (__launch_bounds__): 6
@@ -23,12 +26,14 @@ constexpr uint32_t kSmemReservedPerBlock = 1024;
 // below). Without it ptxas took 48, and 88 with a minimum of 1 (2 blocks);
 // the ET Set kernel ran 40 GB/s at 2 blocks, 48 at 4, 65 at 6 (runs 41-42).
 constexpr uint32_t kMinBlocksPerSm = 6;
-// Bytes each thread owns (its tile). 60 = 15 words: consecutive threads read
+// Bytes each thread owns (its tile). 52 = 13 words: consecutive threads read
 // shared memory at an odd word stride, so a warp's byte loads hit distinct banks.
+// 52 instead of 60 cost 1-2% alone (more tiles, more run-outs, run 114) and
+// frees the staging bytes that fit kSmemPerSmBytes.
 // Small tiles keep the staging buffer small (occupancy) and the lanes of a
 // warp balanced on tiny payloads. A lane walks on past its tile until no key
 // that starts in it can still end (ac_walk.cuh): ~1-2 bytes on real traffic.
-constexpr uint32_t kTileBytes = 60;
+constexpr uint32_t kTileBytes = 52;
 // Bytes staged in shared memory before the block's first tile (leading bytes
 // of long patterns, a continuation piece's warm-up); bytes further back are
 // read from global memory.
@@ -56,10 +61,10 @@ constexpr uint32_t kCountHashProbes = 16;
 // ~2 probes expected); past it the chunk is rescanned with bigger buffers.
 constexpr uint32_t kSetGlobalProbes = 64;
 // Match queue per warp (entries of 8 bytes, shared memory): a warp drains it
-// together once it could overflow on the next step (> kWarpQueue - 64 entries).
-// 120 with 60-byte tiles: 30.7 KB of shared memory per Set block, 6 blocks per SM;
-// 80 drained more often for no gain (run 109).
-constexpr uint32_t kWarpQueue = 120;
+// together once it could overflow on the next step (> kWarpQueue - 32 per
+// group entries). 88: 25.7 KB of shared memory per Set block with its table,
+// six blocks in kSmemPerSmBytes; 80 against 120 changed nothing (run 109).
+constexpr uint32_t kWarpQueue = 88;
 // Positions: records a warp stages in shared memory (12 bytes each) before
 // one atomic reserves their output slots; flushed once another round of up
 // to 32 could overflow it, so a flush writes 17-48 records. 48 (4.5 KB per
