@@ -60,8 +60,8 @@ template <EmitKind KIND, typename StateT, uint32_t NG, uint32_t BLOCK, uint32_t 
     static_assert(sizeof(TempStorage) <= 48 * 1024, "static shared memory over 48 KB");
     // Dynamic shared memory at most (ac_dispatch.cu sizes it): the Set table,
     // Count's table or per-pattern counters (no bigger than the table).
-    static constexpr size_t kDynBytes = KIND == EmitKind::SetKeys ? size_t{tuning::kSetHashSlots} * 8
-                                        : KIND == EmitKind::Count ? size_t{tuning::kCountHashSlots} * 8
+    static constexpr size_t kDynBytes = KIND == EmitKind::SetKeys ? tuning::kSetHashBytes
+                                        : KIND == EmitKind::Count ? tuning::kCountHashBytes
                                                                   : 0;
     static_assert((sizeof(TempStorage) + kDynBytes + tuning::kSmemReservedPerBlock) * tuning::kMinBlocksPerSm <=
                       tuning::kSmemPerSmBytes,

@@ -8,8 +8,8 @@
 
 namespace wm::gpu {
 namespace {
-constexpr size_t kSetHashBytes = size_t{tuning::kSetHashSlots} * sizeof(unsigned long long);
-constexpr size_t kCountHashBytes = size_t{tuning::kCountHashSlots} * 2 * sizeof(uint32_t); // keys, counts
+using tuning::kCountHashBytes;
+using tuning::kSetHashBytes;
 
 // Dynamic shared memory of a launch: the Set table, or Count's counters.
 size_t dyn_smem(EmitKind kind, uint32_t num_patterns, uint32_t count_counters) {

@@ -51,12 +51,14 @@ constexpr size_t kDenseBudgetBytes = 24u << 20;
 // carveout) and the full ET set 6% slower (more keys to the global table, run 109).
 constexpr uint32_t kSetHashSlots = 512;
 constexpr uint32_t kSetHashProbes = 16;
+constexpr size_t kSetHashBytes = size_t{kSetHashSlots} * sizeof(unsigned long long); // dynamic shared memory
 // Count mode past kCountHashSlots * 2 patterns (per-pattern shared counters
 // below): a shared table of (pattern, count) slots per block, flushed into the
 // totals per unit; a pattern that finds no slot in kCountHashProbes adds to
 // its global total directly. 512 slots (4 KB) fit kSmemPerSmBytes.
 constexpr uint32_t kCountHashSlots = 512;
 constexpr uint32_t kCountHashProbes = 16;
+constexpr size_t kCountHashBytes = size_t{kCountHashSlots} * 2 * sizeof(uint32_t); // keys, counts
 // Probe limit in the chunk-wide table (load <= 1/2 when the output fits, so
 // ~2 probes expected); past it the chunk is rescanned with bigger buffers.
 constexpr uint32_t kSetGlobalProbes = 64;
