@@ -17,8 +17,9 @@
 // ~0.2 steps per lane land on an output state, so some lane of 32 almost
 // always does. The walk is warp-synchronous for this: the warp steps until
 // its last lane is done, each lane idle past its own end.
-// SetKeys dedupes in a shared table per unit, flushed into a chunk-wide global
-// table at the end of the unit (ac_set_hash.cuh); Count with many patterns
+// SetKeys dedupes in a shared table per unit; at the end of the unit the keys
+// of payloads that other units share go through a chunk-wide global table, the
+// rest straight to the output (ac_set_hash.cuh); Count with many patterns
 // sums in a shared (pattern, count) table per unit likewise. Positions stages
 // a warp's records in shared memory and reserves their output slots with one
 // global atomic per flush (stage_position()).
@@ -46,6 +47,7 @@ template <EmitKind KIND, typename StateT, uint32_t NG, uint32_t BLOCK, uint32_t 
     static constexpr uint32_t kStage = BLOCK * TILE + tuning::kStageBefore + 32;
     static_assert(kStage % 16 == 0, "staging buffer holds whole 16-byte vectors");
     static constexpr uint32_t kQueueStateMask = (1u << tuning::kQueueStateBits) - 1;
+    static constexpr uint32_t kNoPayload = ~0u; // payload 2^32-1 never occurs (kEmptyKey)
     static_assert(tuning::kQueueStateBits == 26, "queue entry: state 26 bits, group bit 26, lane bits 27-31");
 
     struct TempStorage {
@@ -56,6 +58,9 @@ template <EmitKind KIND, typename StateT, uint32_t NG, uint32_t BLOCK, uint32_t 
         Match out[BLOCK / 32][kOutStage];            // Positions: the warp's records not yet written
         uint32_t lo, hi;
         uint32_t unit; // the block's next unit (p.d_next_unit)
+        // SetKeys: the payloads of the unit's first and last tile when they
+        // have tiles in other units too (else kNoPayload): flush_set()
+        uint32_t shared_payload[2];
     };
     static_assert(sizeof(TempStorage) <= 48 * 1024, "static shared memory over 48 KB");
     // Dynamic shared memory at most (ac_dispatch.cu sizes it): the Set table,
@@ -78,13 +83,33 @@ template <EmitKind KIND, typename StateT, uint32_t NG, uint32_t BLOCK, uint32_t 
     __device__ AcAgent(TempStorage &t, const ScanParams &params, uint32_t *dyn)
         : tmp(t), p(params), s_counters(dyn), s_hash(reinterpret_cast<unsigned long long *>(dyn)) {}
 
-    // SetKeys: moves the unit's distinct keys into the global table, empties the shared one.
+    // SetKeys: appends the unit's distinct keys to the output and empties the
+    // shared table. Only a key of a payload with tiles in other units too (at
+    // most the unit's first and last payload, tmp.shared_payload) is claimed
+    // in the chunk-wide table first; every other key is final as it is (see
+    // ac_set_hash.cuh). Claiming every key had cost the full ET set 19% of
+    // the Set kernel's time (82.7 -> 102.2 GB/s on an H100, run 116: a 1 GB
+    // chunk's table is far bigger than L2, and the block waits at the unit's
+    // end on each CAS). A warp reserves its keys' output slots with one atomic.
     __device__ void flush_set() {
+        static_assert(tuning::kSetHashSlots % BLOCK == 0, "every lane of a warp takes part in each round");
+        const uint32_t lane = threadIdx.x & 31, shared_lo = tmp.shared_payload[0], shared_hi = tmp.shared_payload[1];
         for (uint32_t j = threadIdx.x; j < tuning::kSetHashSlots; j += BLOCK) {
             const unsigned long long key = s_hash[j];
-            if (key == kEmptyKey) continue;
-            set_global_insert<tuning::kSetGlobalProbes>(key, p.d_hash, p.hash_mask, p.d_keys, p.capacity, p.d_count);
-            s_hash[j] = kEmptyKey;
+            bool append = false;
+            if (key != kEmptyKey) {
+                s_hash[j] = kEmptyKey;
+                const uint32_t payload = static_cast<uint32_t>(key >> 32);
+                append = (payload != shared_lo && payload != shared_hi) ||
+                         set_global_claim<tuning::kSetGlobalProbes>(key, p.d_hash, p.hash_mask, p.d_count);
+            }
+            const uint32_t mask = __ballot_sync(~0u, append);
+            if (!mask) continue;
+            const uint32_t leader = __ffs(mask) - 1;
+            uint32_t base = 0;
+            if (lane == leader) base = atomicAdd(&p.d_count[0], __popc(mask));
+            const uint32_t idx = __shfl_sync(~0u, base, leader) + __popc(mask & lanemask_lt());
+            if (append && idx < p.capacity) p.d_keys[idx] = key;
         }
     }
 
@@ -293,8 +318,13 @@ template <EmitKind KIND, typename StateT, uint32_t NG, uint32_t BLOCK, uint32_t 
         const uint32_t units = (num_tiles + BLOCK - 1) / BLOCK;
         // Units are 256 tiles; their cost varies (tiny payloads, match-dense
         // text), so a short launch balances them by handing them out.
+        // The barrier also holds thread 0's writes for the next unit until
+        // the last flush of this one has read tmp.
         auto next_unit = [&](uint32_t after) -> uint32_t {
-            if (!p.d_next_unit) return after + gridDim.x;
+            if (!p.d_next_unit) {
+                __syncthreads();
+                return after + gridDim.x;
+            }
             if (threadIdx.x == 0) tmp.unit = atomicAdd(p.d_next_unit, 1u);
             __syncthreads(); // every thread has read the previous value (barriers in the unit)
             return tmp.unit;
@@ -309,8 +339,14 @@ template <EmitKind KIND, typename StateT, uint32_t NG, uint32_t BLOCK, uint32_t 
                 sg = p.d_segs[find_segment(p.d_segs, p.num_segs, tile)];
                 tile_bounds(sg, tile, TILE, &tb, &te);
             }
-            if (threadIdx.x == 0) tmp.lo = (tb > tuning::kStageBefore ? tb - tuning::kStageBefore : 0) & ~15u;
-            if (tile == last) tmp.hi = min(sg.data_end, te + v.key_len); // and its run-out
+            if (threadIdx.x == 0) {
+                tmp.lo = (tb > tuning::kStageBefore ? tb - tuning::kStageBefore : 0) & ~15u;
+                tmp.shared_payload[0] = sg.tile_begin < tile ? sg.payload : kNoPayload;
+            }
+            if (tile == last) {
+                tmp.hi = min(sg.data_end, te + v.key_len); // and its run-out
+                tmp.shared_payload[1] = te < sg.data_end ? sg.payload : kNoPayload; // tiles after the unit
+            }
             __syncthreads();
             const uint32_t lo = tmp.lo;
             const uint32_t staged = min((tmp.hi - lo + 15) & ~15u, kStage);

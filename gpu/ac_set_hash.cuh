@@ -4,9 +4,13 @@
 //   1. a small open-addressing table in shared memory per block and work unit
 //      absorbs the repeats (real traffic: ~0.3 matches per byte, most of them
 //      the same few rules again and again in one payload);
-//   2. at the end of the unit each distinct key goes into a chunk-wide table in
-//      global memory (2x the output capacity, so probing stays short); only a
-//      key inserted for the first time is appended to the output.
+//   2. at the end of the unit each distinct key of a payload that other units
+//      share goes into a chunk-wide table in global memory (2x the output
+//      capacity, so probing stays short), and only a key inserted for the
+//      first time is appended to the output; a key of a payload that lies
+//      wholly inside the unit is final as it is and appended directly (a key
+//      is either in the shared table or, when its probes found no room, in
+//      the global one, never in both: slots are not freed within a unit).
 // The output thus holds every distinct key once, with no sort afterwards.
 // A key that finds neither itself nor a free slot within PROBES slots raises
 // d_count[1]; the host then grows the buffers and rescans (never a silent
@@ -23,23 +27,32 @@ __device__ inline uint32_t set_hash(unsigned long long key) {
     return static_cast<uint32_t>((key * 0x9E3779B97F4A7C15ull) >> 32);
 }
 
-// Inserts `key` into the chunk-wide table d_hash[mask + 1]; appends it to
-// d_keys (capacity entries, d_count[0] appended so far) when it is new.
+// Inserts `key` into the chunk-wide table d_hash[mask + 1]; returns true when
+// it was not there yet (the caller appends it). A key that finds neither
+// itself nor a free slot raises d_count[1] and returns false.
 template <uint32_t PROBES>
-__device__ inline void set_global_insert(unsigned long long key, unsigned long long *d_hash, uint32_t mask,
-                                         unsigned long long *d_keys, uint32_t capacity, uint32_t *d_count) {
+__device__ inline bool set_global_claim(unsigned long long key, unsigned long long *d_hash, uint32_t mask,
+                                        uint32_t *d_count) {
     uint32_t h = set_hash(key) & mask;
     for (uint32_t probe = 0; probe < PROBES && probe <= mask; ++probe) {
         const unsigned long long prev = atomicCAS(&d_hash[h], kEmptyKey, key);
-        if (prev == kEmptyKey) {
-            const uint32_t idx = atomicAdd(&d_count[0], 1u);
-            if (idx < capacity) d_keys[idx] = key;
-            return;
-        }
-        if (prev == key) return;
+        if (prev == kEmptyKey) return true;
+        if (prev == key) return false;
         h = (h + 1) & mask;
     }
     atomicAdd(&d_count[1], 1u); // crowded table: force grow + rescan
+    return false;
+}
+
+// set_global_claim, then appends a new key to d_keys (capacity entries,
+// d_count[0] appended so far). One lane's key; the flush at the end of a unit
+// appends a warp's keys together instead.
+template <uint32_t PROBES>
+__device__ inline void set_global_insert(unsigned long long key, unsigned long long *d_hash, uint32_t mask,
+                                         unsigned long long *d_keys, uint32_t capacity, uint32_t *d_count) {
+    if (!set_global_claim<PROBES>(key, d_hash, mask, d_count)) return;
+    const uint32_t idx = atomicAdd(&d_count[0], 1u);
+    if (idx < capacity) d_keys[idx] = key;
 }
 
 // Inserts `key` into the block's shared table s_hash[SLOTS]; returns false when

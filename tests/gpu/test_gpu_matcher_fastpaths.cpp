@@ -33,19 +33,24 @@ void expect_modes_equal_reference(GpuMatcher &m, const Case &c, const BatchView 
     EXPECT_TRUE(counts == hist) << label << ": Count";
 }
 
-// Every 2-byte string over 64 symbols: payloads of random text hold ~1,900
-// distinct patterns each, far more than one block's shared Set table.
-Case dense_pairs_case(uint32_t seed, uint32_t payloads, uint32_t len) {
-    const std::string sym = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+// Every 2-byte string over the first `symbols` of 64, and payloads of random
+// text over them with the given lengths. Over 64 symbols a 2,000-byte payload
+// holds ~1,900 distinct patterns, far more than one block's shared Set table.
+Case dense_pairs_case(uint32_t seed, uint32_t symbols, const std::vector<uint32_t> &lengths) {
+    const std::string sym = std::string("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/").substr(0, symbols);
     Case c;
     for (char a : sym)
         for (char b : sym) c.pats.push_back(Literal{std::string{a, b}});
     std::mt19937 rng(seed);
-    for (uint32_t i = 0; i < payloads; ++i) {
+    for (uint32_t len : lengths) {
         for (uint32_t k = 0; k < len; ++k) c.data.push_back(static_cast<uint8_t>(sym[rng() % sym.size()]));
         c.offs.push_back(static_cast<uint32_t>(c.data.size()));
     }
     return c;
+}
+
+Case dense_pairs_case(uint32_t seed, uint32_t payloads, uint32_t len) {
+    return dense_pairs_case(seed, 64, std::vector<uint32_t>(payloads, len));
 }
 
 } // namespace
@@ -96,6 +101,23 @@ TEST(GpuMatcherFastPaths, SetDedupeBeyondSharedTable) {
     Case c = dense_pairs_case(9, 60, 2000);
     auto m = GpuMatcher::create(c.pats, GpuOptions{});
     expect_modes_equal_reference(*m, c, c.view(), "4096 two-byte patterns");
+}
+
+// A Set kernel unit (256 tiles) holds many whole payloads, or part of one, or
+// the end of one and the start of the next: only the keys of payloads with
+// tiles in other units go through the chunk-wide table (ac_agent.cuh,
+// flush_set). Payloads of 1 byte to 20 KB in random order, with 256 patterns
+// (the shared table never crowds) and with 1,024 (it does).
+TEST(GpuMatcherFastPaths, SetDedupeAcrossUnits) {
+    REQUIRE_GPU();
+    for (uint32_t symbols : {16u, 32u}) {
+        std::mt19937 rng(symbols);
+        std::vector<uint32_t> lengths;
+        for (int i = 0; i < 200; ++i) lengths.push_back(rng() % 4 == 0 ? 1 + rng() % 20000 : 1 + rng() % 300);
+        Case c = dense_pairs_case(symbols, symbols, lengths);
+        auto m = GpuMatcher::create(c.pats, GpuOptions{});
+        expect_modes_equal_reference(*m, c, c.view(), std::to_string(symbols * symbols) + " two-byte patterns");
+    }
 }
 
 TEST(GpuMatcherFastPaths, SetOverflowGrowsAndRescans) {

@@ -86,7 +86,7 @@ for k in $which; do
     # The kernel against previous builds (BUNDLE/old/bench_ac_kernel and any
     # BUNDLE/old/bench_ac_kernel.VARIANT, put there by hand), alternated twice
     # on the same machine, at the pattern counts of AB_SWEEP (0 = every
-    # literal) ...
+    # literal; AB_ARGS: more options for every build, e.g. --chunk-mb 32) ...
     ac_inputs
     for rep in 1 2; do
       for exe in "$B"/old/bench_ac_kernel "$B"/old/bench_ac_kernel.* bench_ac_kernel; do
@@ -94,7 +94,7 @@ for k in $which; do
         b=${exe##*/}; b=${b#bench_ac_kernel}; b=${b#.}; [ "$exe" = bench_ac_kernel ] && b=new; b=${b:-old}
         echo "== $b rep $rep"
         timeout 100 "$exe" --literals /tmp/ac_literals.txt --corpus /tmp/zeek.corpus --gb 2 --sweep "${AB_SWEEP:-0}" \
-          --plugin-mb 64 --hs-mb 16 --json "$O/bench_ac_ab_$b-$rep.json" | grep -E "^([0-9]+ |CHECK|text)"
+          --plugin-mb 64 --hs-mb 16 ${AB_ARGS:-} --json "$O/bench_ac_ab_$b-$rep.json" | grep -E "^([0-9]+ |CHECK|text)"
       done
     done
     # ... and the pipelined matcher (BUNDLE/old/bench_pairs_trace), when there.
