@@ -19,10 +19,10 @@ struct Ctx {
     std::vector<Match> *set;
 };
 
-int on_match(unsigned int id, unsigned long long, unsigned long long, unsigned int, void *p) {
+int on_match(unsigned int id, unsigned long long, unsigned long long to, unsigned int, void *p) {
     auto *c = static_cast<Ctx *>(p);
     ++c->matches;
-    if (c->set) c->set->push_back(Match{id, c->payload, 0});
+    if (c->set) c->set->push_back(Match{id, c->payload, static_cast<uint32_t>(to)});
     return 0;
 }
 
@@ -92,7 +92,7 @@ HsResult hyperscan_scan(const std::vector<Literal> &pats, const BatchView &b, bo
     r.seconds = ts[ts.size() / 2];
     for (int t = 0; t < threads; ++t) {
         r.matches += counts[t];
-        if (collect) r.set.insert(r.set.end(), sets[t].begin(), sets[t].end());
+        if (collect) r.reports.insert(r.reports.end(), sets[t].begin(), sets[t].end());
     }
     for (auto &s : scratch) hs_free_scratch(s);
     hs_free_database(db);

@@ -12,7 +12,7 @@ namespace wm::gpu::bench {
 struct HsResult {
     double seconds = 0;       // median wall time of the scan
     uint64_t matches = 0;     // callbacks (set mode: distinct (payload, pattern))
-    std::vector<Match> set;   // when collect: distinct (pattern, payload, 0)
+    std::vector<Match> reports; // when collect: every report (pattern, payload, end); set mode: the first per pair
     double compile_s = 0;
 };
 

@@ -330,23 +330,33 @@ int main(int argc, char **argv) try {
             m->scan(one, OutputMode::Set, gset);
             m->scan(one, OutputMode::Positions, gpos);
             HsResult hset = hyperscan_scan(pats, one, true, hs_threads, 1, true);
-            HsResult hall = hyperscan_scan(pats, one, false, hs_threads, 1, false);
+            HsResult hall = hyperscan_scan(pats, one, false, hs_threads, 1, true);
             auto key = [](const Match &a, const Match &b) {
                 return a.payload != b.payload ? a.payload < b.payload : a.pattern < b.pattern;
             };
             std::sort(gset.begin(), gset.end(), key);
-            std::sort(hset.set.begin(), hset.set.end(), key);
-            const bool same_set = gset.size() == hset.set.size() &&
-                                  std::equal(gset.begin(), gset.end(), hset.set.begin(), [](auto &a, auto &b) {
+            std::sort(hset.reports.begin(), hset.reports.end(), key);
+            const bool same_set = gset.size() == hset.reports.size() &&
+                                  std::equal(gset.begin(), gset.end(), hset.reports.begin(), [](auto &a, auto &b) {
                                       return a.payload == b.payload && a.pattern == b.pattern;
+                                  });
+            // Positions: every (payload, end, pattern), not only their number.
+            auto by_end = [](const Match &a, const Match &b) {
+                return a.payload != b.payload ? a.payload < b.payload
+                                              : a.end != b.end ? a.end < b.end : a.pattern < b.pattern;
+            };
+            std::sort(gpos.begin(), gpos.end(), by_end);
+            std::sort(hall.reports.begin(), hall.reports.end(), by_end);
+            const bool same_pos = gpos.size() == hall.reports.size() &&
+                                  std::equal(gpos.begin(), gpos.end(), hall.reports.begin(), [](auto &a, auto &b) {
+                                      return a.payload == b.payload && a.end == b.end && a.pattern == b.pattern;
                                   });
             std::printf("CHECK real payloads (%zu B): GPU set %zu vs HS set %zu -> %s; GPU positions %zu vs HS "
                         "matches %llu -> %s\n",
-                        corpus.bytes.size(), gset.size(), hset.set.size(), same_set ? "EQUAL" : "DIFFERENT",
-                        gpos.size(), (unsigned long long)hall.matches,
-                        gpos.size() == hall.matches ? "EQUAL" : "DIFFERENT");
+                        corpus.bytes.size(), gset.size(), hset.reports.size(), same_set ? "EQUAL" : "DIFFERENT",
+                        gpos.size(), (unsigned long long)hall.matches, same_pos ? "EQUAL" : "DIFFERENT");
             js << ",{\"check\":\"real_payloads\",\"set_equal\":" << same_set
-               << ",\"positions_equal\":" << (gpos.size() == hall.matches) << ",\"gpu_set\":" << gset.size()
+               << ",\"positions_equal\":" << same_pos << ",\"gpu_set\":" << gset.size()
                << ",\"gpu_positions\":" << gpos.size() << ",\"hs_matches\":" << hall.matches << "}";
         }
     }
