@@ -93,7 +93,7 @@ template <EmitKind KIND, typename StateT, uint32_t NG, uint32_t BLOCK, uint32_t 
     // end on each CAS). A warp reserves its keys' output slots with one atomic.
     __device__ void flush_set() {
         static_assert(tuning::kSetHashSlots % BLOCK == 0, "every lane of a warp takes part in each round");
-        const uint32_t lane = threadIdx.x & 31, shared_lo = tmp.shared_payload[0], shared_hi = tmp.shared_payload[1];
+        const uint32_t shared_lo = tmp.shared_payload[0], shared_hi = tmp.shared_payload[1];
         for (uint32_t j = threadIdx.x; j < tuning::kSetHashSlots; j += BLOCK) {
             const unsigned long long key = s_hash[j];
             bool append = false;
@@ -104,11 +104,7 @@ template <EmitKind KIND, typename StateT, uint32_t NG, uint32_t BLOCK, uint32_t 
                          set_global_claim<tuning::kSetGlobalProbes>(key, p.d_hash, p.hash_mask, p.d_count);
             }
             const uint32_t mask = __ballot_sync(~0u, append);
-            if (!mask) continue;
-            const uint32_t leader = __ffs(mask) - 1;
-            uint32_t base = 0;
-            if (lane == leader) base = atomicAdd(&p.d_count[0], __popc(mask));
-            const uint32_t idx = __shfl_sync(~0u, base, leader) + __popc(mask & lanemask_lt());
+            const uint32_t idx = reserve_warp_slots(__popc(mask)) + __popc(mask & lanemask_lt());
             if (append && idx < p.capacity) p.d_keys[idx] = key;
         }
     }
@@ -125,15 +121,22 @@ template <EmitKind KIND, typename StateT, uint32_t NG, uint32_t BLOCK, uint32_t 
         }
     }
 
+    // The first of n output slots reserved for the warp on the chunk's
+    // counter p.d_count[0], with one atomic (none when n is 0). n is
+    // warp-uniform; warp-collective.
+    __device__ uint32_t reserve_warp_slots(uint32_t n) const {
+        uint32_t base = 0;
+        if ((threadIdx.x & 31) == 0 && n) base = atomicAdd(p.d_count, n);
+        return __shfl_sync(~0u, base, 0);
+    }
+
     // Positions: writes this warp's staged records to the output, reserving
     // their slots with one atomic (records past p.capacity are counted, not
     // written: the host rescans with a bigger buffer). Warp-collective.
     __device__ void flush_positions(uint32_t n) {
         __syncwarp();
         const uint32_t lane = threadIdx.x & 31;
-        uint32_t base = 0;
-        if (lane == 0 && n) base = atomicAdd(p.d_count, n);
-        base = __shfl_sync(~0u, base, 0);
+        const uint32_t base = reserve_warp_slots(n);
         const uint32_t fit = base < p.capacity ? min(n, p.capacity - base) : 0;
         const uint32_t *src = reinterpret_cast<const uint32_t *>(tmp.out[threadIdx.x >> 5]);
         uint32_t *dst = reinterpret_cast<uint32_t *>(p.d_matches + base);

@@ -42,6 +42,16 @@ using namespace wm::gpu::bench;
 
 namespace {
 
+// Whether a and b hold the same matches, compared by `less` (records equal
+// under it are the same), in any order. Sorts both.
+template <typename Less> bool same_sorted(std::vector<Match> &a, std::vector<Match> &b, Less less) {
+    std::sort(a.begin(), a.end(), less);
+    std::sort(b.begin(), b.end(), less);
+    return a.size() == b.size() && std::equal(a.begin(), a.end(), b.begin(), [&](const Match &x, const Match &y) {
+               return !less(x, y) && !less(y, x);
+           });
+}
+
 double wall() { return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count(); }
 
 // Median of `reps` event-timed runs of f after `warm` untimed ones, in ms.
@@ -331,26 +341,14 @@ int main(int argc, char **argv) try {
             m->scan(one, OutputMode::Positions, gpos);
             HsResult hset = hyperscan_scan(pats, one, true, hs_threads, 1, true);
             HsResult hall = hyperscan_scan(pats, one, false, hs_threads, 1, true);
-            auto key = [](const Match &a, const Match &b) {
+            // Set: the (payload, pattern) pairs; positions: every (payload, end, pattern), not only their number.
+            const bool same_set = same_sorted(gset, hset.reports, [](const Match &a, const Match &b) {
                 return a.payload != b.payload ? a.payload < b.payload : a.pattern < b.pattern;
-            };
-            std::sort(gset.begin(), gset.end(), key);
-            std::sort(hset.reports.begin(), hset.reports.end(), key);
-            const bool same_set = gset.size() == hset.reports.size() &&
-                                  std::equal(gset.begin(), gset.end(), hset.reports.begin(), [](auto &a, auto &b) {
-                                      return a.payload == b.payload && a.pattern == b.pattern;
-                                  });
-            // Positions: every (payload, end, pattern), not only their number.
-            auto by_end = [](const Match &a, const Match &b) {
+            });
+            const bool same_pos = same_sorted(gpos, hall.reports, [](const Match &a, const Match &b) {
                 return a.payload != b.payload ? a.payload < b.payload
                                               : a.end != b.end ? a.end < b.end : a.pattern < b.pattern;
-            };
-            std::sort(gpos.begin(), gpos.end(), by_end);
-            std::sort(hall.reports.begin(), hall.reports.end(), by_end);
-            const bool same_pos = gpos.size() == hall.reports.size() &&
-                                  std::equal(gpos.begin(), gpos.end(), hall.reports.begin(), [](auto &a, auto &b) {
-                                      return a.payload == b.payload && a.end == b.end && a.pattern == b.pattern;
-                                  });
+            });
             std::printf("CHECK real payloads (%zu B): GPU set %zu vs HS set %zu -> %s; GPU positions %zu vs HS "
                         "matches %llu -> %s\n",
                         corpus.bytes.size(), gset.size(), hset.reports.size(), same_set ? "EQUAL" : "DIFFERENT",
