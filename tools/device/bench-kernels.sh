@@ -3,7 +3,7 @@
 #   bench-kernels.sh BUNDLE DATA OUT [ac pairs chunks plain ab ncu exact seedac approx align]
 # (pairs: the plugin path's per-chunk timeline, bench_pairs_trace; chunks: the
 # chunk-size study; plain: Set kernel with and without the plain-repeat skip;
-# ab: against an old build; ncu: a profile of one Set launch; groups: one
+# ab: against an old build; ncu: a profile of one launch per NCU_KINDS; groups: one
 # case-folded automaton against two; carveout: shared memory against L1;
 # none of these seven in the default list)
 # Inputs (literal lists, payload corpora) are derived here from the capture
@@ -106,20 +106,25 @@ for k in $which; do
       done
     done ;;
   ncu)
-    # Where the Set kernel's time goes: one launch on the full ET set (32-bit
-    # states) under Nsight Compute, per-SASS-instruction executed counts and
-    # stall samples (source page, CSV), the details page, and the SASS.
+    # Where a kernel's time goes: one launch on the full ET set (32-bit states,
+    # one group) under Nsight Compute per kind in NCU_KINDS (set, count,
+    # positions; default set): per-SASS-instruction executed counts and stall
+    # samples (source page, CSV), and the details page.
     ac_inputs
-    k=_ZN2wm3gpu14ac_scan_kernelILNS0_8EmitKindE1EjLj1EEEvNS0_10ScanParamsE # SetKeys, uint32 states, one group
     ncu=/usr/local/cuda/bin/ncu
-    run timeout 300 $ncu --kernel-name-base mangled --kernel-name "$k" --launch-skip 2 --launch-count 1 \
-      --section SourceCounters --section WarpStateStats --section SpeedOfLight --section Occupancy \
-      --section InstructionStats --section MemoryWorkloadAnalysis -f -o /tmp/ac_set \
-      bench_ac_kernel --literals /tmp/ac_literals.txt --corpus /tmp/zeek.corpus --gb 0.5 --sweep 0 \
-      --plugin-mb 16 --hs-mb 4 > "$O/ncu_run.txt" 2>&1
-    $ncu --import /tmp/ac_set.ncu-rep --page details > "$O/ncu_details.txt" 2>&1
-    $ncu --import /tmp/ac_set.ncu-rep --page source --csv --print-source sass > "$O/ncu_source.csv" 2>&1
-    echo "ncu: $(wc -l < "$O/ncu_source.csv") source lines" ;;
+    for kind in ${NCU_KINDS:-set}; do
+      case $kind in positions) e=0 ;; set) e=1 ;; count) e=2 ;; *) echo "ncu: unknown kind $kind"; continue ;; esac
+      k=_ZN2wm3gpu14ac_scan_kernelILNS0_8EmitKindE${e}EjLj1EEEvNS0_10ScanParamsE
+      run timeout 300 $ncu --kernel-name-base mangled --kernel-name "$k" --launch-skip 2 --launch-count 1 \
+        --section SourceCounters --section WarpStateStats --section SpeedOfLight --section Occupancy \
+        --section InstructionStats --section MemoryWorkloadAnalysis --section MemoryWorkloadAnalysis_Tables \
+        -f -o /tmp/ac_$kind bench_ac_kernel --literals /tmp/ac_literals.txt --corpus /tmp/zeek.corpus --gb 0.5 \
+        --sweep 0 --plugin-mb 16 --hs-mb 4 > "$O/ncu_run_$kind.txt" 2>&1
+      $ncu --import /tmp/ac_$kind.ncu-rep --page details > "$O/ncu_details_$kind.txt" 2>&1
+      $ncu --import /tmp/ac_$kind.ncu-rep --page source --csv --print-source sass > /tmp/ncu_source_$kind.csv 2>&1
+      xz -T4 -c /tmp/ncu_source_$kind.csv > "$O/ncu_source_$kind.csv.xz"
+      echo "ncu $kind: $(wc -l < /tmp/ncu_source_$kind.csv) source lines"
+    done ;;
   exact)
     bench_exact_export --rules-dir "$et" --pcap "$pcap" --literals /tmp/exact_literals.txt \
       --corpus /tmp/exact_corpus.bin >/dev/null
