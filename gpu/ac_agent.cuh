@@ -342,8 +342,10 @@ template <EmitKind KIND, typename StateT, uint32_t NG, uint32_t BLOCK, uint32_t 
             const bool active = tile <= last;
             Segment sg{};
             uint32_t tb = 0, te = 0;
-            if (active) {
-                sg = p.d_segs[find_segment(p.d_segs, p.num_segs, tile)];
+            static_assert(BLOCK == tuning::kBlockThreads, "the unit index counts units of kBlockThreads tiles");
+            if (active) { // within the unit's segments when the chunk has a unit index
+                sg = p.d_segs[p.d_unit_index ? find_segment_of_unit(p.d_segs, p.num_segs, p.d_unit_index, unit, tile)
+                                             : find_segment(p.d_segs, p.num_segs, tile)];
                 tile_bounds(sg, tile, TILE, &tb, &te);
             }
             if (threadIdx.x == 0) {

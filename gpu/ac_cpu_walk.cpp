@@ -1,12 +1,17 @@
 // gpu/ac_cpu_walk.cpp - see ac_cpu_walk.h.
 #include "gpu/ac_cpu_walk.h"
 
+#include "gpu/ac_tuning.h"
 #include "gpu/ac_walk.cuh"
 
 #include <cstring>
+#include <vector>
 
 namespace wm::gpu {
 namespace {
+
+// Tiles per unit: the kernels' block (ac_agent.cuh).
+constexpr uint32_t kUnitTiles = tuning::kBlockThreads;
 
 template <typename StateT>
 void walk(const AcBlob &blob, const BatchView &batch, std::vector<Match> &out, const CpuWalkOptions &o) {
@@ -21,8 +26,14 @@ void walk(const AcBlob &blob, const BatchView &batch, std::vector<Match> &out, c
         if (c.whole_run) c.tiles = whole_run_segments(batch, c, o.tile_bytes, c.segs);
         const uint8_t *data = batch.data + c.src_begin;
         auto text = [data](uint32_t i) { return data[i]; };
+        // Tiles found through the unit index, as the kernels find them.
+        const uint32_t nsegs = static_cast<uint32_t>(c.segs.size()), units = (c.tiles + kUnitTiles - 1) / kUnitTiles;
+        std::vector<uint32_t> index(units + 1);
+        for (uint32_t k = 0; k < nsegs; ++k)
+            unit_index_from_segment(k, c.segs[k].tile_begin, k + 1 < nsegs ? c.segs[k + 1].tile_begin : c.tiles,
+                                    c.tiles, kUnitTiles, index.data());
         for (uint32_t t = 0; t < c.tiles; ++t) {
-            const Segment &sg = c.segs[find_segment(c.segs.data(), static_cast<uint32_t>(c.segs.size()), t)];
+            const Segment &sg = c.segs[find_segment_of_unit(c.segs.data(), nsegs, index.data(), t / kUnitTiles, t)];
             uint32_t tb, te;
             tile_bounds(sg, t, o.tile_bytes, &tb, &te);
             auto emit = [&](uint32_t p, uint32_t end) { out.push_back(Match{p, sg.payload, end}); };

@@ -52,6 +52,9 @@ struct ScanParams {
                                     //          unequal units balance out in short launches (32 MB chunks)
     uint32_t queue_plain_repeats;   // [in] SetKeys: 0 = a lane queues a plain state (kOutPlain*) once per
                                     //          tile (its keys are the same each time); 1 = every time (study)
+    const uint32_t *d_unit_index;   // [in] null, or the chunk's unit index (unit_index_from_segment of
+                                    //          ac_walk.cuh, units of kBlockThreads tiles): a thread then searches
+                                    //          only its unit's segments
 };
 
 struct DeviceInfo {
@@ -76,15 +79,19 @@ void ac_dispatch_scan(EmitKind kind, const ScanParams &p, const DeviceInfo &dev,
 // Slots of the Set-mode global dedupe table for `capacity` output records.
 size_t ac_set_hash_slots(size_t capacity);
 
+// Words of a unit index for up to `num_tiles` tiles (ScanParams::d_unit_index).
+size_t ac_unit_index_words(size_t num_tiles);
 // Whole-payload runs (ac_build_segments.cu): bytes of CUB scratch covering
 // every run of up to max_payloads payloads.
 size_t ac_build_segments_temp_bytes(uint32_t max_payloads);
 // Enqueues the segments of a run of n payloads (d_off: its n + 1 offsets,
 // first at the run's first byte or not: they are made relative) into
-// d_segs[n], and their tile total into *d_num_tiles; d_prefix: n + 1 words.
+// d_segs[n], their tile total into *d_num_tiles, and unless null their unit
+// index into d_unit_index (ac_unit_index_words of the tile total, at least);
+// d_prefix: n + 1 words.
 void ac_build_segments(const uint32_t *d_off, uint32_t n, uint32_t first_payload, uint32_t tile_bytes,
-                       uint32_t *d_prefix, Segment *d_segs, uint32_t *d_num_tiles, void *d_temp, size_t temp_bytes,
-                       cudaStream_t stream);
+                       uint32_t *d_prefix, Segment *d_segs, uint32_t *d_num_tiles, uint32_t *d_unit_index,
+                       void *d_temp, size_t temp_bytes, cudaStream_t stream);
 
 // Set mode, sorting the distinct keys before the copy back (ac_sort_keys.cu):
 // bytes of CUB temporary storage that cover every ac_sort_keys() call with

@@ -26,16 +26,43 @@ template <typename T> WM_HD inline T wm_ld(const T *p) {
 #endif
 }
 
-// Segment owning chunk-local tile `tile` (largest s with tile_begin <= tile).
-// segs: [in] the chunk's segments, nsegs >= 1.
-WM_HD inline uint32_t find_segment(const Segment *segs, uint32_t nsegs, uint32_t tile) {
-    uint32_t lo = 0, hi = nsegs; // invariant: segs[lo].tile_begin <= tile < segs[hi].tile_begin
+// Segment owning chunk-local tile `tile` (largest s with tile_begin <= tile)
+// among segs[lo, hi), given segs[lo].tile_begin <= tile and, unless hi is
+// the segment count, tile < segs[hi].tile_begin.
+WM_HD inline uint32_t find_segment_in(const Segment *segs, uint32_t lo, uint32_t hi, uint32_t tile) {
     while (hi - lo > 1) {
         const uint32_t mid = (lo + hi) >> 1;
         if (wm_ld(&segs[mid].tile_begin) <= tile) lo = mid;
         else hi = mid;
     }
     return lo;
+}
+
+// Segment owning chunk-local tile `tile`. segs: [in] the chunk's segments, nsegs >= 1.
+WM_HD inline uint32_t find_segment(const Segment *segs, uint32_t nsegs, uint32_t tile) {
+    return find_segment_in(segs, 0, nsegs, tile);
+}
+
+// The unit index of a chunk: entry u (0 <= u <= units, units = ceil(tiles /
+// unit_tiles)) is the segment of unit u's first tile, or of the last tile for
+// u = units, so a unit's tiles lie in segments [index[u], index[u + 1]].
+// Each thread of a unit had searched all of a 1 GB chunk's ~5 M segments:
+// ~22 dependent loads that held the whole block at every unit's start.
+// Written segment by segment where the segments are made (no search):
+// segment `seg` owns tiles [tile_begin, tile_end) of the chunk's `tiles`.
+WM_HD inline void unit_index_from_segment(uint32_t seg, uint32_t tile_begin, uint32_t tile_end, uint32_t tiles,
+                                          uint32_t unit_tiles, uint32_t *index) {
+    if (tile_begin >= tile_end) return; // no tiles: never a search's answer
+    for (uint32_t u = (tile_begin + unit_tiles - 1) / unit_tiles; uint64_t{u} * unit_tiles < tile_end; ++u)
+        index[u] = seg;
+    if (tile_end == tiles) index[(tiles + unit_tiles - 1) / unit_tiles] = seg;
+}
+
+// Segment owning tile `tile` of unit `u`, searched within the unit's segments (index: the unit index).
+WM_HD inline uint32_t find_segment_of_unit(const Segment *segs, uint32_t nsegs, const uint32_t *index, uint32_t u,
+                                           uint32_t tile) {
+    const uint32_t lo = wm_ld(&index[u]), last = wm_ld(&index[u + 1]);
+    return find_segment_in(segs, lo, last + 1 < nsegs ? last + 1 : nsegs, tile);
 }
 
 // Bytes [*begin, *end) (chunk-local) owned by tile `tile` of segment `sg`.

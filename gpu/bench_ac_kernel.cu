@@ -11,6 +11,7 @@
 //                   [--chunk-mb 1024]    (kernel rows: chunk size; the matcher's is ac_tuning.h's kMaxChunkBytes)
 //                   [--dynamic 1]        (kernel rows: blocks take units from a counter, as the matcher's do; 0: fixed stride)
 //                   [--plain-repeats 0]  (kernel Set rows: 1 = queue every hit of a plain state, as before blob v4)
+//                   [--unit-index 1]     (kernel rows: 0 = each thread searches all of its chunk's segments)
 //                   [--case-groups folded|split]  (kernel rows: one case-folded automaton, or case and nocase apart)
 // literals: "<nocase 0|1>\t<hex>" per line; sweep 0 = every literal.
 // Per pattern count: (1) kernels Count / Set / Positions over the corpus tiled
@@ -26,6 +27,7 @@
 #include "gpu/ac_compile.h"
 #include "gpu/ac_kernels.h"
 #include "gpu/ac_tuning.h"
+#include "gpu/ac_walk.cuh"
 #include "gpu/cuda_check.h"
 #include "gpu/gpu_testing.h"
 
@@ -91,6 +93,7 @@ template <typename F> double median_wall(F f, int reps) {
 struct DevChunk {
     Chunk c;
     Segment *d_segs = nullptr;
+    uint32_t *d_unit_index = nullptr; // --unit-index 1
     size_t text_off = 0; // 16-aligned device text offset the chunk's segments count from
 };
 
@@ -99,7 +102,7 @@ std::map<std::string, std::string> parse(int argc, char **argv) {
                                          {"hs-mb", "256"}, {"plugin-mb", "1024"}, {"json", "bench_ac.json"},
                                          {"key-bytes", std::to_string(tuning::kKeyBytes)},
                                          {"dense-mb", std::to_string(tuning::kDenseBudgetBytes >> 20)}, {"chunk-mb", "1024"}, {"dynamic", "1"},
-                                         {"plain-repeats", "0"}, {"case-groups", "folded"}};
+                                         {"plain-repeats", "0"}, {"case-groups", "folded"}, {"unit-index", "1"}};
     for (int i = 1; i + 1 < argc; i += 2) a[std::string(argv[i]).substr(2)] = argv[i + 1];
     return a;
 }
@@ -228,6 +231,17 @@ int main(int argc, char **argv) try {
         uint32_t *d_next_unit = nullptr; // one counter per chunk, zeroed before each pass
         WM_CUDA_CHECK(cudaMalloc(&d_next_unit, 4 * chunks.size()));
         const bool dynamic = arg["dynamic"] == "1";
+        if (arg["unit-index"] == "1") // made with the segments, as the matcher's runs have theirs
+            for (DevChunk &dc : chunks) {
+                const uint32_t nsegs = static_cast<uint32_t>(dc.c.segs.size());
+                std::vector<uint32_t> index(ac_unit_index_words(dc.c.tiles));
+                for (uint32_t k = 0; k < nsegs; ++k)
+                    unit_index_from_segment(k, dc.c.segs[k].tile_begin,
+                                            k + 1 < nsegs ? dc.c.segs[k + 1].tile_begin : dc.c.tiles, dc.c.tiles,
+                                            tuning::kBlockThreads, index.data());
+                WM_CUDA_CHECK(cudaMalloc(&dc.d_unit_index, index.size() * 4));
+                WM_CUDA_CHECK(cudaMemcpy(dc.d_unit_index, index.data(), index.size() * 4, cudaMemcpyHostToDevice));
+            }
         WM_CUDA_CHECK(cudaMalloc(&d_counters, pats.size() * 8));
         p.d_counters = d_counters;
         auto run_all = [&](EmitKind kind) {
@@ -245,6 +259,7 @@ int main(int argc, char **argv) try {
                 q.capacity = kind == EmitKind::SetKeys ? set_cap : pos_cap;
                 q.d_count = d_count + 2 * k;
                 q.d_next_unit = dynamic ? d_next_unit + k : nullptr;
+                q.d_unit_index = chunks[k].d_unit_index;
                 if (kind == EmitKind::SetKeys) WM_CUDA_CHECK(cudaMemsetAsync(d_hash, 0xff, slots * 8, st));
                 ac_dispatch_scan(kind, q, dev, st);
             }
@@ -289,6 +304,7 @@ int main(int argc, char **argv) try {
         WM_CUDA_CHECK(cudaFree(d_hash));
         WM_CUDA_CHECK(cudaFree(d_count));
         WM_CUDA_CHECK(cudaFree(d_next_unit));
+        for (DevChunk &dc : chunks) WM_CUDA_CHECK(cudaFree(dc.d_unit_index));
         WM_CUDA_CHECK(cudaFree(d_counters));
         WM_CUDA_CHECK(cudaFree(d_blob));
         const double gb = total / 1e9;

@@ -34,6 +34,9 @@ ChunkSlot::ChunkSlot(size_t chunk_bytes, size_t segs, uint32_t num_patterns, siz
         scan_tmp_bytes = ac_build_segments_temp_bytes(static_cast<uint32_t>(segs));
         d_scan_tmp = dev_alloc<uint8_t>(scan_tmp_bytes, "d_run_scan_tmp");
         d_count = dev_alloc<uint32_t>(5, "d_count");
+        // A chunk's tiles: at most one partial tile per segment beyond its bytes' whole tiles.
+        d_unit_index = dev_alloc<uint32_t>(ac_unit_index_words(chunk_bytes / tuning::kTileBytes + segs + 1),
+                                           "d_unit_index");
         h_count = host_alloc<uint32_t>(3, "h_count");
         d_counters = dev_alloc<unsigned long long>(std::max<uint32_t>(1, num_patterns), "d_counters");
         alloc_outputs(output_capacity);
@@ -58,6 +61,7 @@ void ChunkSlot::release() {
     h_meta.reset();
     cudaFree(d_meta);
     cudaFree(d_count);
+    cudaFree(d_unit_index);
     cudaFreeHost(h_count);
     cudaFree(d_counters);
     if (stream) cudaStreamDestroy(stream);
@@ -133,7 +137,7 @@ void ChunkSlot::submit() {
         const uint32_t n = run_payloads(chunk);
         WM_CUDA_CHECK(cudaMemcpyAsync(d_offsets, h_segs.get(), size_t{n} * 4 + 4, cudaMemcpyHostToDevice, stream));
         ac_build_segments(d_offsets, n, chunk.first_payload, tuning::kTileBytes, d_prefix, d_segs, d_count + 3,
-                          d_scan_tmp, scan_tmp_bytes, stream);
+                          d_unit_index, d_scan_tmp, scan_tmp_bytes, stream);
         return;
     }
     WM_CUDA_CHECK(cudaMemcpyAsync(d_segs, h_segs.get(), chunk.segs.size() * sizeof(Segment), cudaMemcpyHostToDevice,

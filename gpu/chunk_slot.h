@@ -79,6 +79,7 @@ struct ChunkSlot {
                                                      // [2] keys kept by the scope filter,
                                                      // [3] (device) tiles of a whole-payload run,
                                                      // [4] (device) the kernel's next unit
+    uint32_t *d_unit_index = nullptr;       // a whole-payload run's unit index (ScanParams::d_unit_index)
     unsigned long long *d_counters = nullptr;
     size_t capacity = 0;
     Chunk chunk;

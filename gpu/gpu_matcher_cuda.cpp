@@ -121,6 +121,7 @@ void CudaMatcher::run_kernel(ChunkSlot &s, EmitKind kind) {
     p.d_counters = s.d_counters;
     p.count_counters = count_counters_;
     p.d_next_unit = s.d_count + 4;
+    p.d_unit_index = s.chunk.whole_run ? s.d_unit_index : nullptr; // built with the run's segments
     WM_CUDA_CHECK(cudaMemsetAsync(p.d_next_unit, 0, sizeof(uint32_t), s.stream));
     if (kind != EmitKind::Count) WM_CUDA_CHECK(cudaMemsetAsync(s.d_count, 0, 2 * sizeof(uint32_t), s.stream));
     if (kind == EmitKind::SetKeys) // all kEmptyKey (~0)

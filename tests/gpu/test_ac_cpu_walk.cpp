@@ -306,3 +306,43 @@ TEST(ChunkPlanner, WholeRunsCoverThePayloadsAsSegmentsDo) {
         EXPECT_TRUE(a == r) << "round " << round;
     }
 }
+
+TEST(UnitIndex, EveryTileFoundAmongItsUnitsSegments) {
+    // Segments with empty payloads (several segments starting at one tile),
+    // payloads of many tiles (units starting inside one segment) and a last
+    // unit cut short: the index written segment by segment holds the segment
+    // of each unit's first tile (of the last tile at the end), and through it
+    // every tile finds the segment a search over all of them finds, for
+    // small units and the kernels' 256.
+    std::mt19937 rng(11);
+    for (int round = 0; round < 30; ++round) {
+        std::vector<uint32_t> offs{0};
+        const int n = 1 + static_cast<int>(rng() % 400);
+        for (int i = 0; i < n; ++i) {
+            const uint32_t len = rng() % 4 == 0 ? 0 : (rng() % 9 == 0 ? 2000 + rng() % 9000 : rng() % 90);
+            offs.push_back(offs.back() + len);
+        }
+        std::vector<uint8_t> data(offs.back() + 64);
+        const BatchView b{data.data(), offs.data(), static_cast<uint32_t>(offs.size() - 1)};
+        ChunkPlanner plan(b, size_t{1} << 30, b.count, 13, 40, true);
+        Chunk c;
+        ASSERT_TRUE(plan.next(c));
+        c.tiles = whole_run_segments(b, c, 13, c.segs);
+        if (c.tiles == 0) continue;
+        const uint32_t nsegs = static_cast<uint32_t>(c.segs.size());
+        for (uint32_t unit_tiles : {1u, 3u, 8u, 256u}) {
+            const uint32_t units = (c.tiles + unit_tiles - 1) / unit_tiles;
+            std::vector<uint32_t> index(units + 1, ~0u);
+            for (uint32_t k = 0; k < nsegs; ++k)
+                unit_index_from_segment(k, c.segs[k].tile_begin, k + 1 < nsegs ? c.segs[k + 1].tile_begin : c.tiles,
+                                        c.tiles, unit_tiles, index.data());
+            for (uint32_t u = 0; u <= units; ++u)
+                ASSERT_EQ(index[u], find_segment(c.segs.data(), nsegs, std::min(u * unit_tiles, c.tiles - 1)))
+                    << "round " << round << ", unit " << u << " of " << unit_tiles << " tiles";
+            for (uint32_t t = 0; t < c.tiles; ++t)
+                ASSERT_EQ(find_segment_of_unit(c.segs.data(), nsegs, index.data(), t / unit_tiles, t),
+                          find_segment(c.segs.data(), nsegs, t))
+                    << "round " << round << ", unit of " << unit_tiles << " tiles, tile " << t;
+        }
+    }
+}

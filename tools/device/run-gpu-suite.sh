@@ -26,7 +26,7 @@ ln -sfn "$D" build/data
 ln -sf "$PWD/$B/bin/warpmatch" build/tools/warpmatch
 cp "$B/data/demo.pcap" build/demo/demo.pcap
 
-sections=${SECTIONS:-tests verify bench kernels}  # also: abapi (3b), abpipe (3b'), plugintrace (3c)
+sections=${SECTIONS:-tests verify bench kernels}  # also: abapi (3b), abpipe (3b'), abreplay (3b''), plugintrace (3c)
 want() { [[ " $sections " == *" $1 "* ]]; }
 
 # 1. Every test binary in the bundle (GPU cases run here instead of skipping).
@@ -63,7 +63,7 @@ want verify && warpmatch replay "$D/pcaps-large/merged-zeek-traces.pcap" --rules
 #    repeated after one file header, ~1 GB for 32). BENCH_POSITIONS=1 adds
 #    the positions rows (Hyperscan, GPU plugin path, CPU replay).
 Z="$D/pcaps-large/merged-zeek-traces.pcap"; BIG=/tmp/zeek-x${REPLAY_TILE:-32}.pcap
-want bench && { head -c 24 "$Z"; for i in $(seq ${REPLAY_TILE:-32}); do tail -c +25 "$Z"; done; } > "$BIG"
+{ want bench || want abreplay; } && { head -c 24 "$Z"; for i in $(seq ${REPLAY_TILE:-32}); do tail -c +25 "$Z"; done; } > "$BIG"
 want bench && for mb in ${BENCH_BATCH_MB:-64}; do
   warpmatch bench "$Z" --rules /tmp/et.yaml --corpus-mb ${CORPUS_MB:-1024} --replay-capture "$BIG" \
     --batch-mb "$mb" --repeats 3 ${BENCH_POSITIONS:+--positions} --json "$OUT/bench-$mb.json" 2>&1 | tee "$OUT/bench-$mb.txt"
@@ -123,6 +123,16 @@ want abpipe && [ -x "$B/old/bin/warpmatch" ] && for rep in 1 2; do
         --depth "$depth" --rows pipelined --json "$OUT/abpipe-$b-d$depth-$rep.json" > "$OUT/abpipe-$b-d$depth-$rep.txt" 2>&1
       note "abpipe $b depth $depth rep $rep: $(rows_of "$OUT/abpipe-$b-d$depth-$rep.txt" '^gpu plugin-path set array pipelined')"
     done
+  done
+done
+# 3b''. The pipelined row and the warm replay rows of the tiled capture
+#       against the previous build (BUNDLE/old, as in 3b), alternated twice.
+want abreplay && [ -x "$B/old/bin/warpmatch" ] && for rep in 1 2; do
+  for b in new old; do
+    wm_of "$b" bench "$Z" --rules /tmp/et.yaml --corpus-mb ${CORPUS_MB:-1024} --replay-capture "$BIG" --batch-mb 64 \
+      --repeats 3 --rows "set array pipelined,--replay-capture,hyperscan-cpu-all-cores set array" \
+      --json "$OUT/abreplay-$b-$rep.json" > "$OUT/abreplay-$b-$rep.txt" 2>&1
+    note "abreplay $b rep $rep: $(rows_of "$OUT/abreplay-$b-$rep.txt" '(pipelined|scanner warm)')"
   done
 done
 # 3c. The C API's pipelined set-array row alone (bench --rows), by rules
