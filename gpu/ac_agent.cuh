@@ -21,11 +21,12 @@
 // of payloads that other units share go through a chunk-wide global table, the
 // rest straight to the output (ac_set_hash.cuh); Count with many patterns
 // sums in a shared (pattern, count) table per unit likewise. Positions stages
-// a warp's records in shared memory and reserves their output slots with one
-// global atomic per flush (stage_position()).
+// a warp's records in shared memory and writes them into a slab of output
+// slots the warp reserved (flush_positions()).
 #pragma once
 
 #include "gpu/ac_kernels.h"
+#include "gpu/ac_positions_order.h"
 #include "gpu/ac_set_hash.cuh"
 #include "gpu/ac_tuning.h"
 #include "gpu/ac_walk.cuh"
@@ -78,6 +79,7 @@ template <EmitKind KIND, typename StateT, uint32_t NG, uint32_t BLOCK, uint32_t 
                                  // pattern ids (kEmptyPattern: free), then as many counts
     unsigned long long *s_hash;  // SetKeys: kSetHashSlots entries
     uint32_t out_staged = 0;     // Positions: records in this warp's tmp.out (warp-uniform)
+    uint32_t slab_next = 0, slab_left = 0; // Positions: the warp's reserved, unwritten output slots (warp-uniform)
 
     // dyn: [in] dynamic shared memory (Count counters or the SetKeys table).
     __device__ AcAgent(TempStorage &t, const ScanParams &params, uint32_t *dyn)
@@ -130,23 +132,47 @@ template <EmitKind KIND, typename StateT, uint32_t NG, uint32_t BLOCK, uint32_t 
         return __shfl_sync(~0u, base, 0);
     }
 
-    // Positions: writes this warp's staged records to the output, reserving
-    // their slots with one atomic (records past p.capacity are counted, not
-    // written: the host rescans with a bigger buffer). Warp-collective.
+    // Positions: writes this warp's n staged records to the output: into
+    // the rest of the warp's slab of output slots, and past it into a new
+    // slab of p.positions_slab, reserved with one atomic (records past
+    // p.capacity are counted, not written: the host rescans with a bigger
+    // buffer). An atomic per flush (every ~32 records), whose result the
+    // warp waited on, and the registers of that path (ptxas spilled in the
+    // walk loop) had held the full ET set's Positions kernel at 82 GB/s; with
+    // slabs it runs 115 (H200, runs 131-132). Warp-collective.
     __device__ void flush_positions(uint32_t n) {
         __syncwarp();
         const uint32_t lane = threadIdx.x & 31;
-        const uint32_t base = reserve_warp_slots(n);
-        const uint32_t fit = base < p.capacity ? min(n, p.capacity - base) : 0;
+        const uint32_t k = min(n, slab_left), first = slab_next; // records [0, k) go to [first, first + k)
+        uint32_t more = 0;                                          // records [k, n) to [more, more + n - k)
+        if (n > k) {
+            more = reserve_warp_slots(p.positions_slab);
+            slab_next = more + (n - k), slab_left = p.positions_slab - (n - k);
+        } else {
+            slab_next += n, slab_left -= n;
+        }
         const uint32_t *src = reinterpret_cast<const uint32_t *>(tmp.out[threadIdx.x >> 5]);
-        uint32_t *dst = reinterpret_cast<uint32_t *>(p.d_matches + base);
+        uint32_t *dst = reinterpret_cast<uint32_t *>(p.d_matches);
         constexpr uint32_t kWords = sizeof(Match) / 4;
-        // Not unrolled: the unrolled copy's registers made ptxas spill more in
-        // the drain it is inlined into (Positions +2% / +4% at 18k / 3k
-        // patterns on an H100, run 126).
+        // Not unrolled: an unrolled copy's registers made ptxas spill in the
+        // drain it is inlined into (run 126).
 #pragma unroll 1
-        for (uint32_t w = lane; w < kWords * fit; w += 32) dst[w] = src[w]; // coalesced words
+        for (uint32_t w = lane; w < kWords * n; w += 32) { // coalesced words
+            const uint32_t r = w / kWords, slot = r < k ? first + r : more + (r - k);
+            if (slot < p.capacity) dst[kWords * slot + (w - kWords * r)] = src[w];
+        }
         __syncwarp();
+    }
+
+    // Positions, at the end: the warp's reserved slots it did not use become
+    // holes (pattern kHolePattern), counted in p.d_count[2], which the host
+    // leaves out (ac_positions_order.h). Warp-collective.
+    __device__ void close_positions_slab() {
+        const uint32_t lane = threadIdx.x & 31;
+        for (uint32_t r = lane; r < slab_left; r += 32)
+            if (slab_next + r < p.capacity) p.d_matches[slab_next + r] = Match{kHolePattern, 0, 0};
+        if (lane == 0 && slab_left) atomicAdd(p.d_count + 2, slab_left);
+        slab_left = 0;
     }
 
     // Positions: appends the lanes' records that are `ok` to the warp's
@@ -379,7 +405,10 @@ template <EmitKind KIND, typename StateT, uint32_t NG, uint32_t BLOCK, uint32_t 
             if constexpr (KIND == EmitKind::SetKeys) flush_set(); // next unit's barriers order the clearing
             if (KIND == EmitKind::Count && p.count_counters == kCountHashed) flush_counts(); // likewise
         }
-        if constexpr (KIND == EmitKind::Positions) flush_positions(out_staged);
+        if constexpr (KIND == EmitKind::Positions) {
+            flush_positions(out_staged);
+            close_positions_slab();
+        }
         if (KIND == EmitKind::Count && p.count_counters == kCountDirect) {
             for (uint32_t i = threadIdx.x; i < v.num_patterns; i += BLOCK)
                 if (s_counters[i]) atomicAdd(&p.d_counters[i], static_cast<unsigned long long>(s_counters[i]));

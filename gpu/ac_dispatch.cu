@@ -19,6 +19,15 @@ size_t dyn_smem(EmitKind kind, uint32_t num_patterns, uint32_t count_counters) {
            : count_counters == kCountHashed ? kCountHashBytes
                                             : 0;
 }
+// Positions: output slots per warp reservation for `warps` warps writing at
+// most `capacity` records. A warp's last slab leaves on average half of it
+// unused, so the slabs shrink until those holes are at most a sixteenth of
+// the capacity (a 32 MB chunk's first 1 M records: 64; a 1 GB chunk: 512).
+uint32_t positions_slab(uint32_t capacity, uint32_t warps) {
+    uint32_t slab = tuning::kPositionsSlab;
+    while (slab > 64 && uint64_t{warps} * slab > uint64_t{capacity} / 8) slab >>= 1;
+    return slab;
+}
 } // namespace
 
 CountCounters ac_prepare_kernels(DeviceInfo &dev, const AcView &view) {
@@ -61,8 +70,10 @@ void ac_dispatch_scan(EmitKind kind, const ScanParams &p, const DeviceInfo &dev,
     if (p.num_tiles == 0 || p.view.num_groups == 0) return;
     const uint32_t units = (p.num_tiles + tuning::kBlockThreads - 1) / tuning::kBlockThreads;
     const uint32_t grid = std::max<uint32_t>(1, std::min<uint32_t>(units, dev.grid[static_cast<int>(kind)]));
-    detail::launch_scan_kernel(kind, p.view, grid, dyn_smem(kind, p.view.num_patterns, p.count_counters),
-                               stream, p);
+    ScanParams q = p;
+    q.positions_slab = positions_slab(p.capacity, grid * (tuning::kBlockThreads / 32));
+    detail::launch_scan_kernel(kind, q.view, grid, dyn_smem(kind, q.view.num_patterns, q.count_counters),
+                               stream, q);
 }
 
 size_t ac_set_hash_slots(size_t capacity) {

@@ -44,7 +44,8 @@ struct ScanParams {
     uint32_t hash_mask;             // [in] SetKeys: table slots - 1 (power of two >= 2 x capacity)
     uint32_t capacity;              // [in] records d_matches / d_keys can hold
     uint32_t *d_count;              // [in,out] [0] records appended (may exceed capacity: overflow),
-                                    //          [1] SetKeys keys that found no table slot (overflow)
+                                    //          [1] SetKeys keys that found no table slot (overflow),
+                                    //          [2] Positions: slots of [0] left holes (kHolePattern records)
     unsigned long long *d_counters; // [in,out] Count: per-pattern totals
     uint32_t count_counters;        // [in] Count: a CountCounters value
     uint32_t *d_next_unit;          // [in,out] null: block b scans units b, b + grid, ...; else 0 before
@@ -52,6 +53,8 @@ struct ScanParams {
                                     //          unequal units balance out in short launches (32 MB chunks)
     uint32_t queue_plain_repeats;   // [in] SetKeys: 0 = a lane queues a plain state (kOutPlain*) once per
                                     //          tile (its keys are the same each time); 1 = every time (study)
+    uint32_t positions_slab;        // [in] Positions: output slots a warp reserves at once (ac_dispatch_scan
+                                    //          sets it from capacity; >= kPositionsStage)
     const uint32_t *d_unit_index;   // [in] null, or the chunk's unit index (unit_index_from_segment of
                                     //          ac_walk.cuh, units of kBlockThreads tiles): a thread then searches
                                     //          only its unit's segments

@@ -22,12 +22,20 @@
 
 namespace wm::gpu {
 
+// A Positions record in an output slot its warp reserved and never filled
+// (the rest of its last slab, ac_agent.cuh): the kernel counts these holes
+// in d_count[2], their keys sort after every match's, and the host drops them.
+constexpr uint32_t kHolePattern = ~0u;
+
 struct PositionsKeyCodec {
     uint32_t base = 0;         // the chunk's lowest payload
     uint32_t end_shift = 0;    // = pattern bits
     uint32_t payload_shift = 0; // = pattern bits + end bits
-    uint32_t bits = 0;         // payload_shift + payload bits: the radix sort's end bit
+    uint32_t bits = 0;         // payload_shift + payload bits (<= 63); a hole's key is 2^bits
+    // The radix sort's end bit: one past the holes' bit.
+    uint32_t sort_bits() const { return bits + 1; }
     WM_HD unsigned long long encode(const Match &m) const {
+        if (m.pattern == kHolePattern) return 1ull << bits;
         const unsigned long long payload = m.payload - base;
         // payload == 0 whenever payload_shift could be 64 (one payload): no shift by 64
         return (payload ? payload << payload_shift : 0ull) | static_cast<unsigned long long>(m.end) << end_shift |
@@ -44,13 +52,14 @@ struct PositionsKeyCodec {
 
 // The codec of a chunk whose matches have payloads in [first_payload,
 // last_payload], ends <= max_end and patterns < num_patterns; false when the
-// three fields need more than 64 bits (the chunk is then left unsorted).
+// three fields need more than 63 bits (one more marks the holes; the chunk
+// is then left unsorted).
 inline bool positions_key_codec(uint32_t num_patterns, uint32_t first_payload, uint32_t last_payload,
                                 uint32_t max_end, PositionsKeyCodec *c) {
     const uint32_t pattern_bits = significant_bits(num_patterns > 0 ? num_patterns - 1 : 0);
     const uint32_t end_bits = significant_bits(max_end);
     const uint32_t payload_bits = significant_bits(last_payload - first_payload);
-    if (pattern_bits + end_bits + payload_bits > 64) return false;
+    if (pattern_bits + end_bits + payload_bits > 63) return false;
     *c = PositionsKeyCodec{first_payload, pattern_bits, pattern_bits + end_bits,
                            pattern_bits + end_bits + payload_bits};
     return true;

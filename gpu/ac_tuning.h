@@ -72,6 +72,12 @@ constexpr uint32_t kWarpQueue = 88;
 // to 32 could overflow it, so a flush writes 17-48 records. 48 (4.5 KB per
 // block) is what fits kSmemPerSmBytes.
 constexpr uint32_t kPositionsStage = 48;
+// Positions: output slots a warp reserves at once, at most (one atomic on
+// the chunk's counter); what its last slab leaves unused is a hole the host
+// skips (ac_positions_order.h). ac_dispatch_scan halves it, to 64 at least,
+// while the holes could exceed a sixteenth of the output capacity.
+constexpr uint32_t kPositionsSlab = 512;
+static_assert(kPositionsStage <= 64, "a flush's records past its slab fit one new slab");
 // Queue entries keep a state id in 26 bits (the kernels refuse bigger groups).
 constexpr uint32_t kQueueStateBits = 26;
 

@@ -227,7 +227,7 @@ int main(int argc, char **argv) try {
         size_t slots = ac_set_hash_slots(set_cap);
         WM_CUDA_CHECK(cudaMalloc(&d_out, size_t{pos_cap} * sizeof(Match)));
         WM_CUDA_CHECK(cudaMalloc(&d_hash, slots * 8));
-        WM_CUDA_CHECK(cudaMalloc(&d_count, 8 * chunks.size()));
+        WM_CUDA_CHECK(cudaMalloc(&d_count, 12 * chunks.size()));
         uint32_t *d_next_unit = nullptr; // one counter per chunk, zeroed before each pass
         WM_CUDA_CHECK(cudaMalloc(&d_next_unit, 4 * chunks.size()));
         const bool dynamic = arg["dynamic"] == "1";
@@ -257,7 +257,7 @@ int main(int argc, char **argv) try {
                 q.d_hash = d_hash;
                 q.hash_mask = static_cast<uint32_t>(slots - 1);
                 q.capacity = kind == EmitKind::SetKeys ? set_cap : pos_cap;
-                q.d_count = d_count + 2 * k;
+                q.d_count = d_count + 3 * k; // [2]: Positions holes
                 q.d_next_unit = dynamic ? d_next_unit + k : nullptr;
                 q.d_unit_index = chunks[k].d_unit_index;
                 if (kind == EmitKind::SetKeys) WM_CUDA_CHECK(cudaMemsetAsync(d_hash, 0xff, slots * 8, st));
@@ -265,37 +265,37 @@ int main(int argc, char **argv) try {
             }
         };
         auto counted = [&](EmitKind kind) { // total records and any overflow
-            std::vector<uint32_t> h(2 * chunks.size());
-            WM_CUDA_CHECK(cudaMemsetAsync(d_count, 0, 8 * chunks.size(), st));
+            std::vector<uint32_t> h(3 * chunks.size());
+            WM_CUDA_CHECK(cudaMemsetAsync(d_count, 0, 12 * chunks.size(), st));
             run_all(kind);
             WM_CUDA_CHECK(cudaMemcpyAsync(h.data(), d_count, h.size() * 4, cudaMemcpyDeviceToHost, st));
             WM_CUDA_CHECK(cudaStreamSynchronize(st));
             uint64_t n = 0;
             for (size_t k = 0; k < chunks.size(); ++k) {
-                if (h[2 * k] > (kind == EmitKind::SetKeys ? set_cap : pos_cap) || h[2 * k + 1])
-                    std::printf("WARNING: output overflow in chunk %zu (%u records)\n", k, h[2 * k]);
-                n += h[2 * k];
+                if (h[3 * k] > (kind == EmitKind::SetKeys ? set_cap : pos_cap) || h[3 * k + 1])
+                    std::printf("WARNING: output overflow in chunk %zu (%u records)\n", k, h[3 * k]);
+                n += h[3 * k] - (kind == EmitKind::Positions ? h[3 * k + 2] : 0); // less the warps' unused slots
             }
             return n;
         };
         {
-            std::vector<uint32_t> h(2 * chunks.size());
-            WM_CUDA_CHECK(cudaMemsetAsync(d_count, 0, 8 * chunks.size(), st));
+            std::vector<uint32_t> h(3 * chunks.size());
+            WM_CUDA_CHECK(cudaMemsetAsync(d_count, 0, 12 * chunks.size(), st));
             run_all(EmitKind::SetKeys);
             WM_CUDA_CHECK(cudaMemcpyAsync(h.data(), d_count, h.size() * 4, cudaMemcpyDeviceToHost, st));
             WM_CUDA_CHECK(cudaStreamSynchronize(st));
             uint32_t most = 0;
-            for (size_t k = 0; k < chunks.size(); ++k) most = std::max(most, h[2 * k]);
+            for (size_t k = 0; k < chunks.size(); ++k) most = std::max(most, h[3 * k]);
             set_cap = std::max<uint32_t>(1u << 20, most + most / 4);
             slots = ac_set_hash_slots(set_cap);
         }
         const double ms_count = median_ms([&] { run_all(EmitKind::Count); }, st);
         const double ms_set = median_ms([&] {
-            WM_CUDA_CHECK(cudaMemsetAsync(d_count, 0, 8 * chunks.size(), st));
+            WM_CUDA_CHECK(cudaMemsetAsync(d_count, 0, 12 * chunks.size(), st));
             run_all(EmitKind::SetKeys);
         }, st);
         const double ms_pos = median_ms([&] {
-            WM_CUDA_CHECK(cudaMemsetAsync(d_count, 0, 8 * chunks.size(), st));
+            WM_CUDA_CHECK(cudaMemsetAsync(d_count, 0, 12 * chunks.size(), st));
             run_all(EmitKind::Positions);
         }, st);
         const uint64_t n_pos = counted(EmitKind::Positions), n_set = counted(EmitKind::SetKeys);

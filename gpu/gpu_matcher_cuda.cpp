@@ -18,6 +18,7 @@
 #include <algorithm>
 #include <atomic>
 #include <cstring>
+#include <iterator>
 #include <memory>
 #include <sstream>
 
@@ -123,7 +124,8 @@ void CudaMatcher::run_kernel(ChunkSlot &s, EmitKind kind) {
     p.d_next_unit = s.d_count + 4;
     p.d_unit_index = s.chunk.whole_run ? s.d_unit_index : nullptr; // built with the run's segments
     WM_CUDA_CHECK(cudaMemsetAsync(p.d_next_unit, 0, sizeof(uint32_t), s.stream));
-    if (kind != EmitKind::Count) WM_CUDA_CHECK(cudaMemsetAsync(s.d_count, 0, 2 * sizeof(uint32_t), s.stream));
+    if (kind != EmitKind::Count) // [2]: Positions holes
+        WM_CUDA_CHECK(cudaMemsetAsync(s.d_count, 0, (kind == EmitKind::Positions ? 3 : 2) * sizeof(uint32_t), s.stream));
     if (kind == EmitKind::SetKeys) // all kEmptyKey (~0)
         WM_CUDA_CHECK(cudaMemsetAsync(s.d_hash, 0xff, s.hash_slots * sizeof(unsigned long long), s.stream));
     ac_dispatch_scan(kind, p, dev_, s.stream);
@@ -133,7 +135,8 @@ void CudaMatcher::run_kernel(ChunkSlot &s, EmitKind kind) {
 void CudaMatcher::launch(ChunkSlot &s, EmitKind kind) {
     run_kernel(s, kind);
     trace_.gpu(traced(s), ChunkTrace::kScanned, s.stream);
-    WM_CUDA_CHECK(cudaMemcpyAsync(s.h_count, s.d_count, 2 * sizeof(uint32_t), cudaMemcpyDeviceToHost, s.stream));
+    const size_t words = kind == EmitKind::Positions ? 3 : 2; // [2]: Positions holes
+    WM_CUDA_CHECK(cudaMemcpyAsync(s.h_count, s.d_count, words * sizeof(uint32_t), cudaMemcpyDeviceToHost, s.stream));
 }
 
 void CudaMatcher::sync_slots() {
@@ -149,10 +152,12 @@ unsigned long long *CudaMatcher::sorted_keys(ChunkSlot &s, unsigned long long *k
 
 void CudaMatcher::finish(ChunkSlot &s, OutputMode mode, const BatchView &batch, std::vector<Match> &out) {
     const EmitKind kind = mode == OutputMode::Set ? EmitKind::SetKeys : EmitKind::Positions;
-    const uint32_t n = collect(s, [&](ChunkSlot &c) { launch(c, kind); });
+    const uint32_t n = collect(s, [&](ChunkSlot &c) { launch(c, kind); }); // output slots the kernel took
+    const uint32_t holes = mode == OutputMode::Positions ? s.h_count[2] : 0; // of them, unused (kHolePattern)
+    const uint32_t found = n - holes;
     PositionsKeyCodec codec;
     bool keyed = false; // Positions packed into sorted keys (ac_positions_order.h)
-    if (n > 0) {
+    if (found > 0) {
         const void *src = s.d_matches;
         size_t rec = sizeof(Match);
         if (mode == OutputMode::Set) { // distinct keys (ac_set_hash.cuh): sort them, the table is spent
@@ -160,25 +165,27 @@ void CudaMatcher::finish(ChunkSlot &s, OutputMode mode, const BatchView &batch, 
             src = sorted_keys(s, reinterpret_cast<unsigned long long *>(s.d_matches), s.d_hash, n);
         } else if (n > 1 && positions_key_codec(d_view_.num_patterns, s.chunk.first_payload, s.chunk.last_payload,
                                                 chunk_max_end(s.chunk, batch.offsets), &codec)) {
-            // d_hash has room for 2 x capacity keys: the keys, then the sort's other buffer
+            // d_hash has room for 2 x capacity keys: the keys, then the sort's other buffer;
+            // the holes' keys sort last and are not copied back
             keyed = true;
             rec = sizeof(unsigned long long);
             ac_pack_positions(s.d_matches, n, codec, s.d_hash, s.stream);
-            src = ac_sort_keys(s.d_hash, s.d_hash + s.capacity, n, static_cast<int>(codec.bits), s.d_sort_tmp,
+            src = ac_sort_keys(s.d_hash, s.d_hash + s.capacity, n, static_cast<int>(codec.sort_bits()), s.d_sort_tmp,
                                s.sort_tmp_bytes, s.stream);
         }
-        WM_CUDA_CHECK(cudaMemcpyAsync(s.host_out(), src, size_t{n} * rec, cudaMemcpyDeviceToHost, s.stream));
+        const uint32_t copied = keyed ? found : n;
+        WM_CUDA_CHECK(cudaMemcpyAsync(s.host_out(), src, size_t{copied} * rec, cudaMemcpyDeviceToHost, s.stream));
         WM_CUDA_CHECK(cudaStreamSynchronize(s.stream));
     }
-    const Match *h = n > 0 ? s.h_out.get() : nullptr;
+    const Match *h = found > 0 ? s.h_out.get() : nullptr;
     const auto *keys = reinterpret_cast<const unsigned long long *>(h);
     if (keyed) { // sorted by (payload, end, pattern)
         const size_t base = out.size();
-        out.resize(base + n);
-        for (uint32_t i = 0; i < n; ++i) out[base + i] = codec.decode(keys[i]);
-    } else if (mode == OutputMode::Positions) {
-        out.insert(out.end(), h, h + n);
-    } else { // distinct, sorted by (payload, pattern)
+        out.resize(base + found);
+        for (uint32_t i = 0; i < found; ++i) out[base + i] = codec.decode(keys[i]);
+    } else if (mode == OutputMode::Positions && found > 0) {
+        std::copy_if(h, h + n, std::back_inserter(out), [](const Match &m) { return m.pattern != kHolePattern; });
+    } else if (mode == OutputMode::Set) { // distinct, sorted by (payload, pattern)
         append_set_keys(keys, n, out);
     }
     s.busy = false;

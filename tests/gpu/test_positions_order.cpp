@@ -1,11 +1,12 @@
 // tests/gpu/test_positions_order.cpp - CPU property tests of the Positions
 // output order (gpu/ac_positions_order.h): the device packs each chunk's
-// matches into keys with the chunk's codec, radix-sorts them over
-// [0, codec.bits) and the host decodes the chunks in order. Here the device
-// part is modelled (kernel order = shuffle, radix sort = std::sort after
-// checking the bits above codec.bits are zero) over real ChunkPlanner chunks,
-// and the concatenation must be sorted by (payload, end, pattern) and hold
-// every match.
+// matches, and the holes its warps left in their output slabs, into keys
+// with the chunk's codec, radix-sorts them over [0, codec.sort_bits()) and
+// the host decodes the chunks' first (slots - holes) keys in order. Here the
+// device part is modelled (kernel order = shuffle, radix sort = std::sort
+// after checking the bits above sort_bits() are zero) over real ChunkPlanner
+// chunks, and the concatenation must be sorted by (payload, end, pattern)
+// and hold every match and no hole.
 #include "gpu/ac_plan.h"
 #include "gpu/ac_positions_order.h"
 #include "reference.h"
@@ -21,17 +22,23 @@ using namespace wm::gpu::test;
 
 namespace {
 
-// The device's part for one chunk: keys in kernel order, sorted, decoded.
+// The device's part for one chunk: its matches and a few holes in kernel
+// order, sorted, the first (slots - holes) decoded.
 void device_model(const PositionsKeyCodec &codec, std::vector<Match> chunk, std::mt19937 &rng,
                   std::vector<Match> &out) {
+    const size_t holes = rng() % 4 == 0 ? 0 : rng() % 700;
+    for (size_t i = 0; i < holes; ++i) chunk.push_back(Match{kHolePattern, static_cast<uint32_t>(rng()), 0});
     std::shuffle(chunk.begin(), chunk.end(), rng);
     std::vector<unsigned long long> keys;
     for (const Match &m : chunk) {
         keys.push_back(codec.encode(m));
-        if (codec.bits < 64) ASSERT_EQ(keys.back() >> codec.bits, 0u) << "bits above codec.bits would be ignored";
+        ASSERT_EQ(keys.back() >> codec.sort_bits(), 0u) << "bits above sort_bits() would be ignored";
     }
     std::sort(keys.begin(), keys.end());
-    for (unsigned long long k : keys) out.push_back(codec.decode(k));
+    for (size_t i = 0; i < keys.size(); ++i) {
+        if (i < keys.size() - holes) out.push_back(codec.decode(keys[i]));
+        else ASSERT_EQ(keys[i], 1ull << codec.bits) << "a hole's key";
+    }
 }
 
 } // namespace
@@ -54,7 +61,8 @@ TEST(PositionsOrder, KeysOrderLikeTheirFieldsAndDecodeBack) {
             const unsigned long long ka = c.encode(a), kb = c.encode(b);
             ASSERT_TRUE(c.decode(ka) == a) << "round " << round;
             ASSERT_EQ(ka < kb, positions_order_less(a, b)) << "round " << round;
-            if (c.bits < 64) ASSERT_EQ(ka >> c.bits, 0u);
+            ASSERT_EQ(ka >> c.bits, 0u);
+            ASSERT_LT(ka, c.encode(Match{kHolePattern, a.payload, a.end})) << "a hole sorts after every match";
         }
     }
 }
@@ -68,11 +76,14 @@ TEST(PositionsOrder, CodecUsesTheFewestBitsAndRefusesWhatDoesNotFit) {
     EXPECT_EQ(c.end_shift, 15u);
     EXPECT_EQ(c.payload_shift, 31u);
     EXPECT_EQ(c.bits, 50u);
-    ASSERT_TRUE(positions_key_codec(0x80000000u, 5, 5 + 0x1ff, 0xffffffu, &c)); // 31 + 24 + 9 bits: full
-    EXPECT_EQ(c.bits, 64u);
-    const Match top{0x7fffffffu, 5 + 0x1ff, 0xffffffu};
+    ASSERT_TRUE(positions_key_codec(0x80000000u, 5, 5 + 0xff, 0xffffffu, &c)); // 31 + 24 + 8 bits: full
+    EXPECT_EQ(c.bits, 63u);
+    EXPECT_EQ(c.sort_bits(), 64u); // the holes' bit
+    const Match top{0x7fffffffu, 5 + 0xff, 0xffffffu};
     EXPECT_TRUE(c.decode(c.encode(top)) == top);
-    EXPECT_EQ(c.encode(top), ~0ull);
+    EXPECT_EQ(c.encode(top), ~0ull >> 1);
+    EXPECT_EQ(c.encode(Match{kHolePattern, 5, 0}), 1ull << 63);
+    EXPECT_FALSE(positions_key_codec(0x80000000u, 5, 5 + 0x1ff, 0xffffffu, &c)); // 64 bits: no room for holes
     EXPECT_FALSE(positions_key_codec(0x80000000u, 5, 5 + 0x200, 0xffffffu, &c)); // 65 bits
     EXPECT_FALSE(positions_key_codec(0xffffffffu, 0, 0xffffffffu, 0xffffffffu, &c));
 }
