@@ -132,47 +132,49 @@ template <EmitKind KIND, typename StateT, uint32_t NG, uint32_t BLOCK, uint32_t 
         return __shfl_sync(~0u, base, 0);
     }
 
-    // Positions: writes this warp's n staged records to the output: into
-    // the rest of the warp's slab of output slots, and past it into a new
-    // slab of p.positions_slab, reserved with one atomic (records past
-    // p.capacity are counted, not written: the host rescans with a bigger
-    // buffer). An atomic per flush (every ~32 records), whose result the
-    // warp waited on, and the registers of that path (ptxas spilled in the
-    // walk loop) had held the full ET set's Positions kernel at 82 GB/s; with
-    // slabs it runs 115 (H200, runs 131-132). Warp-collective.
+    // Positions: writes this warp's n staged records to the output, into
+    // the warp's slab of output slots; when they do not fit its rest, that
+    // rest becomes a hole and a new slab of p.positions_slab is reserved
+    // with one atomic (records past p.capacity are counted, not written: the
+    // host rescans with a bigger buffer). An atomic per flush (every ~32
+    // records), whose result the warp waited on, and the registers of that
+    // path (ptxas spilled in the walk loop) had held the full ET set's
+    // Positions kernel at 82 GB/s; with slabs it runs 117 (H200, runs 131-134;
+    // 115 when records filled a slab's rest). Warp-collective.
     __device__ void flush_positions(uint32_t n) {
         __syncwarp();
         const uint32_t lane = threadIdx.x & 31;
-        const uint32_t k = min(n, slab_left), first = slab_next; // records [0, k) go to [first, first + k)
-        uint32_t more = 0;                                          // records [k, n) to [more, more + n - k)
-        if (n > k) {
-            more = reserve_warp_slots(p.positions_slab);
-            slab_next = more + (n - k), slab_left = p.positions_slab - (n - k);
-        } else {
-            slab_next += n, slab_left -= n;
+        if (n > slab_left) { // the slab's rest (< kOutStage slots) becomes a hole, a new slab takes the n records
+            // Two predicated stores, not fill_hole()'s loop: with the loop here ptxas spilled.
+            static_assert(kOutStage <= 64, "two rounds of the warp fill a slab's rest");
+            const Match hole{kHolePattern, 0, 0};
+            if (lane < slab_left && slab_next + lane < p.capacity) p.d_matches[slab_next + lane] = hole;
+            if (lane + 32 < slab_left && slab_next + lane + 32 < p.capacity) p.d_matches[slab_next + lane + 32] = hole;
+            if (lane == 0 && slab_left) atomicAdd(p.d_count + 2, slab_left);
+            slab_next = reserve_warp_slots(p.positions_slab);
+            slab_left = p.positions_slab;
         }
+        const uint32_t base = slab_next;
+        slab_next += n, slab_left -= n;
+        const uint32_t fit = base < p.capacity ? min(n, p.capacity - base) : 0;
         const uint32_t *src = reinterpret_cast<const uint32_t *>(tmp.out[threadIdx.x >> 5]);
-        uint32_t *dst = reinterpret_cast<uint32_t *>(p.d_matches);
+        uint32_t *dst = reinterpret_cast<uint32_t *>(p.d_matches + base);
         constexpr uint32_t kWords = sizeof(Match) / 4;
         // Not unrolled: an unrolled copy's registers made ptxas spill in the
         // drain it is inlined into (run 126).
 #pragma unroll 1
-        for (uint32_t w = lane; w < kWords * n; w += 32) { // coalesced words
-            const uint32_t r = w / kWords, slot = r < k ? first + r : more + (r - k);
-            if (slot < p.capacity) dst[kWords * slot + (w - kWords * r)] = src[w];
-        }
+        for (uint32_t w = lane; w < kWords * fit; w += 32) dst[w] = src[w]; // coalesced words
         __syncwarp();
     }
 
-    // Positions, at the end: the warp's reserved slots it did not use become
+    // Positions: n reserved slots from `at` that no record will take become
     // holes (pattern kHolePattern), counted in p.d_count[2], which the host
     // leaves out (ac_positions_order.h). Warp-collective.
-    __device__ void close_positions_slab() {
+    __device__ void fill_hole(uint32_t at, uint32_t n) {
         const uint32_t lane = threadIdx.x & 31;
-        for (uint32_t r = lane; r < slab_left; r += 32)
-            if (slab_next + r < p.capacity) p.d_matches[slab_next + r] = Match{kHolePattern, 0, 0};
-        if (lane == 0 && slab_left) atomicAdd(p.d_count + 2, slab_left);
-        slab_left = 0;
+        for (uint32_t r = lane; r < n; r += 32)
+            if (at + r < p.capacity) p.d_matches[at + r] = Match{kHolePattern, 0, 0};
+        if (lane == 0 && n) atomicAdd(p.d_count + 2, n);
     }
 
     // Positions: appends the lanes' records that are `ok` to the warp's
@@ -407,7 +409,7 @@ template <EmitKind KIND, typename StateT, uint32_t NG, uint32_t BLOCK, uint32_t 
         }
         if constexpr (KIND == EmitKind::Positions) {
             flush_positions(out_staged);
-            close_positions_slab();
+            fill_hole(slab_next, slab_left); // the last slab's rest
         }
         if (KIND == EmitKind::Count && p.count_counters == kCountDirect) {
             for (uint32_t i = threadIdx.x; i < v.num_patterns; i += BLOCK)

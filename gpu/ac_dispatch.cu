@@ -21,11 +21,13 @@ size_t dyn_smem(EmitKind kind, uint32_t num_patterns, uint32_t count_counters) {
 }
 // Positions: output slots per warp reservation for `warps` warps writing at
 // most `capacity` records. A warp's last slab leaves on average half of it
-// unused, so the slabs shrink until those holes are at most a sixteenth of
-// the capacity (a 32 MB chunk's first 1 M records: 64; a 1 GB chunk: 512).
+// unused, so the slabs shrink, to 128 at least, until those holes are at most
+// a sixteenth of the capacity (a 32 MB chunk's first 1 M records: 128; a 1 GB
+// chunk: 512). The rest of a slab that a flush does not fit is a hole too
+// (~16 slots on average, so ~3% of a 512-slot slab and ~12% of 128).
 uint32_t positions_slab(uint32_t capacity, uint32_t warps) {
     uint32_t slab = tuning::kPositionsSlab;
-    while (slab > 64 && uint64_t{warps} * slab > uint64_t{capacity} / 8) slab >>= 1;
+    while (slab > 128 && uint64_t{warps} * slab > uint64_t{capacity} / 8) slab >>= 1;
     return slab;
 }
 } // namespace

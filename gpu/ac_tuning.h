@@ -73,11 +73,13 @@ constexpr uint32_t kWarpQueue = 88;
 // block) is what fits kSmemPerSmBytes.
 constexpr uint32_t kPositionsStage = 48;
 // Positions: output slots a warp reserves at once, at most (one atomic on
-// the chunk's counter); what its last slab leaves unused is a hole the host
-// skips (ac_positions_order.h). ac_dispatch_scan halves it, to 64 at least,
-// while the holes could exceed a sixteenth of the output capacity.
+// the chunk's counter); the slots a warp leaves unused (the rest of a slab a
+// flush did not fit, and of its last slab) are holes the host skips
+// (ac_positions_order.h). ac_dispatch_scan halves it, to 128 at least, while
+// the last slabs' holes could exceed a sixteenth of the output capacity.
+// 256 to 2048 ran the same (run 133).
 constexpr uint32_t kPositionsSlab = 512;
-static_assert(kPositionsStage <= 64, "a flush's records past its slab fit one new slab");
+static_assert(kPositionsStage <= 128, "a flush's records fit one new slab");
 // Queue entries keep a state id in 26 bits (the kernels refuse bigger groups).
 constexpr uint32_t kQueueStateBits = 26;
 
