@@ -29,9 +29,7 @@ void walk(const AcBlob &blob, const BatchView &batch, std::vector<Match> &out, c
         // Tiles found through the unit index, as the kernels find them.
         const uint32_t nsegs = static_cast<uint32_t>(c.segs.size()), units = (c.tiles + kUnitTiles - 1) / kUnitTiles;
         std::vector<uint32_t> index(units + 1);
-        for (uint32_t k = 0; k < nsegs; ++k)
-            unit_index_from_segment(k, c.segs[k].tile_begin, k + 1 < nsegs ? c.segs[k + 1].tile_begin : c.tiles,
-                                    c.tiles, kUnitTiles, index.data());
+        unit_index_of_segments(c.segs.data(), nsegs, c.tiles, kUnitTiles, index.data());
         for (uint32_t t = 0; t < c.tiles; ++t) {
             const Segment &sg = c.segs[find_segment_of_unit(c.segs.data(), nsegs, index.data(), t / kUnitTiles, t)];
             uint32_t tb, te;

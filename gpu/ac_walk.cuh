@@ -58,6 +58,15 @@ WM_HD inline void unit_index_from_segment(uint32_t seg, uint32_t tile_begin, uin
     if (tile_end == tiles) index[(tiles + unit_tiles - 1) / unit_tiles] = seg;
 }
 
+// The unit index of segs[nsegs] (index: [out] units + 1 words), each
+// segment's tiles running to the next segment's first tile.
+WM_HD inline void unit_index_of_segments(const Segment *segs, uint32_t nsegs, uint32_t tiles, uint32_t unit_tiles,
+                                         uint32_t *index) {
+    for (uint32_t k = 0; k < nsegs; ++k)
+        unit_index_from_segment(k, segs[k].tile_begin, k + 1 < nsegs ? segs[k + 1].tile_begin : tiles, tiles,
+                                unit_tiles, index);
+}
+
 // Segment owning tile `tile` of unit `u`, searched within the unit's segments (index: the unit index).
 WM_HD inline uint32_t find_segment_of_unit(const Segment *segs, uint32_t nsegs, const uint32_t *index, uint32_t u,
                                            uint32_t tile) {

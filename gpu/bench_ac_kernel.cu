@@ -227,18 +227,16 @@ int main(int argc, char **argv) try {
         size_t slots = ac_set_hash_slots(set_cap);
         WM_CUDA_CHECK(cudaMalloc(&d_out, size_t{pos_cap} * sizeof(Match)));
         WM_CUDA_CHECK(cudaMalloc(&d_hash, slots * 8));
-        WM_CUDA_CHECK(cudaMalloc(&d_count, 12 * chunks.size()));
+        constexpr size_t kCountWords = 3; // per chunk: ScanParams::d_count (records, Set overflow, Positions holes)
+        WM_CUDA_CHECK(cudaMalloc(&d_count, 4 * kCountWords * chunks.size()));
         uint32_t *d_next_unit = nullptr; // one counter per chunk, zeroed before each pass
         WM_CUDA_CHECK(cudaMalloc(&d_next_unit, 4 * chunks.size()));
         const bool dynamic = arg["dynamic"] == "1";
         if (arg["unit-index"] == "1") // made with the segments, as the matcher's runs have theirs
             for (DevChunk &dc : chunks) {
-                const uint32_t nsegs = static_cast<uint32_t>(dc.c.segs.size());
                 std::vector<uint32_t> index(ac_unit_index_words(dc.c.tiles));
-                for (uint32_t k = 0; k < nsegs; ++k)
-                    unit_index_from_segment(k, dc.c.segs[k].tile_begin,
-                                            k + 1 < nsegs ? dc.c.segs[k + 1].tile_begin : dc.c.tiles, dc.c.tiles,
-                                            tuning::kBlockThreads, index.data());
+                unit_index_of_segments(dc.c.segs.data(), static_cast<uint32_t>(dc.c.segs.size()), dc.c.tiles,
+                                       tuning::kBlockThreads, index.data());
                 WM_CUDA_CHECK(cudaMalloc(&dc.d_unit_index, index.size() * 4));
                 WM_CUDA_CHECK(cudaMemcpy(dc.d_unit_index, index.data(), index.size() * 4, cudaMemcpyHostToDevice));
             }
@@ -257,7 +255,7 @@ int main(int argc, char **argv) try {
                 q.d_hash = d_hash;
                 q.hash_mask = static_cast<uint32_t>(slots - 1);
                 q.capacity = kind == EmitKind::SetKeys ? set_cap : pos_cap;
-                q.d_count = d_count + 3 * k; // [2]: Positions holes
+                q.d_count = d_count + kCountWords * k;
                 q.d_next_unit = dynamic ? d_next_unit + k : nullptr;
                 q.d_unit_index = chunks[k].d_unit_index;
                 if (kind == EmitKind::SetKeys) WM_CUDA_CHECK(cudaMemsetAsync(d_hash, 0xff, slots * 8, st));
@@ -265,37 +263,38 @@ int main(int argc, char **argv) try {
             }
         };
         auto counted = [&](EmitKind kind) { // total records and any overflow
-            std::vector<uint32_t> h(3 * chunks.size());
-            WM_CUDA_CHECK(cudaMemsetAsync(d_count, 0, 12 * chunks.size(), st));
+            std::vector<uint32_t> h(kCountWords * chunks.size());
+            WM_CUDA_CHECK(cudaMemsetAsync(d_count, 0, 4 * kCountWords * chunks.size(), st));
             run_all(kind);
             WM_CUDA_CHECK(cudaMemcpyAsync(h.data(), d_count, h.size() * 4, cudaMemcpyDeviceToHost, st));
             WM_CUDA_CHECK(cudaStreamSynchronize(st));
             uint64_t n = 0;
             for (size_t k = 0; k < chunks.size(); ++k) {
-                if (h[3 * k] > (kind == EmitKind::SetKeys ? set_cap : pos_cap) || h[3 * k + 1])
-                    std::printf("WARNING: output overflow in chunk %zu (%u records)\n", k, h[3 * k]);
-                n += h[3 * k] - (kind == EmitKind::Positions ? h[3 * k + 2] : 0); // less the warps' unused slots
+                if (h[kCountWords * k] > (kind == EmitKind::SetKeys ? set_cap : pos_cap) || h[kCountWords * k + 1])
+                    std::printf("WARNING: output overflow in chunk %zu (%u records)\n", k, h[kCountWords * k]);
+                // less the warps' unused slots
+                n += h[kCountWords * k] - (kind == EmitKind::Positions ? h[kCountWords * k + 2] : 0);
             }
             return n;
         };
         {
-            std::vector<uint32_t> h(3 * chunks.size());
-            WM_CUDA_CHECK(cudaMemsetAsync(d_count, 0, 12 * chunks.size(), st));
+            std::vector<uint32_t> h(kCountWords * chunks.size());
+            WM_CUDA_CHECK(cudaMemsetAsync(d_count, 0, 4 * kCountWords * chunks.size(), st));
             run_all(EmitKind::SetKeys);
             WM_CUDA_CHECK(cudaMemcpyAsync(h.data(), d_count, h.size() * 4, cudaMemcpyDeviceToHost, st));
             WM_CUDA_CHECK(cudaStreamSynchronize(st));
             uint32_t most = 0;
-            for (size_t k = 0; k < chunks.size(); ++k) most = std::max(most, h[3 * k]);
+            for (size_t k = 0; k < chunks.size(); ++k) most = std::max(most, h[kCountWords * k]);
             set_cap = std::max<uint32_t>(1u << 20, most + most / 4);
             slots = ac_set_hash_slots(set_cap);
         }
         const double ms_count = median_ms([&] { run_all(EmitKind::Count); }, st);
         const double ms_set = median_ms([&] {
-            WM_CUDA_CHECK(cudaMemsetAsync(d_count, 0, 12 * chunks.size(), st));
+            WM_CUDA_CHECK(cudaMemsetAsync(d_count, 0, 4 * kCountWords * chunks.size(), st));
             run_all(EmitKind::SetKeys);
         }, st);
         const double ms_pos = median_ms([&] {
-            WM_CUDA_CHECK(cudaMemsetAsync(d_count, 0, 12 * chunks.size(), st));
+            WM_CUDA_CHECK(cudaMemsetAsync(d_count, 0, 4 * kCountWords * chunks.size(), st));
             run_all(EmitKind::Positions);
         }, st);
         const uint64_t n_pos = counted(EmitKind::Positions), n_set = counted(EmitKind::SetKeys);

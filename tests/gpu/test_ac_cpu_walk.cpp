@@ -333,9 +333,7 @@ TEST(UnitIndex, EveryTileFoundAmongItsUnitsSegments) {
         for (uint32_t unit_tiles : {1u, 3u, 8u, 256u}) {
             const uint32_t units = (c.tiles + unit_tiles - 1) / unit_tiles;
             std::vector<uint32_t> index(units + 1, ~0u);
-            for (uint32_t k = 0; k < nsegs; ++k)
-                unit_index_from_segment(k, c.segs[k].tile_begin, k + 1 < nsegs ? c.segs[k + 1].tile_begin : c.tiles,
-                                        c.tiles, unit_tiles, index.data());
+            unit_index_of_segments(c.segs.data(), nsegs, c.tiles, unit_tiles, index.data());
             for (uint32_t u = 0; u <= units; ++u)
                 ASSERT_EQ(index[u], find_segment(c.segs.data(), nsegs, std::min(u * unit_tiles, c.tiles - 1)))
                     << "round " << round << ", unit " << u << " of " << unit_tiles << " tiles";
