@@ -62,6 +62,7 @@ template <EmitKind KIND, typename StateT, uint32_t NG, uint32_t BLOCK, uint32_t 
         // SetKeys: the payloads of the unit's first and last tile when they
         // have tiles in other units too (else kNoPayload): flush_set()
         uint32_t shared_payload[2];
+        uint32_t set_first; // SetKeys: the payload of the unit's first tile (level-1 keys count from it)
     };
     static_assert(sizeof(TempStorage) <= 48 * 1024, "static shared memory over 48 KB");
     // Dynamic shared memory at most (ac_dispatch.cu sizes it): the Set table,
@@ -77,13 +78,13 @@ template <EmitKind KIND, typename StateT, uint32_t NG, uint32_t BLOCK, uint32_t 
     const ScanParams &p;
     uint32_t *s_counters;        // Count, kCountDirect: num_patterns entries; kCountHashed: kCountHashSlots
                                  // pattern ids (kEmptyPattern: free), then as many counts
-    unsigned long long *s_hash;  // SetKeys: kSetHashSlots entries
+    uint32_t *s_hash;            // SetKeys: kSetHashSlots level-1 keys (ac_set_keys.h)
     uint32_t out_staged = 0;     // Positions: records in this warp's tmp.out (warp-uniform)
     uint32_t slab_next = 0, slab_left = 0; // Positions: the warp's reserved, unwritten output slots (warp-uniform)
 
     // dyn: [in] dynamic shared memory (Count counters or the SetKeys table).
     __device__ AcAgent(TempStorage &t, const ScanParams &params, uint32_t *dyn)
-        : tmp(t), p(params), s_counters(dyn), s_hash(reinterpret_cast<unsigned long long *>(dyn)) {}
+        : tmp(t), p(params), s_counters(dyn), s_hash(dyn) {}
 
     // SetKeys: appends the unit's distinct keys to the output and empties the
     // shared table. Only a key of a payload with tiles in other units too (at
@@ -94,20 +95,41 @@ template <EmitKind KIND, typename StateT, uint32_t NG, uint32_t BLOCK, uint32_t 
     // chunk's table is far bigger than L2, and the block waits at the unit's
     // end on each CAS). A warp reserves its keys' output slots with one atomic.
     __device__ void flush_set() {
-        static_assert(tuning::kSetHashSlots % BLOCK == 0, "every lane of a warp takes part in each round");
+        // Four slots per lane and round (one 16-byte load and store): a
+        // sparse table of 1024 slots is one round, not four.
+        constexpr uint32_t kPerLane = 4;
+        static_assert(tuning::kSetHashSlots % (BLOCK * kPerLane) == 0, "every lane of a warp takes part in each round");
         const uint32_t shared_lo = tmp.shared_payload[0], shared_hi = tmp.shared_payload[1];
-        for (uint32_t j = threadIdx.x; j < tuning::kSetHashSlots; j += BLOCK) {
-            const unsigned long long key = s_hash[j];
-            bool append = false;
-            if (key != kEmptyKey) {
-                s_hash[j] = kEmptyKey;
-                const uint32_t payload = static_cast<uint32_t>(key >> 32);
-                append = (payload != shared_lo && payload != shared_hi) ||
-                         set_global_claim<tuning::kSetGlobalProbes>(key, p.d_hash, p.hash_mask, p.d_count);
+        const uint32_t first = tmp.set_first, bits = set_pattern_bits(p.view.num_patterns);
+        const uint32_t lane = threadIdx.x & 31;
+        for (uint32_t j = threadIdx.x * kPerLane; j < tuning::kSetHashSlots; j += BLOCK * kPerLane) {
+            uint4 *slots = reinterpret_cast<uint4 *>(&s_hash[j]);
+            const uint4 v = *slots;
+            const uint32_t k[kPerLane] = {v.x, v.y, v.z, v.w};
+            bool append[kPerLane];
+            uint32_t n = 0;
+            WM_UNROLL for (uint32_t q = 0; q < kPerLane; ++q) {
+                append[q] = false;
+                if (k[q] != kEmptySetSlot) {
+                    const unsigned long long key = set_full_key(k[q], first, bits);
+                    const uint32_t payload = static_cast<uint32_t>(key >> 32);
+                    append[q] = (payload != shared_lo && payload != shared_hi) ||
+                                set_global_claim<tuning::kSetGlobalProbes>(key, p.d_hash, p.hash_mask, p.d_count);
+                }
+                n += append[q];
             }
-            const uint32_t mask = __ballot_sync(~0u, append);
-            const uint32_t idx = reserve_warp_slots(__popc(mask)) + __popc(mask & lanemask_lt());
-            if (append && idx < p.capacity) p.d_keys[idx] = key;
+            if ((v.x & v.y & v.z & v.w) != kEmptySetSlot) *slots = make_uint4(~0u, ~0u, ~0u, ~0u);
+            uint32_t incl = n; // inclusive scan of the lanes' key counts
+            WM_UNROLL for (uint32_t d = 1; d < 32; d <<= 1) {
+                const uint32_t t = __shfl_up_sync(~0u, incl, d);
+                if (lane >= d) incl += t;
+            }
+            uint32_t idx = reserve_warp_slots(__shfl_sync(~0u, incl, 31)) + incl - n;
+            WM_UNROLL for (uint32_t q = 0; q < kPerLane; ++q)
+                if (append[q]) {
+                    if (idx < p.capacity) p.d_keys[idx] = set_full_key(k[q], first, bits);
+                    ++idx;
+                }
         }
     }
 
@@ -197,7 +219,8 @@ template <EmitKind KIND, typename StateT, uint32_t NG, uint32_t BLOCK, uint32_t 
             const unsigned long long key = (static_cast<unsigned long long>(payload) << 32) | pattern;
             if (key == last_key) return; // a thread's repeats cost no atomics at all
             last_key = key;
-            if (!set_shared_insert<tuning::kSetHashSlots, tuning::kSetHashProbes>(key, s_hash))
+            const uint32_t k = set_unit_key(payload, pattern, tmp.set_first, set_pattern_bits(p.view.num_patterns));
+            if (k == kEmptySetSlot || !set_shared_insert<tuning::kSetHashSlots, tuning::kSetHashProbes>(k, s_hash))
                 set_global_insert<tuning::kSetGlobalProbes>(key, p.d_hash, p.hash_mask, p.d_keys, p.capacity, p.d_count);
         } else {
             if (p.count_counters == kCountDirect) atomicAdd(&s_counters[pattern], 1u);
@@ -346,7 +369,7 @@ template <EmitKind KIND, typename StateT, uint32_t NG, uint32_t BLOCK, uint32_t 
             for (uint32_t i = threadIdx.x; i < tuning::kCountHashSlots; i += BLOCK)
                 s_counters[i] = kEmptyPattern, s_counters[tuning::kCountHashSlots + i] = 0;
         if constexpr (KIND == EmitKind::SetKeys)
-            for (uint32_t i = threadIdx.x; i < tuning::kSetHashSlots; i += BLOCK) s_hash[i] = kEmptyKey;
+            for (uint32_t i = threadIdx.x; i < tuning::kSetHashSlots; i += BLOCK) s_hash[i] = kEmptySetSlot;
         __syncthreads();
 
         const uint32_t num_tiles = p.d_num_tiles ? *p.d_num_tiles : p.num_tiles;
@@ -379,6 +402,7 @@ template <EmitKind KIND, typename StateT, uint32_t NG, uint32_t BLOCK, uint32_t 
             if (threadIdx.x == 0) {
                 tmp.lo = (tb > tuning::kStageBefore ? tb - tuning::kStageBefore : 0) & ~15u;
                 tmp.shared_payload[0] = sg.tile_begin < tile ? sg.payload : kNoPayload;
+                tmp.set_first = sg.payload; // every payload of the unit's tiles is at or after it
             }
             if (tile == last) {
                 tmp.hi = min(sg.data_end, te + v.key_len); // and its run-out

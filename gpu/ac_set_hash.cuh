@@ -3,7 +3,8 @@
 // the end Count's shared (pattern, count) table, which works like level 1:
 //   1. a small open-addressing table in shared memory per block and work unit
 //      absorbs the repeats (real traffic: ~0.3 matches per byte, most of them
-//      the same few rules again and again in one payload);
+//      the same few rules again and again in one payload); its keys are 32
+//      bits, relative to the unit's first payload (ac_set_keys.h);
 //   2. at the end of the unit each distinct key of a payload that other units
 //      share goes into a chunk-wide table in global memory (2x the output
 //      capacity, so probing stays short), and only a key inserted for the
@@ -16,6 +17,8 @@
 // d_count[1]; the host then grows the buffers and rescans (never a silent
 // drop). The bound keeps an overflowing chunk from probing a full table.
 #pragma once
+
+#include "gpu/ac_set_keys.h"
 
 #include <cstdint>
 
@@ -55,15 +58,16 @@ __device__ inline void set_global_insert(unsigned long long key, unsigned long l
     if (idx < capacity) d_keys[idx] = key;
 }
 
-// Inserts `key` into the block's shared table s_hash[SLOTS]; returns false when
-// PROBES slots were taken by other keys (the caller inserts globally instead).
+// Inserts level-1 key `key` into the block's shared table s_hash[SLOTS];
+// returns false when PROBES slots were taken by other keys (the caller
+// inserts globally instead).
 template <uint32_t SLOTS, uint32_t PROBES>
-__device__ inline bool set_shared_insert(unsigned long long key, unsigned long long *s_hash) {
-    static_assert((SLOTS & (SLOTS - 1)) == 0, "SLOTS is a power of two");
-    uint32_t h = set_hash(key) & (SLOTS - 1);
+__device__ inline bool set_shared_insert(uint32_t key, uint32_t *s_hash) {
+    static_assert((SLOTS & (SLOTS - 1)) == 0 && SLOTS <= (1u << 16), "SLOTS is a power of two, at most 2^16");
+    uint32_t h = (key * 0x9E3779B1u) >> 16 & (SLOTS - 1);
     for (uint32_t probe = 0; probe < PROBES; ++probe) {
-        const unsigned long long prev = atomicCAS(&s_hash[h], kEmptyKey, key);
-        if (prev == kEmptyKey || prev == key) return true;
+        const uint32_t prev = atomicCAS(&s_hash[h], kEmptySetSlot, key);
+        if (prev == kEmptySetSlot || prev == key) return true;
         h = (h + 1) & (SLOTS - 1);
     }
     return false;

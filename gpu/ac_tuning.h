@@ -45,13 +45,20 @@ constexpr uint32_t kStageBefore = 64;
 constexpr uint32_t kKeyBytes = 16;
 // Dense-row budget over all groups (H100 L2 is 50 MB, H200 60 MB).
 constexpr size_t kDenseBudgetBytes = 24u << 20;
-// Set mode: shared-memory dedupe table per block (slots of 8 bytes, power of
-// two) and the linear-probe limit before a key goes straight to the global table.
-// 512 (4 KB) fits kSmemPerSmBytes; 256 left 3k patterns 4% faster (164 KB
-// carveout) and the full ET set 6% slower (more keys to the global table, run 109).
-constexpr uint32_t kSetHashSlots = 512;
+// Set mode: shared-memory dedupe table per block (slots of 4 bytes: keys
+// relative to the unit's first payload, ac_set_hash.cuh; power of two) and
+// the linear-probe limit before a key goes straight to the global table.
+// 4 KB fits kSmemPerSmBytes. 256 8-byte slots against 512 had left 3k
+// patterns 4% faster and the full ET set 6% slower (run 109); with 512, 16% of
+// the full set's units on zeek payloads had more distinct keys than slots
+// (p95 1,106 keys), 22% of the keys going to the global table, and each
+// repeat of such a key probing 16 slots before its global CAS; with 1024,
+// 5% of units and 6% of keys (a CPU count). 1024 4-byte slots against 512
+// 8-byte ones, the flush four slots per lane: Set on the full ET set +12%,
+// 1k and 3k patterns -1% (H100, runs 142-143).
+constexpr uint32_t kSetHashSlots = 1024;
 constexpr uint32_t kSetHashProbes = 16;
-constexpr size_t kSetHashBytes = size_t{kSetHashSlots} * sizeof(unsigned long long); // dynamic shared memory
+constexpr size_t kSetHashBytes = size_t{kSetHashSlots} * sizeof(uint32_t); // dynamic shared memory
 // Count mode past kCountHashSlots * 2 patterns (per-pattern shared counters
 // below): a shared table of (pattern, count) slots per block, flushed into the
 // totals per unit; a pattern that finds no slot in kCountHashProbes adds to

@@ -6,6 +6,7 @@
 // bits above end_bit are zero) over real ChunkPlanner chunks, and the result
 // must be strictly sorted by (payload, pattern) and equal the dedup of all hits.
 #include "gpu/ac_plan.h"
+#include "gpu/ac_set_keys.h"
 #include "gpu/ac_set_order.h"
 #include "reference.h"
 
@@ -118,4 +119,31 @@ TEST(SetOrder, SortedChunksJoinToSortedDedup) {
         ASSERT_TRUE(out == want) << "seed " << seed << " split " << split;
     }
     EXPECT_GT(split_cases, 50); // the planner really split payloads across chunks
+}
+
+TEST(SetUnitKeys, RoundTripAndRefuseWhatDoesNotFit) {
+    // The Set kernel's shared table holds (payload - unit's first payload,
+    // pattern) in 32 bits: every pattern id of the set and every payload
+    // offset below the field's top value come back whole; the top offset and
+    // beyond are refused (they go to the global table), so a key is never
+    // the empty slot.
+    std::mt19937 rng(5);
+    for (uint32_t patterns : {1u, 2u, 3u, 1000u, 17918u, 1u << 20, (1u << 20) + 1, 1u << 30}) {
+        const uint32_t bits = set_pattern_bits(patterns);
+        ASSERT_GE(bits, 1u);
+        ASSERT_LE(bits, 30u);
+        ASSERT_LE(uint64_t{patterns} - 1, (uint64_t{1} << bits) - 1) << patterns << " patterns";
+        if (patterns > 2) ASSERT_GT(uint64_t{patterns} - 1, (uint64_t{1} << (bits - 1)) - 1) << "bits are not minimal";
+        const uint32_t top = ~0u >> bits; // first offset refused
+        for (int i = 0; i < 2000; ++i) {
+            const uint32_t first = rng(), pattern = rng() % patterns;
+            const uint32_t rel = i % 4 == 0 ? top - 1 - rng() % 2 : rng() % top;
+            const uint32_t k = set_unit_key(first + rel, pattern, first, bits);
+            ASSERT_NE(k, kEmptySetSlot);
+            ASSERT_EQ(set_full_key(k, first, bits), set_key(first + rel, pattern)) << patterns << " patterns";
+        }
+        const uint32_t first = rng();
+        EXPECT_EQ(set_unit_key(first + top, 0, first, bits), kEmptySetSlot);
+        EXPECT_EQ(set_unit_key(first - 1, 0, first, bits), kEmptySetSlot); // before the unit: never, refused
+    }
 }
