@@ -106,16 +106,15 @@ template <EmitKind KIND, typename StateT, uint32_t NG, uint32_t BLOCK, uint32_t 
             uint4 *slots = reinterpret_cast<uint4 *>(&s_hash[j]);
             const uint4 v = *slots;
             const uint32_t k[kPerLane] = {v.x, v.y, v.z, v.w};
+            unsigned long long key[kPerLane];
             bool append[kPerLane];
             uint32_t n = 0;
             WM_UNROLL for (uint32_t q = 0; q < kPerLane; ++q) {
-                append[q] = false;
-                if (k[q] != kEmptySetSlot) {
-                    const unsigned long long key = set_full_key(k[q], first, bits);
-                    const uint32_t payload = static_cast<uint32_t>(key >> 32);
-                    append[q] = (payload != shared_lo && payload != shared_hi) ||
-                                set_global_claim<tuning::kSetGlobalProbes>(key, p.d_hash, p.hash_mask, p.d_count);
-                }
+                key[q] = set_full_key(k[q], first, bits);
+                const uint32_t payload = static_cast<uint32_t>(key[q] >> 32);
+                append[q] = k[q] != kEmptySetSlot &&
+                            ((payload != shared_lo && payload != shared_hi) ||
+                             set_global_claim<tuning::kSetGlobalProbes>(key[q], p.d_hash, p.hash_mask, p.d_count));
                 n += append[q];
             }
             if ((v.x & v.y & v.z & v.w) != kEmptySetSlot) *slots = make_uint4(~0u, ~0u, ~0u, ~0u);
@@ -127,7 +126,7 @@ template <EmitKind KIND, typename StateT, uint32_t NG, uint32_t BLOCK, uint32_t 
             uint32_t idx = reserve_warp_slots(__shfl_sync(~0u, incl, 31)) + incl - n;
             WM_UNROLL for (uint32_t q = 0; q < kPerLane; ++q)
                 if (append[q]) {
-                    if (idx < p.capacity) p.d_keys[idx] = set_full_key(k[q], first, bits);
+                    if (idx < p.capacity) p.d_keys[idx] = key[q];
                     ++idx;
                 }
         }

@@ -58,13 +58,19 @@ __device__ inline void set_global_insert(unsigned long long key, unsigned long l
     if (idx < capacity) d_keys[idx] = key;
 }
 
+// First probe slot of a 32-bit key in a shared table of SLOTS (a power of
+// two, at most 2^16) slots: Fibonacci hashing, bits 16 and up.
+template <uint32_t SLOTS> __device__ inline uint32_t shared_slot(uint32_t key) {
+    static_assert((SLOTS & (SLOTS - 1)) == 0 && SLOTS <= (1u << 16), "SLOTS is a power of two, at most 2^16");
+    return (key * 0x9E3779B1u) >> 16 & (SLOTS - 1);
+}
+
 // Inserts level-1 key `key` into the block's shared table s_hash[SLOTS];
 // returns false when PROBES slots were taken by other keys (the caller
 // inserts globally instead).
 template <uint32_t SLOTS, uint32_t PROBES>
 __device__ inline bool set_shared_insert(uint32_t key, uint32_t *s_hash) {
-    static_assert((SLOTS & (SLOTS - 1)) == 0 && SLOTS <= (1u << 16), "SLOTS is a power of two, at most 2^16");
-    uint32_t h = (key * 0x9E3779B1u) >> 16 & (SLOTS - 1);
+    uint32_t h = shared_slot<SLOTS>(key);
     for (uint32_t probe = 0; probe < PROBES; ++probe) {
         const uint32_t prev = atomicCAS(&s_hash[h], kEmptySetSlot, key);
         if (prev == kEmptySetSlot || prev == key) return true;
@@ -82,8 +88,7 @@ constexpr uint32_t kEmptyPattern = ~0u; // a free slot of the Count table
 // a plain read that sees another pattern is final.
 template <uint32_t SLOTS, uint32_t PROBES>
 __device__ inline bool count_shared_add(uint32_t pattern, uint32_t *s_table) {
-    static_assert((SLOTS & (SLOTS - 1)) == 0, "SLOTS is a power of two");
-    uint32_t h = (pattern * 0x9E3779B1u) >> 16 & (SLOTS - 1); // SLOTS <= 2^16
+    uint32_t h = shared_slot<SLOTS>(pattern);
     for (uint32_t probe = 0; probe < PROBES; ++probe) {
         uint32_t k = s_table[h];
         if (k == kEmptyPattern) {
