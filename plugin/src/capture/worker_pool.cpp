@@ -63,16 +63,20 @@ void WorkerPool::run(size_t n, const std::function<void(size_t)> &fn) {
     const size_t threads = std::min(n, workers_.size() + 1);
     std::fill(errors_.begin(), errors_.end(), nullptr);
     next_.store(threads);
-    job_size_ = n; // read by workers only after the lock below hands them the job
-    if (threads > 1) {
-        {
-            std::lock_guard<std::mutex> lock(mu_);
+    {
+        // Under the lock even for a job of one: a worker that an earlier run
+        // of fewer jobs than threads did not need may only now wake and read
+        // job_size_ (ThreadSanitizer caught the race; runs that small come
+        // from windows of a few bytes or windows that stop short).
+        std::lock_guard<std::mutex> lock(mu_);
+        job_size_ = n;
+        if (threads > 1) {
             job_ = &fn;
             pending_ = threads - 1;
             ++generation_;
         }
-        start_.notify_all();
     }
+    if (threads > 1) start_.notify_all();
     run_from(0, fn);
     if (threads > 1) {
         std::unique_lock<std::mutex> lock(mu_);
