@@ -23,6 +23,10 @@ namespace wm::gpu {
 
 enum class EmitKind { Positions, SetKeys, Count };
 
+// Words of ScanParams::d_count a kind's launch reads back: [0] records,
+// [1] Set overflow, and for Positions [2] holes.
+constexpr uint32_t scan_count_words(EmitKind kind) { return kind == EmitKind::Positions ? 3 : 2; }
+
 // Where a Count block accumulates before adding to the global totals
 // (ac_prepare_kernels picks): per-pattern counters in shared memory while they
 // take no more room than the Set table (occupancy stays Set's); past that a

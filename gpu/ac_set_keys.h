@@ -2,7 +2,8 @@
 // host-safe, so the CPU tests check the packing the kernel uses.
 #pragma once
 
-#include "gpu/ac_plan.h" // WM_HD
+#include "gpu/ac_blob.h"  // kOutIdMask
+#include "gpu/ac_scope.h" // WM_HD, significant_bits
 
 #include <cstdint>
 
@@ -16,14 +17,11 @@ namespace wm::gpu {
 // value is left out.
 constexpr uint32_t kEmptySetSlot = ~0u;
 
-// Bits of a level-1 key's pattern field for num_patterns patterns (1..30).
+// Bits of a level-1 key's pattern field for num_patterns patterns: those of
+// the largest pattern id, 1 to 30 (a blob holds at most 2^30 patterns).
+static_assert(kOutIdMask == (1u << 30) - 1, "pattern ids fit 30 bits");
 WM_HD inline uint32_t set_pattern_bits(uint32_t num_patterns) {
-    const uint32_t m = num_patterns > 2 ? num_patterns - 1 : 1; // the largest pattern id, at least 1
-#ifdef __CUDA_ARCH__
-    const uint32_t b = 32 - __clz(m);
-#else
-    const uint32_t b = 32 - __builtin_clz(m);
-#endif
+    const uint32_t b = significant_bits(num_patterns > 2 ? num_patterns - 1 : 1);
     return b < 30 ? b : 30;
 }
 

@@ -227,7 +227,7 @@ int main(int argc, char **argv) try {
         size_t slots = ac_set_hash_slots(set_cap);
         WM_CUDA_CHECK(cudaMalloc(&d_out, size_t{pos_cap} * sizeof(Match)));
         WM_CUDA_CHECK(cudaMalloc(&d_hash, slots * 8));
-        constexpr size_t kCountWords = 3; // per chunk: ScanParams::d_count (records, Set overflow, Positions holes)
+        constexpr size_t kCountWords = scan_count_words(EmitKind::Positions); // per chunk, the most any kind reads
         WM_CUDA_CHECK(cudaMalloc(&d_count, 4 * kCountWords * chunks.size()));
         uint32_t *d_next_unit = nullptr; // one counter per chunk, zeroed before each pass
         WM_CUDA_CHECK(cudaMalloc(&d_next_unit, 4 * chunks.size()));

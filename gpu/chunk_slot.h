@@ -76,7 +76,7 @@ struct ChunkSlot {
     uint32_t sort_n = 0;                    //   and the sort's length (keys, then kSortPadKey)
     PinnedHostArray<Match> h_out;           // pinned results (Match or keys), host_out()
     uint32_t *d_count = nullptr, *h_count = nullptr; // [0] records, [1] Set table failures,
-                                                     // [2] keys kept by the scope filter,
+                                                     // [2] keys kept by the scope filter (Set pairs) or Positions holes,
                                                      // [3] (device) tiles of a whole-payload run,
                                                      // [4] (device) the kernel's next unit
     uint32_t *d_unit_index = nullptr;       // a whole-payload run's unit index (ScanParams::d_unit_index)

@@ -124,8 +124,8 @@ void CudaMatcher::run_kernel(ChunkSlot &s, EmitKind kind) {
     p.d_next_unit = s.d_count + 4;
     p.d_unit_index = s.chunk.whole_run ? s.d_unit_index : nullptr; // built with the run's segments
     WM_CUDA_CHECK(cudaMemsetAsync(p.d_next_unit, 0, sizeof(uint32_t), s.stream));
-    if (kind != EmitKind::Count) // [2]: Positions holes
-        WM_CUDA_CHECK(cudaMemsetAsync(s.d_count, 0, (kind == EmitKind::Positions ? 3 : 2) * sizeof(uint32_t), s.stream));
+    if (kind != EmitKind::Count)
+        WM_CUDA_CHECK(cudaMemsetAsync(s.d_count, 0, scan_count_words(kind) * sizeof(uint32_t), s.stream));
     if (kind == EmitKind::SetKeys) // all kEmptyKey (~0)
         WM_CUDA_CHECK(cudaMemsetAsync(s.d_hash, 0xff, s.hash_slots * sizeof(unsigned long long), s.stream));
     ac_dispatch_scan(kind, p, dev_, s.stream);
@@ -135,8 +135,8 @@ void CudaMatcher::run_kernel(ChunkSlot &s, EmitKind kind) {
 void CudaMatcher::launch(ChunkSlot &s, EmitKind kind) {
     run_kernel(s, kind);
     trace_.gpu(traced(s), ChunkTrace::kScanned, s.stream);
-    const size_t words = kind == EmitKind::Positions ? 3 : 2; // [2]: Positions holes
-    WM_CUDA_CHECK(cudaMemcpyAsync(s.h_count, s.d_count, words * sizeof(uint32_t), cudaMemcpyDeviceToHost, s.stream));
+    WM_CUDA_CHECK(cudaMemcpyAsync(s.h_count, s.d_count, scan_count_words(kind) * sizeof(uint32_t),
+                                  cudaMemcpyDeviceToHost, s.stream));
 }
 
 void CudaMatcher::sync_slots() {
