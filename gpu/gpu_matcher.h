@@ -17,6 +17,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <stdexcept>
 #include <string>
@@ -107,7 +108,8 @@ class GpuError : public std::runtime_error {
 // non-null) says why: "built without CUDA support", no device, driver too old...
 bool gpu_usable(int device, std::string *reason);
 
-struct FlatScopes; // ac_scope.h
+struct FlatScopes;     // ac_scope.h
+struct PositionsChunk; // positions_chunk.h
 
 class GpuMatcher {
   public:
@@ -124,6 +126,15 @@ class GpuMatcher {
     // the configured capacity, two chunks in flight on separate streams).
     // Appends to `out` (out is cleared first).
     virtual void scan(const BatchView &batch, OutputMode mode, std::vector<Match> &out) = 0;
+
+    // Positions mode chunk by chunk: sink(chunk) once per internal chunk that
+    // has matches, in payload order (a payload split across chunks has its
+    // earlier ends in the earlier chunk), on the calling thread while later
+    // chunks are on the device. The chunk's keys or records live in the
+    // matcher's pinned memory and are valid only during the call. What
+    // scan(Positions) returns is the chunks' matches concatenated. An
+    // exception from sink drops the batch's remaining chunks and propagates.
+    virtual void scan_positions(const BatchView &batch, const std::function<void(const PositionsChunk &)> &sink) = 0;
 
     // Per-pattern occurrence counts (same occurrences scan(Positions) reports).
     // per_pattern is resized to the pattern count and overwritten.

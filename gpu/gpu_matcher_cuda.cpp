@@ -13,6 +13,7 @@
 #include "gpu/ac_set_order.h"
 #include "gpu/cuda_matcher.h"
 #include "gpu/gpu_testing.h"
+#include "gpu/positions_chunk.h"
 #include "gpu/pinned_host.h"
 
 #include <algorithm>
@@ -27,6 +28,7 @@ namespace {
 
 std::atomic<size_t> g_initial_output_capacity{0};
 std::atomic<size_t> g_max_chunk_bytes{0};
+std::atomic<size_t> g_fail_positions_chunk{0}; // testing::fail_positions_chunk
 
 } // namespace
 
@@ -150,43 +152,45 @@ unsigned long long *CudaMatcher::sorted_keys(ChunkSlot &s, unsigned long long *k
     return ac_sort_keys(keys, alt, n, set_sort_end_bit(max_payload), s.d_sort_tmp, s.sort_tmp_bytes, s.stream);
 }
 
-void CudaMatcher::finish(ChunkSlot &s, OutputMode mode, const BatchView &batch, std::vector<Match> &out) {
-    const EmitKind kind = mode == OutputMode::Set ? EmitKind::SetKeys : EmitKind::Positions;
-    const uint32_t n = collect(s, [&](ChunkSlot &c) { launch(c, kind); }); // output slots the kernel took
-    const uint32_t holes = mode == OutputMode::Positions ? s.h_count[2] : 0; // of them, unused (kHolePattern)
-    const uint32_t found = n - holes;
-    PositionsKeyCodec codec;
-    bool keyed = false; // Positions packed into sorted keys (ac_positions_order.h)
+void CudaMatcher::finish_set(ChunkSlot &s, std::vector<Match> &out) {
+    const uint32_t n = collect(s, [&](ChunkSlot &c) { launch(c, EmitKind::SetKeys); }); // distinct keys
+    if (n > 0) { // sort them (ac_set_hash.cuh), the table is spent
+        const unsigned long long *src = sorted_keys(s, reinterpret_cast<unsigned long long *>(s.d_matches), s.d_hash, n);
+        WM_CUDA_CHECK(cudaMemcpyAsync(s.host_out(), src, size_t{n} * sizeof(unsigned long long), cudaMemcpyDeviceToHost,
+                                      s.stream));
+        WM_CUDA_CHECK(cudaStreamSynchronize(s.stream));
+        // distinct, sorted by (payload, pattern)
+        append_set_keys(reinterpret_cast<const unsigned long long *>(s.h_out.get()), n, out);
+    }
+    s.busy = false;
+}
+
+void CudaMatcher::finish_positions(ChunkSlot &s, const BatchView &batch,
+                                   const std::function<void(const PositionsChunk &)> &sink) {
+    const uint32_t n = collect(s, [&](ChunkSlot &c) { launch(c, EmitKind::Positions); }); // output slots the kernel took
+    const uint32_t found = n - s.h_count[2]; // of them, unused: holes (kHolePattern)
+    PositionsChunk c;
     if (found > 0) {
         const void *src = s.d_matches;
         size_t rec = sizeof(Match);
-        if (mode == OutputMode::Set) { // distinct keys (ac_set_hash.cuh): sort them, the table is spent
-            rec = sizeof(unsigned long long);
-            src = sorted_keys(s, reinterpret_cast<unsigned long long *>(s.d_matches), s.d_hash, n);
-        } else if (n > 1 && positions_key_codec(d_view_.num_patterns, s.chunk.first_payload, s.chunk.last_payload,
-                                                chunk_max_end(s.chunk, batch.offsets), &codec)) {
+        c.count = n;
+        if (n > 1 && positions_key_codec(d_view_.num_patterns, s.chunk.first_payload, s.chunk.last_payload,
+                                         chunk_max_end(s.chunk, batch.offsets), &c.codec)) {
             // d_hash has room for 2 x capacity keys: the keys, then the sort's other buffer;
             // the holes' keys sort last and are not copied back
-            keyed = true;
             rec = sizeof(unsigned long long);
-            ac_pack_positions(s.d_matches, n, codec, s.d_hash, s.stream);
-            src = ac_sort_keys(s.d_hash, s.d_hash + s.capacity, n, static_cast<int>(codec.sort_bits()), s.d_sort_tmp,
+            c.count = found;
+            ac_pack_positions(s.d_matches, n, c.codec, s.d_hash, s.stream);
+            src = ac_sort_keys(s.d_hash, s.d_hash + s.capacity, n, static_cast<int>(c.codec.sort_bits()), s.d_sort_tmp,
                                s.sort_tmp_bytes, s.stream);
         }
-        const uint32_t copied = keyed ? found : n;
-        WM_CUDA_CHECK(cudaMemcpyAsync(s.host_out(), src, size_t{copied} * rec, cudaMemcpyDeviceToHost, s.stream));
+        WM_CUDA_CHECK(cudaMemcpyAsync(s.host_out(), src, size_t{c.count} * rec, cudaMemcpyDeviceToHost, s.stream));
         WM_CUDA_CHECK(cudaStreamSynchronize(s.stream));
-    }
-    const Match *h = found > 0 ? s.h_out.get() : nullptr;
-    const auto *keys = reinterpret_cast<const unsigned long long *>(h);
-    if (keyed) { // sorted by (payload, end, pattern)
-        const size_t base = out.size();
-        out.resize(base + found);
-        for (uint32_t i = 0; i < found; ++i) out[base + i] = codec.decode(keys[i]);
-    } else if (mode == OutputMode::Positions && found > 0) {
-        std::copy_if(h, h + n, std::back_inserter(out), [](const Match &m) { return m.pattern != kHolePattern; });
-    } else if (mode == OutputMode::Set) { // distinct, sorted by (payload, pattern)
-        append_set_keys(keys, n, out);
+        if (g_fail_positions_chunk.load() && --g_fail_positions_chunk == 0)
+            throw GpuError("injected failure of a Positions chunk (testing::fail_positions_chunk)");
+        if (rec == sizeof(Match)) c.records = s.h_out.get();
+        else c.keys = reinterpret_cast<const unsigned long long *>(s.h_out.get());
+        sink(c);
     }
     s.busy = false;
 }
@@ -205,15 +209,28 @@ void CudaMatcher::drop_after_failure() {
 
 void CudaMatcher::scan(const BatchView &batch, OutputMode mode, std::vector<Match> &out) {
     out.clear();
+    if (mode == OutputMode::Positions) {
+        scan_positions(batch, [&](const PositionsChunk &c) { c.append_to(out); });
+        return;
+    }
     if (batch.count == 0 || d_view_.num_groups == 0) return;
     WM_CUDA_CHECK(cudaSetDevice(opts_.device));
     finish_pending_chunks(); // the slots are this call's now
-    const EmitKind kind = mode == OutputMode::Set ? EmitKind::SetKeys : EmitKind::Positions;
     const bool split = run_chunks(
-        batch, [&](ChunkSlot &s) { launch(s, kind); }, [&](ChunkSlot &s) { finish(s, mode, batch, out); }, nullptr, true);
+        batch, [&](ChunkSlot &s) { launch(s, EmitKind::SetKeys); }, [&](ChunkSlot &s) { finish_set(s, out); }, nullptr,
+        true);
     // Chunks come back sorted, in payload order; a payload spanning chunks
     // may repeat a pair and break the order at the boundary.
-    if (mode == OutputMode::Set) join_set_chunks(out, split);
+    join_set_chunks(out, split);
+}
+
+void CudaMatcher::scan_positions(const BatchView &batch, const std::function<void(const PositionsChunk &)> &sink) {
+    if (batch.count == 0 || d_view_.num_groups == 0) return;
+    WM_CUDA_CHECK(cudaSetDevice(opts_.device));
+    finish_pending_chunks(); // the slots are this call's now
+    run_chunks(
+        batch, [&](ChunkSlot &s) { launch(s, EmitKind::Positions); },
+        [&](ChunkSlot &s) { finish_positions(s, batch, sink); }, nullptr, true);
 }
 
 void CudaMatcher::count(const BatchView &batch, std::vector<uint64_t> &per_pattern) {
@@ -292,6 +309,7 @@ std::unique_ptr<GpuMatcher> GpuMatcher::create(const std::vector<Literal> &patte
 
 void testing::set_initial_output_capacity(size_t records) { g_initial_output_capacity = records; }
 void testing::set_max_chunk_bytes(size_t bytes) { g_max_chunk_bytes = bytes; }
+void testing::fail_positions_chunk(size_t nth) { g_fail_positions_chunk = nth; }
 bool testing::is_page_locked(const void *p, size_t bytes) {
     return detail::is_pinned(static_cast<const uint8_t *>(p), bytes);
 }

@@ -15,6 +15,11 @@ void set_initial_output_capacity(size_t records);
 // When non-zero, matchers created afterwards cut batches into chunks of at
 // most this many bytes instead of tuning::kMaxChunkBytes (pipeline studies).
 void set_max_chunk_bytes(size_t bytes);
+// When non-zero, the next Positions chunk of that number (1: the next one),
+// of any matcher, fails as a CUDA error would (GpuError) just before its
+// matches reach the caller: tests of what a failure mid-batch delivers.
+void fail_positions_chunk(size_t nth);
+
 // Whether [p, p + bytes) starts and ends in page-locked host memory (what
 // the matcher checks before copying a batch straight from it).
 bool is_page_locked(const void *p, size_t bytes);

@@ -114,7 +114,8 @@ enum class Delivery { Callback, SetArray, SetPipelined };
 
 Result run_scanners(const wm_ruleset_t *rs, const Corpus &c, const Batches &b, int backend, int mode,
                     int threads, const std::string &name, int repeats, bool pinned = false,
-                    Delivery delivery = Delivery::Callback, int depth = WM_SET_PIPELINE_DEPTH) {
+                    Delivery delivery = Delivery::Callback, int depth = WM_SET_PIPELINE_DEPTH,
+                    unsigned cpu_threads = 1) {
     Result r{name};
     std::vector<wm_scanner_t *> sc(threads, nullptr);
     for (auto &s : sc) {
@@ -122,6 +123,7 @@ Result run_scanners(const wm_ruleset_t *rs, const Corpus &c, const Batches &b, i
         wm_scanner_options_init(&o);
         o.backend = backend;
         o.output_mode = mode;
+        o.cpu_threads = cpu_threads;
         wm_error_t *err = nullptr;
         if (wm_scanner_create(rs, &o, &s, &err) != WM_SUCCESS) {
             fmt::print(stderr, "bench: {} skipped: {}\n", name, err ? err->message : "");
@@ -292,9 +294,10 @@ int run_bench(const BenchArgs &a) {
                });
     };
     auto scan_row = [&](const Batches &b, int backend, int mode, int threads, const std::string &name,
-                        bool pinned = false, Delivery d = Delivery::Callback) {
+                        bool pinned = false, Delivery d = Delivery::Callback, unsigned cpu_threads = 1) {
         if (wanted(name))
-            res.push_back(run_scanners(rs, c, b, backend, mode, threads, name, a.repeats, pinned, d, a.depth));
+            res.push_back(
+                run_scanners(rs, c, b, backend, mode, threads, name, a.repeats, pinned, d, a.depth, cpu_threads));
     };
     // Set mode (distinct rules per payload) is what an IDS consumes; positions
     // materialise ~0.2 matches per byte and measure match delivery instead.
@@ -310,8 +313,14 @@ int run_bench(const BenchArgs &a) {
              Delivery::SetArray);
     scan_row(batches, WM_BACKEND_GPU, WM_OUTPUT_SET, 1, "gpu plugin-path set (pinned input)", true);
     scan_row(batches, WM_BACKEND_GPU, WM_OUTPUT_SET, 1, "gpu plugin-path set (pageable input)");
-    if (a.positions)
+    // Positions: one scanner, its matches expanded to rules by 1 host thread
+    // or by every core (cpu_threads), delivered on the caller's thread.
+    if (a.positions) {
         scan_row(batches, WM_BACKEND_GPU, WM_OUTPUT_POSITIONS, 1, "gpu plugin-path positions (pinned)", true);
+        scan_row(batches, WM_BACKEND_GPU, WM_OUTPUT_POSITIONS, 1,
+                 fmt::format("gpu plugin-path positions (pinned, {} host threads)", cores), true, Delivery::Callback,
+                 static_cast<unsigned>(cores));
+    }
     std::vector<Result> replays;
     if (wanted("replay cpu (1 thread) set"))
         replays.push_back(run_replay(rs, a.capture, WM_BACKEND_CPU, WM_OUTPUT_SET, "replay cpu (1 thread) set")[0]);

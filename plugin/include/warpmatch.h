@@ -247,7 +247,10 @@ typedef struct wm_scanner_options {
      *  GPU's cross-check (since 0.8): 0 or 1 = the calling thread only (the
      *  default, for hosts that run a scanner per worker thread); N = the
      *  calling thread and N - 1 of the scanner's own (at most 256). Matches
-     *  and their order do not depend on it. */
+     *  and their order do not depend on it. On the GPU backend in
+     *  WM_OUTPUT_POSITIONS mode, also the threads that turn the device's
+     *  matches into rule matches for wm_scan_batch (callbacks still come on
+     *  the calling thread, in order). */
     unsigned cpu_threads;
 } wm_scanner_options_t;
 

@@ -128,14 +128,15 @@ WM_API int wm_scan_batch(wm_scanner_t *sc, const wm_batch_t *batch, wm_match_fn 
     Holding hold{sc->scanner};
     try {
         BatchView view{batch->data, batch->offsets, batch->count, batch->meta};
-        int rc = sc->scanner.scan(view, sc->matches);
-        const auto &rules = sc->scanner.ruleset().rules();
-        auto t0 = std::chrono::steady_clock::now();
-        for (const auto &m : sc->matches)
-            if (cb(rules[m.rule].id, m.payload, m.start, m.end, ctx) != 0)
-                return WM_SCAN_TERMINATED;
-        sc->scanner.add_delivery_time(
-            std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count());
+        const uint32_t *ids = sc->scanner.rule_ids().data();
+        const int rc = sc->scanner.scan_delivering(view, [&](const Match *m, size_t n) {
+            for (size_t i = 0; i < n; ++i)
+                if (cb(ids[m[i].rule], m[i].payload, m[i].start, m[i].end, ctx) != 0)
+                    return false;
+            return true;
+        });
+        if (rc == WM_SCAN_TERMINATED)
+            return WM_SCAN_TERMINATED;
         return rc == WM_VERIFY_MISMATCH ? verify_mismatch(sc->scanner, err) : WM_SUCCESS;
     } catch (...) {
         return status_from_current_exception(err);

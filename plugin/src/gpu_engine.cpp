@@ -42,7 +42,8 @@ GpuPatterns gpu_patterns(const CompiledRuleSet &rs) {
 }
 
 GpuEngine::GpuEngine(const CompiledRuleSet &rs, int device, size_t max_batch_bytes,
-                     size_t max_batch_payloads) {
+                     size_t max_batch_payloads, unsigned host_threads)
+    : expander_(host_threads) {
     GpuPatterns g = gpu_patterns(rs);
     for (const auto &l : g.literals) len_.push_back(static_cast<uint32_t>(l.bytes.size()));
     gpu::GpuOptions opts;
@@ -53,6 +54,7 @@ GpuEngine::GpuEngine(const CompiledRuleSet &rs, int device, size_t max_batch_byt
         opts.max_batch_payloads = max_batch_payloads;
     matcher_ = gpu::GpuMatcher::create(g.literals, opts);
     // scan_set_pairs(): rule ids and protocol/port scopes applied on the device.
+    scopes_ = g.flat;
     matcher_->set_scopes(std::move(g.flat)); // flattened once, above
     rule_begin_ = std::move(g.rule_begin);
     rules_ = std::move(g.rules);
@@ -106,35 +108,51 @@ size_t GpuEngine::collect_set_hits(const wm_set_hit_t **hits) {
     return n;
 }
 
+PatternRules GpuEngine::pattern_rules() const {
+    return {rule_begin_.data(), rules_.data(), len_.data(), scopes_.view(), scopes_.any_constraint};
+}
+
+bool GpuEngine::scan_positions(const BatchView &batch, const PositionsExpander::Sink &sink) {
+    const PatternRules r = pattern_rules();
+    bool go_on = true;
+    matcher_->scan_positions(gpu_view(batch), [&](const gpu::PositionsChunk &c) {
+        go_on = go_on && expander_.expand(c, r, batch.meta, sink);
+    });
+    return go_on;
+}
+
 // Each device match becomes one per rule of its pattern. The matcher's
 // order, (payload, pattern) in Set mode and (payload, end, pattern) in
 // Positions mode, is kept up to the rules: within a payload (Set) or a
 // (payload, end) (Positions), rules are re-sorted only when the expansion
-// broke their order, so sort_matches() keeps its O(n) fast path.
+// broke their order, so sort_matches() keeps its O(n) fast path. Positions
+// expand in parallel (PositionsExpander), without the scope filter here.
 void GpuEngine::scan(const BatchView &batch, wm_output_mode mode, std::vector<Match> &out) {
     const gpu::BatchView view = gpu_view(batch);
+    if (mode != WM_OUTPUT_SET) {
+        const PatternRules r = pattern_rules();
+        matcher_->scan_positions(view, [&](const gpu::PositionsChunk &c) {
+            expander_.expand(c, r, nullptr, [&](const Match *m, size_t n) {
+                out.insert(out.end(), m, m + n);
+                return true;
+            });
+        });
+        return;
+    }
     std::vector<gpu::Match> &found = found_;
-    const bool set = mode == WM_OUTPUT_SET;
-    matcher_->scan(view, set ? gpu::OutputMode::Set : gpu::OutputMode::Positions, found);
+    matcher_->scan(view, gpu::OutputMode::Set, found);
     out.reserve(out.size() + found.size());
-    const auto by_rule = [](const Match &a, const Match &b) {
-        return a.rule != b.rule ? a.rule < b.rule : a.start < b.start;
-    };
-    size_t group = out.size(); // first entry of the current group
+    size_t group = out.size(); // first entry of the current payload
     const auto close_group = [&] {
-        if (out.size() - group > 1 && !std::is_sorted(out.begin() + group, out.end(), by_rule))
-            std::sort(out.begin() + group, out.end(), by_rule);
+        if (out.size() - group > 1 && !std::is_sorted(out.begin() + group, out.end(), by_rule_then_start))
+            std::sort(out.begin() + group, out.end(), by_rule_then_start);
         group = out.size();
     };
     for (const auto &m : found) {
-        if (out.size() > group && (out.back().payload != m.payload || (!set && out.back().end != m.end)))
+        if (out.size() > group && out.back().payload != m.payload)
             close_group();
-        for (uint32_t i = rule_begin_[m.pattern]; i < rule_begin_[m.pattern + 1]; ++i) {
-            if (set)
-                out.push_back(Match{rules_[i], m.payload, 0, 0});
-            else
-                out.push_back(Match{rules_[i], m.payload, m.end - len_[m.pattern], m.end});
-        }
+        for (uint32_t i = rule_begin_[m.pattern]; i < rule_begin_[m.pattern + 1]; ++i)
+            out.push_back(Match{rules_[i], m.payload, 0, 0});
     }
     close_group();
 }

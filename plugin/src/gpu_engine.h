@@ -5,6 +5,7 @@
 #include "engine.h"
 #include "gpu/ac_scope.h"
 #include "gpu/gpu_matcher.h"
+#include "positions_expansion.h"
 
 #include <memory>
 #include <vector>
@@ -29,11 +30,19 @@ GpuPatterns gpu_patterns(const CompiledRuleSet &rs);
 class GpuEngine final : public Engine {
   public:
     // Throws gpu::GpuError when no GPU is usable or device memory runs out.
+    // host_threads: threads that expand Positions matches to rules (1: the caller's alone).
     GpuEngine(const CompiledRuleSet &rs, int device, size_t max_batch_bytes,
-              size_t max_batch_payloads);
+              size_t max_batch_payloads, unsigned host_threads = 1);
     ~GpuEngine() override;
     const char *name() const override { return "gpu-aho-corasick"; }
     void scan(const BatchView &batch, wm_output_mode mode, std::vector<Match> &out) override;
+    // Positions mode delivered as it comes: the batch's matches of rules whose
+    // protocol/port scope fits batch.meta (all without meta), in canonical
+    // order (payload, end, rule, start), a span at a time, each span valid
+    // only during the call; the device scans later chunks meanwhile. Returns
+    // false when the sink stopped it (the rest of the batch is scanned, not
+    // expanded). Throws gpu::GpuError after delivering whatever came before.
+    bool scan_positions(const BatchView &batch, const PositionsExpander::Sink &sink);
     // Set mode in place (GpuMatcher::scan_set_pairs): distinct (rule id,
     // payload) hits that pass the rules' protocol/port scopes (batch.meta),
     // ordered by (payload, rule), in pinned memory valid until the next scan.
@@ -49,6 +58,9 @@ class GpuEngine final : public Engine {
     std::vector<gpu::Match> found_; // reused: no allocation per batch
     std::vector<uint32_t> len_;     // per GPU pattern
     std::vector<uint32_t> rule_begin_, rules_; // GpuPatterns::rule_begin / rules
+    gpu::FlatScopes scopes_;        // host copy of the matcher's scopes (Positions filter)
+    PositionsExpander expander_;
+    PatternRules pattern_rules() const;
 };
 
 // False with a reason when no GPU can be used (or the build has no CUDA).

@@ -15,7 +15,6 @@ struct wm_ruleset {
 struct wm_scanner {
     wm_scanner(const wm::CompiledRuleSet &rs, const wm_scanner_options_t &o) : scanner(rs, o) {}
     wm::Scanner scanner;
-    std::vector<wm::Match> matches;
 };
 
 struct wm_capture {

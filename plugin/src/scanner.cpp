@@ -14,6 +14,7 @@
 #include <chrono>
 #include <cstdio>
 #include <iterator>
+#include <tuple>
 
 namespace wm {
 
@@ -24,6 +25,9 @@ Scanner::Scanner(const CompiledRuleSet &rs, const wm_scanner_options_t &opts) : 
     });
     verify_every_ = opts.verify_every;
     cpu_threads_ = std::max(opts.cpu_threads, 1u);
+    rule_ids_.reserve(rs.rules().size());
+    for (const auto &r : rs.rules())
+        rule_ids_.push_back(r.id);
     fallback_allowed_ = opts.backend == WM_BACKEND_AUTO;
     stats_.struct_size = sizeof(stats_);
     bool want_gpu = opts.backend == WM_BACKEND_GPU || opts.backend == WM_BACKEND_AUTO;
@@ -31,7 +35,7 @@ Scanner::Scanner(const CompiledRuleSet &rs, const wm_scanner_options_t &opts) : 
     if (want_gpu && gpu_backend_usable(opts.gpu_device, &why)) {
         try {
             primary_ = std::make_unique<GpuEngine>(rs, opts.gpu_device, opts.max_batch_bytes,
-                                                   opts.max_batch_payloads);
+                                                   opts.max_batch_payloads, cpu_threads_);
             backend_ = WM_BACKEND_GPU;
             reason_ = fmt::format("{}: GPU {} ({})",
                                   opts.backend == WM_BACKEND_AUTO ? "auto" : "gpu",
@@ -163,20 +167,75 @@ int Scanner::scan(const BatchView &batch, std::vector<Match> &out) {
     return scan_in_mode(batch, static_cast<wm_output_mode>(mode_), out);
 }
 
-// The GPU engine alone, on a batch not sampled for verification, hands over
-// the device's pinned pairs as they are; anything else takes the general path
-// in set mode (same pairs: the scopes equal filter_by_meta, the order is
-// payload then rule index, and rule ids ascend with the index).
-bool Scanner::gpu_set_fast_path() const {
+// The GPU engine alone, on a batch not sampled for verification: set mode
+// hands over the device's pinned pairs as they are, positions mode its chunks
+// as they are expanded (scan_positions_gpu); anything else takes the general
+// path (same matches: the scopes equal filter_by_meta, the order is canonical,
+// and rule ids ascend with the index).
+bool Scanner::gpu_fast_path() const {
     const bool verify_due = checker_ && stats_.batches % verify_every_ == 0;
     return backend_ == WM_BACKEND_GPU && !approx_ && !align_ && !verify_due;
+}
+
+int Scanner::scan_delivering(const BatchView &batch, const Deliver &deliver) {
+    refuse_while_pending("wm_scan_batch");
+    if (mode_ == WM_OUTPUT_POSITIONS && gpu_fast_path())
+        return scan_positions_gpu(batch, deliver);
+    const int rc = scan_in_mode(batch, static_cast<wm_output_mode>(mode_), delivered_);
+    const auto t0 = std::chrono::steady_clock::now();
+    const bool all = delivered_.empty() || deliver(delivered_.data(), delivered_.size());
+    add_delivery_time(std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count());
+    return all ? rc : WM_SCAN_TERMINATED;
+}
+
+// The device's chunks are expanded (and scope-filtered, by the engine) and
+// delivered while later chunks are scanned: no batch-sized match vector, no
+// separate filter and order passes.
+int Scanner::scan_positions_gpu(const BatchView &batch, const Deliver &deliver) {
+    using Clock = std::chrono::steady_clock;
+    const auto t0 = Clock::now();
+    double delivering = 0;
+    size_t matches = 0;
+    Match last{};
+    auto sink = [&](const Match *m, size_t n) {
+        const auto d0 = Clock::now();
+        const bool more = deliver(m, n);
+        delivering += std::chrono::duration<double>(Clock::now() - d0).count();
+        matches += n;
+        last = m[n - 1];
+        return more;
+    };
+    bool complete = true;
+    try {
+        complete = static_cast<GpuEngine *>(primary_.get())->scan_positions(batch, sink);
+    } catch (const gpu::GpuError &e) {
+        if (!fallback_allowed_)
+            throw StatusError(WM_GPU_ERROR, e.what());
+        fall_back_to_cpu(e.what());
+        // Canonical order is total, so the CPU's matches after `last` are
+        // exactly those the GPU had not delivered.
+        const int rc = scan_in_mode(batch, WM_OUTPUT_POSITIONS, delivered_);
+        auto rest = delivered_.begin();
+        if (matches)
+            rest = std::upper_bound(delivered_.begin(), delivered_.end(), last, [](const Match &a, const Match &b) {
+                return std::tie(a.payload, a.end, a.rule, a.start) < std::tie(b.payload, b.end, b.rule, b.start);
+            });
+        add_delivery_time(delivering);
+        const auto d0 = Clock::now();
+        const bool all = rest == delivered_.end() || deliver(&*rest, static_cast<size_t>(delivered_.end() - rest));
+        add_delivery_time(std::chrono::duration<double>(Clock::now() - d0).count());
+        return all ? rc : WM_SCAN_TERMINATED;
+    }
+    add_delivery_time(delivering);
+    count_batch(batch, matches, std::chrono::duration<double>(Clock::now() - t0).count() - delivering);
+    return complete ? WM_SUCCESS : WM_SCAN_TERMINATED;
 }
 
 int Scanner::scan_set(const BatchView &batch, const wm_set_hit_t **hits, size_t *count) {
     refuse_while_pending("wm_scan_batch_set");
     *hits = nullptr;
     *count = 0;
-    if (gpu_set_fast_path()) {
+    if (gpu_fast_path()) {
         auto t0 = std::chrono::steady_clock::now();
         size_t n = 0;
         try {

@@ -15,6 +15,7 @@
 
 #include <atomic>
 #include <deque>
+#include <functional>
 #include <memory>
 #include <string>
 #include <vector>
@@ -37,6 +38,20 @@ class Scanner {
     // WM_VERIFY_MISMATCH (matches are the primary engine's; the differences
     // are in mismatches()). Throws StatusError / std::exception on failure.
     int scan(const BatchView &batch, std::vector<Match> &out);
+
+    // wm_scan_batch: scan()'s matches handed to `deliver` a span at a time
+    // (each valid only during the call), in the same order; deliver returns
+    // false to stop, and then this returns WM_SCAN_TERMINATED. On the GPU
+    // positions fast path (no approximate or align rules, no verification
+    // due) spans come chunk by chunk as the host threads expand them
+    // (cpu_threads), never the whole batch's matches at once; a GPU failure
+    // under `auto` finishes the batch on Hyperscan, delivering only what
+    // follows the last match delivered. Same returns and throws as scan()
+    // besides.
+    using Deliver = std::function<bool(const Match *matches, size_t n)>;
+    int scan_delivering(const BatchView &batch, const Deliver &deliver);
+    // Rule index -> rule id, for delivery.
+    const std::vector<uint32_t> &rule_ids() const { return rule_ids_; }
 
     // wm_scan_batch_set: the distinct (rule id, payload) hits of a batch, in
     // (payload, rule) order, in memory the scanner owns until its next scan.
@@ -83,7 +98,8 @@ class Scanner {
         std::vector<wm_set_hit_t> hits;
         std::vector<Match> gpu_only, cpu_only;
     };
-    bool gpu_set_fast_path() const;
+    bool gpu_fast_path() const;
+    int scan_positions_gpu(const BatchView &batch, const Deliver &deliver);
     int scan_set_general(const BatchView &batch); // into set_hits_
     void keep_result(PendingSet &p, int rc);
     void pipeline_gpu_failed(const std::exception &e);
@@ -99,7 +115,7 @@ class Scanner {
     int backend_ = WM_BACKEND_CPU;
     int mode_ = WM_OUTPUT_POSITIONS;
     unsigned verify_every_ = 0;
-    unsigned cpu_threads_ = 1; // Hyperscan threads per batch (wm_scanner_options_t::cpu_threads)
+    unsigned cpu_threads_ = 1; // Hyperscan threads per batch, GPU positions expansion threads (cpu_threads)
     bool constrained_ = false; // some rule has a protocol or ports
     bool fallback_allowed_ = false; // `auto`: a GPU failure moves the scanner to the CPU
     std::string reason_;
@@ -117,6 +133,8 @@ class Scanner {
     std::unique_ptr<Engine> align_, align_checker_;
     std::vector<Match> gpu_only_, cpu_only_, check_buf_;
     std::vector<Match> set_matches_;     // scan_set() on the general path
+    std::vector<Match> delivered_;       // scan_delivering() on the general path
+    std::vector<uint32_t> rule_ids_;     // rule_ids()
     std::vector<wm_set_hit_t> set_hits_; // ... and its hits
     std::deque<PendingSet> pending_;       // submit_set(), oldest first
     std::vector<wm_set_hit_t> collected_;  // collect_set()'s hits when scanned at submit

@@ -67,7 +67,7 @@ void Scanner::submit_set(const BatchView &batch) {
                                       pending_.size()));
     PendingSet p;
     p.batch = batch;
-    if (gpu_set_fast_path()) {
+    if (gpu_fast_path()) {
         auto t0 = std::chrono::steady_clock::now();
         try {
             static_cast<GpuEngine *>(primary_.get())->submit_set_hits(batch);

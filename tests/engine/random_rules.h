@@ -70,4 +70,34 @@ struct OwnedBatch {
     }
 };
 
+// Random rules, a third of them scoped by protocol and/or ports; every fifth
+// copies an earlier rule's literal exactly (one device pattern, several rules).
+inline rules::RuleSet scoped_rules(uint32_t seed, size_t n) {
+    std::mt19937 rng(seed);
+    rules::RuleSet rs = random_ruleset(rng, n, "abcAB", 5);
+    for (size_t i = 3; i < rs.rules.size(); i += 5) {
+        const uint32_t id = rs.rules[i].id;
+        rs.rules[i] = rs.rules[rng() % i];
+        rs.rules[i].id = id;
+        rs.rules[i].msg = "copy " + std::to_string(id);
+    }
+    for (auto &r : rs.rules) {
+        if (rng() % 3 != 0) continue;
+        r.protocol = rng() % 2 ? rules::Protocol::Tcp : rules::Protocol::Udp;
+        if (rng() % 2) r.ports = {{80, 80}, {8000, 8100}};
+    }
+    return rs;
+}
+
+inline OwnedBatch random_batch(uint32_t seed, size_t payloads) {
+    std::mt19937 rng(seed);
+    OwnedBatch b;
+    const uint16_t ports[] = {80, 53, 8080, 40000};
+    for (size_t i = 0; i < payloads; ++i)
+        b.add(random_bytes(rng, rng() % 6 == 0 ? 0 : rng() % 400, "abcABx"),
+              {static_cast<uint8_t>(rng() % 2 ? WM_PROTO_TCP : WM_PROTO_UDP), ports[rng() % 4],
+               ports[rng() % 4]});
+    return b;
+}
+
 } // namespace wm::test

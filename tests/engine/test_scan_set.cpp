@@ -21,35 +21,8 @@ namespace {
 
 using Hit = std::pair<uint32_t, uint32_t>; // (payload, rule id): the promised order
 
-// Random rules, a third of them scoped by protocol and/or ports; every fifth
-// copies an earlier rule's literal exactly (one device pattern, several rules).
-rules::RuleSet scoped_rules(uint32_t seed, size_t n) {
-    std::mt19937 rng(seed);
-    rules::RuleSet rs = test::random_ruleset(rng, n, "abcAB", 5);
-    for (size_t i = 3; i < rs.rules.size(); i += 5) {
-        const uint32_t id = rs.rules[i].id;
-        rs.rules[i] = rs.rules[rng() % i];
-        rs.rules[i].id = id;
-        rs.rules[i].msg = "copy " + std::to_string(id);
-    }
-    for (auto &r : rs.rules) {
-        if (rng() % 3 != 0) continue;
-        r.protocol = rng() % 2 ? rules::Protocol::Tcp : rules::Protocol::Udp;
-        if (rng() % 2) r.ports = {{80, 80}, {8000, 8100}};
-    }
-    return rs;
-}
-
-test::OwnedBatch random_batch(uint32_t seed, size_t payloads) {
-    std::mt19937 rng(seed);
-    test::OwnedBatch b;
-    const uint16_t ports[] = {80, 53, 8080, 40000};
-    for (size_t i = 0; i < payloads; ++i)
-        b.add(test::random_bytes(rng, rng() % 6 == 0 ? 0 : rng() % 400, "abcABx"),
-              {static_cast<uint8_t>(rng() % 2 ? WM_PROTO_TCP : WM_PROTO_UDP), ports[rng() % 4],
-               ports[rng() % 4]});
-    return b;
-}
+using test::random_batch;
+using test::scoped_rules;
 
 // The reference: a positions scan on the CPU path, reduced to distinct hits.
 std::vector<Hit> positions_as_set(const CompiledRuleSet &crs, const BatchView &v) {

@@ -26,7 +26,7 @@ ln -sfn "$D" build/data
 ln -sf "$PWD/$B/bin/warpmatch" build/tools/warpmatch
 cp "$B/data/demo.pcap" build/demo/demo.pcap
 
-sections=${SECTIONS:-tests verify bench kernels}  # also: abapi (3b), abpipe (3b'), abreplay (3b''), plugintrace (3c)
+sections=${SECTIONS:-tests verify bench kernels}  # also: abapi (3b), abpos (3b+), abpipe (3b'), abreplay (3b''), plugintrace (3c)
 want() { [[ " $sections " == *" $1 "* ]]; }
 
 # 1. Every test binary in the bundle (GPU cases run here instead of skipping).
@@ -112,6 +112,17 @@ want abapi && python3 tools/device/rule-variants.py /tmp/et.yaml /tmp/etv && for
   warpmatch bench "$Z" --rules "$(rules_of "$v")" --corpus-mb ${CORPUS_MB:-1024} --batch-mb 64 --repeats 3 \
     --json "$OUT/abapi-$v.json" > "$OUT/abapi-$v.txt" 2>&1
   note "abapi new, rules $v: $(rows_of "$OUT/abapi-$v.txt" "$AB_ROWS")"
+done
+# 3b+. Positions through the C API (wm_scan_batch, a callback per match)
+#      against BUNDLE/old: the Hyperscan and GPU positions rows, 64 MB
+#      batches, alternated twice.
+want abpos && [ -x "$B/old/bin/warpmatch" ] && for rep in 1 2; do
+  for b in new old; do
+    wm_of "$b" bench "$Z" --rules /tmp/et.yaml --corpus-mb ${POS_CORPUS_MB:-512} --batch-mb 64 --repeats 2 \
+      --positions --rows "cores positions,plugin-path positions" --json "$OUT/abpos-$b-$rep.json" \
+      > "$OUT/abpos-$b-$rep.txt" 2>&1
+    note "abpos $b rep $rep: $(rows_of "$OUT/abpos-$b-$rep.txt" 'positions')"
+  done
 done
 # 3b'. The pipelined set-array row alone against the previous build
 #      (BUNDLE/old, as in 3b; its CLI must know --rows and --depth), by

@@ -1,0 +1,161 @@
+#include "positions_expansion.h"
+
+#include "capture/worker_pool.h"
+
+#include <algorithm>
+#include <thread>
+
+namespace wm {
+
+namespace {
+
+// A chunk smaller than this is expanded on the calling thread in one slice;
+// slices are at least this big (waking the pool costs ~10 us).
+constexpr uint32_t kMinSliceMatches = 16384;
+// Slices per expanding thread: threads that finish early take more (a busy
+// core, a slice of long payloads with many rules per match), and the sink
+// starts on the first slice sooner.
+constexpr uint32_t kSlicesPerThread = 4;
+// ready_ states of a slice.
+constexpr uint8_t kSlicePending = 0, kSliceReady = 1, kSliceFailed = 2;
+
+const gpu::PayloadMeta *gpu_meta(const wm_payload_meta_t *m) {
+    static_assert(sizeof(gpu::PayloadMeta) == sizeof(wm_payload_meta_t), "gpu::PayloadMeta mirrors wm_payload_meta_t");
+    return reinterpret_cast<const gpu::PayloadMeta *>(m);
+}
+
+// Rule positions i of pattern `pattern` whose scope fits m (all of them
+// when m is null), ascending: f(i) for each.
+template <typename F>
+inline void for_each_fitting(const PatternRules &r, uint32_t pattern, const gpu::PayloadMeta *m, F f) {
+    const uint32_t b = r.rule_begin[pattern], e = r.rule_begin[pattern + 1];
+    for (uint32_t i = b; i < e; ++i)
+        if (!m || gpu::scope_applies(r.scopes, r.scopes.entry[i], *m)) f(i);
+}
+
+// One (payload, end)'s rule matches in order (mostly they are: one pattern).
+void sort_group(Match *b, Match *e) {
+    if (e - b > 1 && !std::is_sorted(b, e, by_rule_then_start)) std::sort(b, e, by_rule_then_start);
+}
+
+// Expands sorted device matches [b, e) of c into out; returns the entries
+// written. A (payload, end) group gets its rules from its patterns in pattern
+// order, each pattern's ascending: re-sorted only when two patterns' rules
+// interleave.
+size_t expand_slice(const gpu::PositionsChunk &c, uint32_t b, uint32_t e, const PatternRules &r,
+                    const wm_payload_meta_t *meta, Match *out) {
+    const gpu::PayloadMeta *pm = gpu_meta(meta);
+    const bool filter = pm && r.constrained;
+    size_t n = 0, group = 0;
+    uint32_t payload = ~0u, end = ~0u;
+    for (uint32_t k = b; k < e; ++k) {
+        const gpu::Match m = c.codec.decode(c.keys[k]);
+        if (m.payload != payload || m.end != end) {
+            sort_group(out + group, out + n);
+            group = n, payload = m.payload, end = m.end;
+        }
+        const uint32_t start = m.end - r.len[m.pattern];
+        for_each_fitting(r, m.pattern, filter ? &pm[m.payload] : nullptr,
+                         [&](uint32_t i) { out[n++] = Match{r.rules[i], m.payload, start, m.end}; });
+    }
+    sort_group(out + group, out + n);
+    return n;
+}
+
+} // namespace
+
+PositionsExpander::PositionsExpander(unsigned threads) : threads_(std::max(threads, 1u)) {}
+
+PositionsExpander::~PositionsExpander() = default;
+
+bool PositionsExpander::expand(const gpu::PositionsChunk &c, const PatternRules &r, const wm_payload_meta_t *meta,
+                               const Sink &sink) {
+    if (c.count == 0) return true;
+    if (!c.sorted()) return expand_unsorted(c, r, meta, sink);
+    const uint32_t n = c.count;
+    const uint32_t slices =
+        threads_ > 1 ? std::clamp<uint32_t>(n / kMinSliceMatches, 1, (threads_ - 1) * kSlicesPerThread) : 1;
+    // Slice k starts near k * n / slices, moved on to a (payload, end) group's
+    // first match: a group is re-sorted in one piece.
+    slice_begin_.assign(slices + 1, n);
+    slice_begin_[0] = 0;
+    for (uint32_t k = 1; k < slices; ++k) {
+        uint32_t at = std::max(static_cast<uint32_t>(uint64_t{k} * n / slices), slice_begin_[k - 1]);
+        while (at > 0 && at < n && (c.keys[at] >> c.codec.end_shift) == (c.keys[at - 1] >> c.codec.end_shift)) ++at;
+        slice_begin_[k] = at;
+    }
+    if (slice_buf_.size() < slices) slice_buf_.resize(slices);
+    slice_n_.assign(slices, 0);
+    // Slice k into its own buffer, sized to its most entries (every rule of
+    // its patterns) while its keys are in cache; buffers only grow.
+    auto write = [&](uint32_t k) {
+        size_t most = 0;
+        for (uint32_t i = slice_begin_[k]; i < slice_begin_[k + 1]; ++i) {
+            const uint32_t p = c.codec.decode(c.keys[i]).pattern;
+            most += r.rule_begin[p + 1] - r.rule_begin[p];
+        }
+        std::vector<Match> &b = slice_buf_[k];
+        if (b.size() < most) b.resize(most);
+        slice_n_[k] = expand_slice(c, slice_begin_[k], slice_begin_[k + 1], r, meta, b.data());
+    };
+    if (slices == 1) {
+        write(0);
+        return slice_n_[0] == 0 || sink(slice_buf_[0].data(), slice_n_[0]);
+    }
+    // Job 0, on the calling thread (WorkerPool), hands the slices to the sink
+    // in order as the other threads finish them (job k + 1 writes slice k):
+    // the callbacks, serial by contract, overlap the expansion of what follows.
+    if (!pool_) pool_ = std::make_unique<capture::WorkerPool>(threads_);
+    ready_ = std::make_unique<std::atomic<uint8_t>[]>(slices);
+    std::atomic<bool> stop{false};
+    bool complete = true;
+    pool_->run(slices + 1, [&](size_t job) {
+        if (job > 0) {
+            const uint32_t k = static_cast<uint32_t>(job - 1);
+            uint8_t state = kSliceFailed; // unless written (an exception comes back from run())
+            struct Mark {
+                std::atomic<uint8_t> &flag;
+                const uint8_t &state;
+                ~Mark() { flag.store(state, std::memory_order_release); }
+            } mark{ready_[k], state};
+            if (!stop.load(std::memory_order_relaxed)) write(k);
+            state = kSliceReady;
+            return;
+        }
+        for (uint32_t k = 0; k < slices; ++k) {
+            uint8_t state;
+            for (unsigned spins = 0; (state = ready_[k].load(std::memory_order_acquire)) == kSlicePending; ++spins)
+                if (spins > 64) std::this_thread::yield();
+            if (state == kSliceFailed) { // run() rethrows the slice's exception
+                stop.store(true, std::memory_order_relaxed);
+                return;
+            }
+            if (slice_n_[k] && !sink(slice_buf_[k].data(), slice_n_[k])) {
+                complete = false;
+                stop.store(true, std::memory_order_relaxed);
+                return;
+            }
+        }
+    });
+    return complete;
+}
+
+// A chunk too wide for sorted keys (rare: its payload, end and pattern fields
+// need more than 63 bits) comes back in kernel order: expanded and sorted
+// here on the calling thread.
+bool PositionsExpander::expand_unsorted(const gpu::PositionsChunk &c, const PatternRules &r,
+                                        const wm_payload_meta_t *meta, const Sink &sink) {
+    const gpu::PayloadMeta *pm = meta && r.constrained ? gpu_meta(meta) : nullptr;
+    unsorted_.clear();
+    for (uint32_t k = 0; k < c.count; ++k) {
+        gpu::Match m;
+        if (!c.get(k, &m)) continue;
+        const uint32_t start = m.end - r.len[m.pattern];
+        for_each_fitting(r, m.pattern, pm ? &pm[m.payload] : nullptr,
+                         [&](uint32_t i) { unsorted_.push_back(Match{r.rules[i], m.payload, start, m.end}); });
+    }
+    sort_matches(unsorted_);
+    return unsorted_.empty() || sink(unsorted_.data(), unsorted_.size());
+}
+
+} // namespace wm
