@@ -47,7 +47,7 @@ class Scanner {
     // (cpu_threads), never the whole batch's matches at once; a GPU failure
     // under `auto` finishes the batch on Hyperscan, delivering only what
     // follows the last match delivered. Same returns and throws as scan()
-    // besides.
+    // besides. After a stop, the stats count what was expanded up to it.
     using Deliver = std::function<bool(const Match *matches, size_t n)>;
     int scan_delivering(const BatchView &batch, const Deliver &deliver);
     // Rule index -> rule id, for delivery.
