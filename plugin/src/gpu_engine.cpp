@@ -54,9 +54,8 @@ GpuEngine::GpuEngine(const CompiledRuleSet &rs, int device, size_t max_batch_byt
         opts.max_batch_payloads = max_batch_payloads;
     matcher_ = gpu::GpuMatcher::create(g.literals, opts);
     // scan_set_pairs(): rule ids and protocol/port scopes applied on the device.
-    scopes_ = g.flat;
-    matcher_->set_scopes(std::move(g.flat)); // flattened once, above
-    rule_begin_ = std::move(g.rule_begin);
+    scopes_ = std::move(g.flat);
+    matcher_->set_scopes(scopes_); // flattened once, above
     rules_ = std::move(g.rules);
 }
 
@@ -109,7 +108,7 @@ size_t GpuEngine::collect_set_hits(const wm_set_hit_t **hits) {
 }
 
 PatternRules GpuEngine::pattern_rules() const {
-    return {rule_begin_.data(), rules_.data(), len_.data(), scopes_.view(), scopes_.any_constraint};
+    return {scopes_.entry_begin.data(), rules_.data(), len_.data(), scopes_.view(), scopes_.any_constraint};
 }
 
 bool GpuEngine::scan_positions(const BatchView &batch, const PositionsExpander::Sink &sink) {
@@ -128,19 +127,17 @@ bool GpuEngine::scan_positions(const BatchView &batch, const PositionsExpander::
 // broke their order, so sort_matches() keeps its O(n) fast path. Positions
 // expand in parallel (PositionsExpander), without the scope filter here.
 void GpuEngine::scan(const BatchView &batch, wm_output_mode mode, std::vector<Match> &out) {
-    const gpu::BatchView view = gpu_view(batch);
     if (mode != WM_OUTPUT_SET) {
-        const PatternRules r = pattern_rules();
-        matcher_->scan_positions(view, [&](const gpu::PositionsChunk &c) {
-            expander_.expand(c, r, nullptr, [&](const Match *m, size_t n) {
-                out.insert(out.end(), m, m + n);
-                return true;
-            });
+        BatchView unfiltered = batch; // the scanner applies the scopes for every engine alike
+        unfiltered.meta = nullptr;
+        scan_positions(unfiltered, [&](const Match *m, size_t n) {
+            out.insert(out.end(), m, m + n);
+            return true;
         });
         return;
     }
     std::vector<gpu::Match> &found = found_;
-    matcher_->scan(view, gpu::OutputMode::Set, found);
+    matcher_->scan(gpu_view(batch), gpu::OutputMode::Set, found);
     out.reserve(out.size() + found.size());
     size_t group = out.size(); // first entry of the current payload
     const auto close_group = [&] {
@@ -151,7 +148,7 @@ void GpuEngine::scan(const BatchView &batch, wm_output_mode mode, std::vector<Ma
     for (const auto &m : found) {
         if (out.size() > group && out.back().payload != m.payload)
             close_group();
-        for (uint32_t i = rule_begin_[m.pattern]; i < rule_begin_[m.pattern + 1]; ++i)
+        for (uint32_t i = scopes_.entry_begin[m.pattern]; i < scopes_.entry_begin[m.pattern + 1]; ++i)
             out.push_back(Match{rules_[i], m.payload, 0, 0});
     }
     close_group();

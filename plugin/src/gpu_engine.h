@@ -57,8 +57,8 @@ class GpuEngine final : public Engine {
     std::unique_ptr<gpu::GpuMatcher> matcher_;
     std::vector<gpu::Match> found_; // reused: no allocation per batch
     std::vector<uint32_t> len_;     // per GPU pattern
-    std::vector<uint32_t> rule_begin_, rules_; // GpuPatterns::rule_begin / rules
-    gpu::FlatScopes scopes_;        // host copy of the matcher's scopes (Positions filter)
+    std::vector<uint32_t> rules_;   // GpuPatterns::rules
+    gpu::FlatScopes scopes_;        // host copy of the matcher's scopes: entry_begin is GpuPatterns::rule_begin
     PositionsExpander expander_;
     PatternRules pattern_rules() const;
 };

@@ -64,7 +64,8 @@ size_t expand_slice(const gpu::PositionsChunk &c, uint32_t b, uint32_t e, const 
 
 } // namespace
 
-PositionsExpander::PositionsExpander(unsigned threads) : threads_(std::max(threads, 1u)) {}
+PositionsExpander::PositionsExpander(unsigned threads)
+    : threads_(std::max(threads, 1u)), ready_((threads_ - 1) * kSlicesPerThread) {}
 
 PositionsExpander::~PositionsExpander() = default;
 
@@ -106,7 +107,7 @@ bool PositionsExpander::expand(const gpu::PositionsChunk &c, const PatternRules 
     // in order as the other threads finish them (job k + 1 writes slice k):
     // the callbacks, serial by contract, overlap the expansion of what follows.
     if (!pool_) pool_ = std::make_unique<capture::WorkerPool>(threads_);
-    ready_ = std::make_unique<std::atomic<uint8_t>[]>(slices);
+    for (uint32_t k = 0; k < slices; ++k) ready_[k].store(kSlicePending, std::memory_order_relaxed);
     std::atomic<bool> stop{false};
     bool complete = true;
     pool_->run(slices + 1, [&](size_t job) {

@@ -75,7 +75,7 @@ class PositionsExpander {
     std::vector<uint32_t> slice_begin_;           // per slice, + 1: its device matches
     std::vector<std::vector<Match>> slice_buf_;   // per slice; sizes only grow (no zeroing per chunk)
     std::vector<size_t> slice_n_;                 // per slice: entries written
-    std::unique_ptr<std::atomic<uint8_t>[]> ready_; // per slice: pending, ready or failed
+    std::vector<std::atomic<uint8_t>> ready_;     // per slice (at most (threads - 1) * 4): pending, ready or failed
     std::vector<Match> unsorted_;                 // expand_unsorted()'s matches
 };
 
