@@ -11,6 +11,8 @@
 // Alerts leave in packet order; the reader never touches the scanner.
 #include "capture/offline_capture.h"
 #include "capture/window_reader.h"
+#include "first_match.h"
+#include "hs_engine.h"
 #include "replay.h"
 #include "window_ring.h"
 
@@ -23,7 +25,6 @@
 #include <stdexcept>
 #include <system_error>
 #include <thread>
-#include <unordered_map>
 
 namespace wm {
 
@@ -38,12 +39,19 @@ double since(Clock::time_point t) { return std::chrono::duration<double>(Clock::
 class WindowScanner {
   public:
     WindowScanner(Scanner &sc, const ReplayCallbacks &cb, wm_replay_stats_t &st, WindowPipeline pipeline)
-        : sc_(sc), cb_(cb), st_(st) {
+        : sc_(sc), cb_(cb), st_(st), first_(sc.ruleset().rules().size()) {
         const bool gpu = sc.backend() == WM_BACKEND_GPU;
         // The GPU takes a window in one call (it splits it into chunks
-        // itself); the CPU scans small batches so alerts keep flowing.
-        max_bytes_ = gpu ? SIZE_MAX : (1u << 20);
-        max_payloads_ = gpu ? SIZE_MAX : 4096;
+        // itself); the CPU scans batches small enough that alerts keep
+        // flowing and large enough that each of its threads gets
+        // Hyperscan's 4 runs: 1 MB batches had left 16 threads 8 runs of
+        // merged-zeek payloads, then the thread waiting on the batch's
+        // serial filter and delivery.
+        const size_t cpu_bytes = std::max<size_t>(1u << 20, size_t{sc.cpu_threads()} *
+                                                                HyperscanEngine::kRunsPerThread *
+                                                                HyperscanEngine::kMinRunBytes);
+        max_bytes_ = gpu ? SIZE_MAX : cpu_bytes;
+        max_payloads_ = gpu ? SIZE_MAX : 4096 * (cpu_bytes >> 20);
         set_array_ = has_set_array(sc);
         pipelined_ = set_array_ && (pipeline == WindowPipeline::On || (pipeline == WindowPipeline::Auto && gpu));
     }
@@ -133,9 +141,12 @@ class WindowScanner {
             if (rc == WM_VERIFY_MISMATCH) record_mismatches(packets, st_.batches);
             return deliver_hits(packets, last - first, hits, n);
         }
-        const int rc = sc_.scan(view, matches_);
+        // Spans of matches as the scanner has them (on the GPU, chunk by
+        // chunk while later chunks are expanded on other threads).
+        first_.new_batch();
+        const int rc = sc_.scan_delivering(view, [&](const Match *m, size_t n) { return deliver_matches(packets, m, n); });
         if (rc == WM_VERIFY_MISMATCH) record_mismatches(packets, st_.batches);
-        return deliver_matches(packets);
+        return rc != WM_SCAN_TERMINATED;
     }
 
     void record_mismatches(const wm_packet_t *packets, uint64_t batch) {
@@ -185,33 +196,27 @@ class WindowScanner {
         return go_on;
     }
 
-    // One alert per (payload, rule): the first occurrence.
-    bool deliver_matches(const wm_packet_t *packets) {
-        const auto t0 = Clock::now();
+    // One alert per (payload, rule): the first occurrence. matches[0, n)
+    // continue the batch's canonically ordered matches (the scanner times
+    // the call as delivery).
+    bool deliver_matches(const wm_packet_t *packets, const Match *matches, size_t n) {
         const bool positions = sc_.output_mode() == WM_OUTPUT_POSITIONS;
         const auto &rules = sc_.ruleset().rules();
-        bool go_on = true;
-        size_t i = 0;
-        while (i < matches_.size() && go_on) {
-            const uint32_t p = matches_[i].payload;
-            seen_.clear();
-            for (; i < matches_.size() && matches_[i].payload == p && go_on; ++i) {
-                const Match &m = matches_[i];
-                if (!seen_.emplace(m.rule, true).second) continue;
-                wm_alert_t a{};
-                a.struct_size = sizeof(a);
-                a.packet = &packets[p];
-                a.rule_id = rules[m.rule].id;
-                a.has_score = CompiledRuleSet::is_alignment(rules[m.rule]) ? 1 : 0;
-                a.score = m.score;
-                a.has_offset = positions || a.has_score ? 1 : 0; // an align region is always known
-                a.start = m.start;
-                a.end = m.end;
-                go_on = emit(a);
-            }
+        for (size_t i = 0; i < n; ++i) {
+            const Match &m = matches[i];
+            if (!first_.first(m)) continue;
+            wm_alert_t a{};
+            a.struct_size = sizeof(a);
+            a.packet = &packets[m.payload];
+            a.rule_id = rules[m.rule].id;
+            a.has_score = CompiledRuleSet::is_alignment(rules[m.rule]) ? 1 : 0;
+            a.score = m.score;
+            a.has_offset = positions || a.has_score ? 1 : 0; // an align region is always known
+            a.start = m.start;
+            a.end = m.end;
+            if (!emit(a)) return false;
         }
-        sc_.add_delivery_time(since(t0));
-        return go_on;
+        return true;
     }
 
     Scanner &sc_;
@@ -221,8 +226,7 @@ class WindowScanner {
     bool set_array_, pipelined_;
     std::deque<std::pair<const PayloadWindow *, uint64_t>> pending_; // submitted (window, batch number), oldest first
     std::vector<uint32_t> offsets_;
-    std::vector<Match> matches_;
-    std::unordered_map<uint32_t, bool> seen_;
+    FirstMatchPerRule first_;
     std::vector<std::string> mismatch_lines_;
 };
 

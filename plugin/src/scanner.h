@@ -32,6 +32,8 @@ class Scanner {
     int backend() const { return backend_; }
     const std::string &backend_reason() const { return reason_; }
     int output_mode() const { return mode_; }
+    // Host threads of a batch's CPU work (wm_scanner_options_t::cpu_threads, at least 1).
+    unsigned cpu_threads() const { return cpu_threads_; }
     const CompiledRuleSet &ruleset() const { return rs_; }
 
     // Scans a batch into out (cleared first). Returns WM_SUCCESS or

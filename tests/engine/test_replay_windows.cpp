@@ -2,7 +2,9 @@
 // while the scanner works: whatever the window size and number of libpcap
 // handles, the alerts are those of one plain read scanned as one batch, in
 // packet order; a stop request delivers nothing after it; a corrupt record
-// ends the replay with every alert before it delivered. CPU here, GPU on the
+// ends the replay with every alert before it delivered. Positions alerts
+// (the first match per packet and rule) are taken from the scanner's
+// delivery spans, which on the GPU split a batch. CPU here, GPU on the
 // device (skips without one). The set cases also run with whole windows
 // pipelined through submit/collect (WindowPipeline::On), which is what the GPU
 // does by default, so CI checks that bookkeeping on the CPU.
@@ -189,14 +191,16 @@ const char *name(WindowPipeline p) {
 
 void expect_every_tuning_matches(int backend, int mode, unsigned verify_every = 0,
                                  WindowPipeline pipeline = WindowPipeline::Auto,
-                                 Delivery delivery = Delivery::PerAlert) {
+                                 Delivery delivery = Delivery::PerAlert, unsigned cpu_threads = 0) {
     const std::string path = temp_path("mixed.pcap");
     write_capture(path, 7, 900);
     for (uint32_t seed : {1u, 2u}) {
         CompiledRuleSet crs(scoped_rules(seed));
         const auto want = reference(crs, path, mode == WM_OUTPUT_POSITIONS);
         ASSERT_GT(want.size(), 100u);
-        Scanner sc(crs, test::scanner_options(backend, mode, verify_every));
+        wm_scanner_options_t o = test::scanner_options(backend, mode, verify_every);
+        o.cpu_threads = cpu_threads;
+        Scanner sc(crs, o);
         for (const auto &t : kTunings) {
             SCOPED_TRACE(testing::Message() << "seed " << seed << " threads " << t.threads << " window "
                                             << t.window_bytes << " " << name(pipeline)
@@ -241,6 +245,8 @@ TEST(ReplayWindows, WindowAlertsNeedTheSetArray) {
 
 TEST(ReplayWindows, PositionAlertsEqualOnePlainBatchForEveryTuning) {
     expect_every_tuning_matches(WM_BACKEND_CPU, WM_OUTPUT_POSITIONS);
+    // 16 Hyperscan threads: 4 MB batches of a window.
+    expect_every_tuning_matches(WM_BACKEND_CPU, WM_OUTPUT_POSITIONS, 0, WindowPipeline::Auto, Delivery::PerAlert, 16);
 }
 
 // A callback that asks to stop gets nothing after that: per alert, the
@@ -267,6 +273,19 @@ TEST(ReplayWindows, StopRequestDeliversNothingAfterIt) {
                 EXPECT_TRUE(std::equal(r.alerts.begin(), r.alerts.end(), all.begin())) << "not the first alerts";
             }
         }
+    }
+    // Positions: the alerts come from the scanner's delivery spans, and a
+    // stop ends the batch's delivery there.
+    Scanner positions(crs, test::scanner_options(WM_BACKEND_CPU, WM_OUTPUT_POSITIONS));
+    const auto all_positions = replay(positions, path, {4, 2000}).alerts;
+    for (size_t stop : {1u, 57u, 400u}) {
+        SCOPED_TRACE(testing::Message() << "positions, stop after " << stop);
+        const ReplayRun r = replay(positions, path, {4, 2000}, stop);
+        EXPECT_EQ(r.rc, WM_SCAN_TERMINATED);
+        EXPECT_EQ(r.alerts.size(), stop);
+        EXPECT_EQ(r.stats.alerts, stop);
+        ASSERT_LT(r.alerts.size(), all_positions.size());
+        EXPECT_TRUE(std::equal(r.alerts.begin(), r.alerts.end(), all_positions.begin())) << "not the first alerts";
     }
 }
 
@@ -310,6 +329,10 @@ TEST(ReplayWindowsGpu, SetPositionsAndVerifiedRunsEqualTheReference) {
     expect_every_tuning_matches(WM_BACKEND_GPU, WM_OUTPUT_SET, 0, WindowPipeline::Auto, Delivery::PerWindow);
     expect_every_tuning_matches(WM_BACKEND_GPU, WM_OUTPUT_SET, 0, WindowPipeline::Off);
     expect_every_tuning_matches(WM_BACKEND_GPU, WM_OUTPUT_POSITIONS);
+    // Positions expanded on 5 host threads: a payload's matches may reach
+    // the replay in several spans.
+    expect_every_tuning_matches(WM_BACKEND_GPU, WM_OUTPUT_POSITIONS, 0, WindowPipeline::Auto, Delivery::PerAlert, 5);
+    expect_every_tuning_matches(WM_BACKEND_GPU, WM_OUTPUT_POSITIONS, 2, WindowPipeline::Auto, Delivery::PerAlert, 5);
     expect_every_tuning_matches(WM_BACKEND_GPU, WM_OUTPUT_SET, 2);
 }
 

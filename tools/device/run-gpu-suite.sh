@@ -26,7 +26,7 @@ ln -sfn "$D" build/data
 ln -sf "$PWD/$B/bin/warpmatch" build/tools/warpmatch
 cp "$B/data/demo.pcap" build/demo/demo.pcap
 
-sections=${SECTIONS:-tests verify bench kernels}  # also: abapi (3b), abpos (3b+), abpipe (3b'), abreplay (3b''), plugintrace (3c)
+sections=${SECTIONS:-tests verify bench kernels}  # also: abapi (3b), abpos (3b+), abpipe (3b'), abreplay (3b''), abreplaypos (3b'''), plugintrace (3c)
 want() { [[ " $sections " == *" $1 "* ]]; }
 
 # 1. Every test binary in the bundle (GPU cases run here instead of skipping).
@@ -144,6 +144,21 @@ want abreplay && [ -x "$B/old/bin/warpmatch" ] && for rep in 1 2; do
       --repeats 3 --rows "set array pipelined,--replay-capture,hyperscan-cpu-all-cores set array" \
       --json "$OUT/abreplay-$b-$rep.json" > "$OUT/abreplay-$b-$rep.txt" 2>&1
     note "abreplay $b rep $rep: $(rows_of "$OUT/abreplay-$b-$rep.txt" '(pipelined|scanner warm)')"
+  done
+done
+# 3b'''. Replay by backend and mode (positions: one alert per packet and rule, at its
+#        first match; -q counts them) of merged-zeek tiled POS_REPLAY_TILE
+#        times, new build and BUNDLE/old alternated twice: POS_REPLAY_RUNS
+#        backend:mode pairs (GPU and CPU, positions and set, by default).
+PBIG=/tmp/zeek-x${POS_REPLAY_TILE:-8}.pcap
+want abreplaypos && { head -c 24 "$Z"; for i in $(seq ${POS_REPLAY_TILE:-8}); do tail -c +25 "$Z"; done; } > "$PBIG"
+want abreplaypos && [ -x "$B/old/bin/warpmatch" ] && for rep in 1 2; do
+  for b in new old; do
+    for run in ${POS_REPLAY_RUNS:-gpu:positions cpu:positions gpu:set cpu:set}; do
+      r=$(wm_of "$b" replay "$PBIG" --rules /tmp/et.yaml --backend "${run%%:*}" --matches "${run#*:}" -q 2>&1 | tail -1 |
+          grep -o '"payload_bytes":[0-9]*\|"alerts":[0-9]*\|"seconds":[0-9.]*' | tr '\n' ' ')
+      note "abreplaypos $b $run rep $rep: $r"
+    done
   done
 done
 # 3c. The C API's pipelined set-array row alone (bench --rows), by rules

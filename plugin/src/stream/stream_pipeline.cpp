@@ -14,7 +14,7 @@ namespace wm::stream {
 StreamPipeline::StreamPipeline(BatchScanner &sc, const PipelineOptions &opts,
                                wm_alert_fn on_alert, void *alert_ctx)
     : sc_(sc), opts_(opts), on_alert_(on_alert), alert_ctx_(alert_ctx), geometry_(sc.rules()),
-      carry_(geometry_) {
+      carry_(geometry_), first_(sc.rules().size()) {
     cap_.struct_size = sizeof(cap_);
     sst_.struct_size = sizeof(sst_);
     if (opts_.max_batch_bytes == 0) opts_.max_batch_bytes = sc.on_gpu() ? (32u << 20) : (1u << 20);
@@ -225,25 +225,18 @@ bool StreamPipeline::flush() {
 bool StreamPipeline::deliver() {
     const auto &rules = sc_.rules();
     const bool positions = sc_.positions();
-    for (size_t i = 0; i < matches_.size();) {
-        const uint32_t p = matches_[i].payload;
-        seen_.clear();
-        for (; i < matches_.size() && matches_[i].payload == p; ++i) {
-            const Match &m = matches_[i];
-            bool dup = false;
-            for (uint32_t r : seen_) dup |= r == m.rule;
-            if (dup) continue;
-            seen_.push_back(m.rule);
-            wm_alert_t a{};
-            a.struct_size = sizeof(a);
-            a.packet = &batch_.packets[p];
-            a.rule_id = rules[m.rule].id;
-            a.has_offset = positions ? 1 : 0;
-            a.start = m.start;
-            a.end = m.end;
-            ++alerts_;
-            if (on_alert_ && on_alert_(&a, alert_ctx_) != 0) return false;
-        }
+    first_.new_batch();
+    for (const Match &m : matches_) {
+        if (!first_.first(m)) continue;
+        wm_alert_t a{};
+        a.struct_size = sizeof(a);
+        a.packet = &batch_.packets[m.payload];
+        a.rule_id = rules[m.rule].id;
+        a.has_offset = positions ? 1 : 0;
+        a.start = m.start;
+        a.end = m.end;
+        ++alerts_;
+        if (on_alert_ && on_alert_(&a, alert_ctx_) != 0) return false;
     }
     return true;
 }
