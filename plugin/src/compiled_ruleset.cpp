@@ -75,6 +75,7 @@ CompiledRuleSet::CompiledRuleSet(rules::RuleSet rs) : rs_(std::move(rs)) {
         scope_.push_back({static_cast<uint32_t>(scope_ports_.size()),
                           static_cast<uint32_t>(scope_ports_.size() + r.ports.size()), wire_protocol(r)});
         scope_ports_.insert(scope_ports_.end(), r.ports.begin(), r.ports.end());
+        constrained_ = constrained_ || r.protocol != rules::Protocol::Any || !r.ports.empty();
         approximate_ += is_approximate(rs_.rules[i]) ? 1 : 0;
         alignment_ += is_alignment(rs_.rules[i]) ? 1 : 0;
         if (is_alignment(rs_.rules[i]))

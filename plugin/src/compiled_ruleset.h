@@ -56,6 +56,9 @@ class CompiledRuleSet {
         return scope_applies(s.protocol, scope_ports_.data() + s.port_begin, scope_ports_.data() + s.port_end, meta);
     }
 
+    // Some rule has a protocol or ports (else every rule applies everywhere).
+    bool constrained() const { return constrained_; }
+
     // The EVE `"alert":{...}` object of rule i, escaped once at load time.
     const std::string &eve_alert_json(size_t i) const { return eve_alert_[i]; }
 
@@ -93,6 +96,7 @@ class CompiledRuleSet {
     std::vector<std::string> eve_alert_;
     uint64_t hash_ = 0;
     size_t min_len_ = 0, max_len_ = 0;
+    bool constrained_ = false;
     size_t approximate_ = 0;
     size_t alignment_ = 0;
 };

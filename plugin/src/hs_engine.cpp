@@ -6,6 +6,7 @@
 
 #include <algorithm>
 #include <stdexcept>
+#include <thread>
 
 namespace wm {
 
@@ -86,8 +87,8 @@ void HyperscanEngine::scan(const BatchView &batch, wm_output_mode mode, std::vec
     if (!lanes_[0].scratch || batch.count == 0)
         return;
     const bool set = mode == WM_OUTPUT_SET;
-    const uint32_t first = batch.offsets[0], bytes = batch.offsets[batch.count] - first;
-    const size_t runs = std::min<size_t>({size_t{threads_} * kRunsPerThread, bytes / kMinRunBytes, batch.count});
+    const std::vector<size_t> cut = cut_runs(batch, size_t{threads_} * kRunsPerThread);
+    const size_t runs = cut.size() - 1;
     if (runs <= 1) { // straight into out when it is empty (the scanner's case)
         if (run_out_.empty())
             run_out_.resize(1);
@@ -98,13 +99,6 @@ void HyperscanEngine::scan(const BatchView &batch, wm_output_mode mode, std::vec
         if (&mine != &out)
             out.insert(out.end(), mine.begin(), mine.end());
         return;
-    }
-    // Run k: the payloads starting in its share [k, k + 1) * bytes / runs of the batch's bytes.
-    std::vector<size_t> cut(runs + 1, batch.count);
-    cut[0] = 0;
-    for (size_t k = 1; k < runs; ++k) {
-        const uint32_t at = first + static_cast<uint32_t>(uint64_t{bytes} * k / runs);
-        cut[k] = static_cast<size_t>(std::lower_bound(batch.offsets, batch.offsets + batch.count, at) - batch.offsets);
     }
     if (!pool_)
         pool_ = std::make_unique<capture::WorkerPool>(threads_);
@@ -124,6 +118,101 @@ void HyperscanEngine::scan(const BatchView &batch, wm_output_mode mode, std::vec
     for (size_t k = 0; k < runs; ++k) total += run_out_[k].size();
     out.reserve(total);
     for (size_t k = 0; k < runs; ++k) out.insert(out.end(), run_out_[k].begin(), run_out_[k].end());
+}
+
+// Run k: the payloads starting in its share [k, k + 1) * bytes / runs of the
+// batch's bytes; at most max_runs runs of kMinRunBytes, one per payload.
+std::vector<size_t> HyperscanEngine::cut_runs(const BatchView &batch, size_t max_runs) const {
+    const uint32_t first = batch.offsets[0], bytes = batch.offsets[batch.count] - first;
+    const size_t runs = std::max<size_t>(1, std::min<size_t>({max_runs, bytes / kMinRunBytes, batch.count}));
+    std::vector<size_t> cut(runs + 1, batch.count);
+    cut[0] = 0;
+    for (size_t k = 1; k < runs; ++k) {
+        const uint32_t at = first + static_cast<uint32_t>(uint64_t{bytes} * k / runs);
+        cut[k] = static_cast<size_t>(std::lower_bound(batch.offsets, batch.offsets + batch.count, at) - batch.offsets);
+    }
+    return cut;
+}
+
+namespace {
+// run_ready_ states of a run.
+constexpr uint8_t kRunPending = 0, kRunReady = 1, kRunFailed = 2;
+} // namespace
+
+bool HyperscanEngine::scan_positions(const BatchView &batch, const Sink &sink) {
+    if (!lanes_[0].scratch || batch.count == 0)
+        return true;
+    // Run k's matches in order, outside the rules' scopes dropped.
+    auto scan_one = [&](Lane &lane, size_t begin, size_t end, std::vector<Match> &out) {
+        out.clear();
+        scan_run(lane, batch, begin, end, false, out);
+        sort_matches(out);
+        if (batch.meta && rs_.constrained())
+            out.erase(std::remove_if(out.begin(), out.end(),
+                                     [&](const Match &m) { return !rs_.applies(m.rule, batch.meta[m.payload]); }),
+                      out.end());
+    };
+    const std::vector<size_t> cut = cut_runs(batch, size_t{threads_} * kRunsPerThread);
+    const size_t runs = cut.size() - 1;
+    if (run_out_.size() < runs)
+        run_out_.resize(runs);
+    if (runs == 1 || threads_ == 1) {
+        scan_one(lanes_[0], 0, batch.count, run_out_[0]);
+        return run_out_[0].empty() || sink(run_out_[0].data(), run_out_[0].size());
+    }
+    if (!pool_)
+        pool_ = std::make_unique<capture::WorkerPool>(threads_);
+    if (run_ready_.size() < runs)
+        run_ready_ = std::vector<std::atomic<uint8_t>>(runs);
+    for (size_t k = 0; k < runs; ++k) run_ready_[k].store(kRunPending, std::memory_order_relaxed);
+    std::atomic<size_t> next_run{0};
+    std::atomic<bool> stop{false};
+    // Takes the next run nobody took and scans it; false when none is left.
+    auto scan_next = [&](Lane &lane) {
+        const size_t k = next_run.fetch_add(1);
+        if (k >= runs) return false;
+        uint8_t state = kRunFailed; // unless scanned (an exception comes back from run())
+        struct Mark { // a failed run stops the rest
+            std::atomic<uint8_t> &flag;
+            const uint8_t &state;
+            std::atomic<bool> &stop;
+            ~Mark() {
+                if (state == kRunFailed) stop.store(true, std::memory_order_relaxed);
+                flag.store(state, std::memory_order_release);
+            }
+        } mark{run_ready_[k], state, stop};
+        if (!stop.load(std::memory_order_relaxed)) scan_one(lane, cut[k], cut[k + 1], run_out_[k]);
+        state = kRunReady;
+        return true;
+    };
+    bool complete = true;
+    // One job per thread. The calling thread's (job 0) hands the runs to
+    // the sink in order and scans a run itself whenever the next one to
+    // hand over is not ready and some run is still untaken: every thread
+    // scans, and the sink's serial work overlaps the others' scanning.
+    pool_->run(threads_, [&](size_t job) {
+        Lane &lane = lanes_[capture::WorkerPool::this_thread()];
+        if (job > 0) {
+            while (scan_next(lane)) {
+            }
+            return;
+        }
+        for (size_t k = 0; k < runs; ++k) {
+            uint8_t state;
+            for (unsigned spins = 0; (state = run_ready_[k].load(std::memory_order_acquire)) == kRunPending; ++spins)
+                if (!scan_next(lane) && spins > 64) std::this_thread::yield();
+            if (state == kRunFailed) { // run() rethrows the run's exception
+                stop.store(true, std::memory_order_relaxed);
+                return;
+            }
+            if (!run_out_[k].empty() && !sink(run_out_[k].data(), run_out_[k].size())) {
+                complete = false;
+                stop.store(true, std::memory_order_relaxed);
+                return;
+            }
+        }
+    });
+    return complete;
 }
 
 } // namespace wm

@@ -12,6 +12,8 @@
 #include "compiled_ruleset.h"
 #include "engine.h"
 
+#include <atomic>
+#include <functional>
 #include <memory>
 
 namespace wm {
@@ -24,6 +26,17 @@ class HyperscanEngine final : public Engine {
     const char *name() const override { return "hyperscan"; }
     void scan(const BatchView &batch, wm_output_mode mode, std::vector<Match> &out) override;
     unsigned threads() const { return threads_; }
+
+    // Positions mode, each match handed to `sink` a span at a time in
+    // canonical order, only rules whose scope fits batch.meta (all without
+    // meta): scan() followed by the scanner's filter, without a batch-sized
+    // vector. With threads > 1 and runs to share, the pool threads scan,
+    // sort and filter runs while the calling thread hands finished runs to
+    // the sink in order, scanning one itself while the next is not ready
+    // (the sink's serial work overlaps the scan).
+    // Returns false when the sink returned false (nothing after it).
+    using Sink = std::function<bool(const Match *matches, size_t n)>;
+    bool scan_positions(const BatchView &batch, const Sink &sink);
 
     // A batch is cut into at most this many runs per thread (taken as
     // threads come free), and only when it holds this many bytes per run:
@@ -43,6 +56,8 @@ class HyperscanEngine final : public Engine {
     };
     void scan_run(Lane &lane, const BatchView &batch, size_t begin, size_t end, bool set,
                   std::vector<Match> &out);
+    // Runs of batch (payload index cut points, size runs + 1) for a pool of threads_.
+    std::vector<size_t> cut_runs(const BatchView &batch, size_t max_runs) const;
 
     const CompiledRuleSet &rs_;
     unsigned threads_;
@@ -50,6 +65,7 @@ class HyperscanEngine final : public Engine {
     std::vector<Lane> lanes_;                     // [0]: the calling thread's
     std::vector<std::vector<Match>> run_out_;     // per run, joined in order
     std::unique_ptr<capture::WorkerPool> pool_;   // made on the first batch big enough
+    std::vector<std::atomic<uint8_t>> run_ready_; // scan_positions(): per run, pending, ready or failed
 };
 
 } // namespace wm

@@ -20,9 +20,6 @@ namespace wm {
 
 Scanner::Scanner(const CompiledRuleSet &rs, const wm_scanner_options_t &opts) : rs_(rs) {
     mode_ = opts.output_mode;
-    constrained_ = std::any_of(rs.rules().begin(), rs.rules().end(), [](const rules::Rule &r) {
-        return r.protocol != rules::Protocol::Any || !r.ports.empty();
-    });
     verify_every_ = opts.verify_every;
     cpu_threads_ = std::max(opts.cpu_threads, 1u);
     rule_ids_.reserve(rs.rules().size());
@@ -141,7 +138,7 @@ uint8_t *Scanner::batch_buffer(size_t bytes, unsigned slot) {
 }
 
 void Scanner::filter_by_meta(const BatchView &batch, std::vector<Match> &m) const {
-    if (!batch.meta || !constrained_)
+    if (!batch.meta || !rs_.constrained())
         return;
     m.erase(std::remove_if(m.begin(), m.end(),
                            [&](const Match &x) { return !rs_.applies(x.rule, batch.meta[x.payload]); }),
@@ -181,6 +178,8 @@ int Scanner::scan_delivering(const BatchView &batch, const Deliver &deliver) {
     refuse_while_pending("wm_scan_batch");
     if (mode_ == WM_OUTPUT_POSITIONS && gpu_fast_path())
         return scan_positions_gpu(batch, deliver);
+    if (mode_ == WM_OUTPUT_POSITIONS && backend_ == WM_BACKEND_CPU && !approx_ && !align_)
+        return scan_positions_cpu(batch, deliver);
     const int rc = scan_in_mode(batch, static_cast<wm_output_mode>(mode_), delivered_);
     const auto t0 = std::chrono::steady_clock::now();
     const bool all = delivered_.empty() || deliver(delivered_.data(), delivered_.size());
@@ -226,6 +225,26 @@ int Scanner::scan_positions_gpu(const BatchView &batch, const Deliver &deliver) 
         add_delivery_time(std::chrono::duration<double>(Clock::now() - d0).count());
         return all ? rc : WM_SCAN_TERMINATED;
     }
+    add_delivery_time(delivering);
+    count_batch(batch, matches, std::chrono::duration<double>(Clock::now() - t0).count() - delivering);
+    return complete ? WM_SUCCESS : WM_SCAN_TERMINATED;
+}
+
+// Hyperscan's runs are scanned, ordered and scope-filtered on the pool
+// threads and delivered in order as they finish (HyperscanEngine::scan_positions).
+int Scanner::scan_positions_cpu(const BatchView &batch, const Deliver &deliver) {
+    using Clock = std::chrono::steady_clock;
+    const auto t0 = Clock::now();
+    double delivering = 0;
+    size_t matches = 0;
+    const bool complete =
+        static_cast<HyperscanEngine *>(primary_.get())->scan_positions(batch, [&](const Match *m, size_t n) {
+            const auto d0 = Clock::now();
+            const bool more = deliver(m, n);
+            delivering += std::chrono::duration<double>(Clock::now() - d0).count();
+            matches += n;
+            return more;
+        });
     add_delivery_time(delivering);
     count_batch(batch, matches, std::chrono::duration<double>(Clock::now() - t0).count() - delivering);
     return complete ? WM_SUCCESS : WM_SCAN_TERMINATED;

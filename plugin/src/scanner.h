@@ -48,8 +48,9 @@ class Scanner {
     // due) spans come chunk by chunk as the host threads expand them
     // (cpu_threads), never the whole batch's matches at once; a GPU failure
     // under `auto` finishes the batch on Hyperscan, delivering only what
-    // follows the last match delivered. Same returns and throws as scan()
-    // besides. After a stop, the stats count what was expanded up to it.
+    // follows the last match delivered. On the CPU backend (no approximate
+    // or align rules) Hyperscan's runs are delivered likewise as its threads
+    // finish them. Same returns and throws as scan() besides. After a stop, the stats count what was expanded up to it.
     using Deliver = std::function<bool(const Match *matches, size_t n)>;
     int scan_delivering(const BatchView &batch, const Deliver &deliver);
     // Rule index -> rule id, for delivery.
@@ -102,6 +103,7 @@ class Scanner {
     };
     bool gpu_fast_path() const;
     int scan_positions_gpu(const BatchView &batch, const Deliver &deliver);
+    int scan_positions_cpu(const BatchView &batch, const Deliver &deliver);
     int scan_set_general(const BatchView &batch); // into set_hits_
     void keep_result(PendingSet &p, int rc);
     void pipeline_gpu_failed(const std::exception &e);
@@ -118,7 +120,6 @@ class Scanner {
     int mode_ = WM_OUTPUT_POSITIONS;
     unsigned verify_every_ = 0;
     unsigned cpu_threads_ = 1; // Hyperscan threads per batch, GPU positions expansion threads (cpu_threads)
-    bool constrained_ = false; // some rule has a protocol or ports
     bool fallback_allowed_ = false; // `auto`: a GPU failure moves the scanner to the CPU
     std::string reason_;
     std::unique_ptr<Engine> primary_;

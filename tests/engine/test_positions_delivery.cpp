@@ -3,7 +3,8 @@
 // CompiledRuleSet::applies, ordered by sort_matches), on chunks made here as
 // the device makes them: sorted keys, or records in any order with holes.
 // Runs without a GPU. Scanner::scan_delivering (wm_scan_batch) equals scan()
-// on the CPU path and stops when asked; on the GPU fast path (skips without a
+// on the CPU path, also with Hyperscan's runs delivered as its threads
+// finish them, and stops when asked; on the GPU fast path (skips without a
 // device) it equals the CPU path for any number of host threads.
 #include "compiled_ruleset.h"
 #include "gpu_engine.h"
@@ -188,6 +189,40 @@ TEST(ScanDelivering, CpuPathEqualsScanAndStops) {
     }
     EXPECT_EQ(delivered(sc, b.view(), WM_SCAN_TERMINATED, 1), cpu_scan(crs, b.view()));
     EXPECT_EQ(sc.stats().batches, 3u);
+}
+
+// The CPU backend's pipelined path: Hyperscan's runs scanned, ordered and
+// scope-filtered on pool threads and delivered in order as they finish,
+// one span per run; a stop delivers a prefix of whole runs.
+TEST(ScanDelivering, CpuRunsDeliveredInOrderForAnyThreadCount) {
+    CompiledRuleSet crs(test::scoped_rules(22, 150));
+    const auto b = test::random_batch(22, 4000); // ~0.8 MB: up to 12 runs of 64 KB
+    for (bool meta : {true, false}) {
+        const auto want = cpu_scan(crs, b.view(meta));
+        ASSERT_GT(want.size(), 10000u);
+        for (unsigned threads : {1u, 2u, 5u, 9u}) {
+            SCOPED_TRACE(testing::Message() << threads << " threads, meta " << meta);
+            wm_scanner_options_t o = test::scanner_options(WM_BACKEND_CPU);
+            o.cpu_threads = threads;
+            Scanner sc(crs, o);
+            size_t spans = 0;
+            std::vector<Match> got;
+            EXPECT_EQ(sc.scan_delivering(b.view(meta),
+                                         [&](const Match *m, size_t n) {
+                                             EXPECT_GT(n, 0u);
+                                             got.insert(got.end(), m, m + n);
+                                             return ++spans > 0;
+                                         }),
+                      WM_SUCCESS);
+            EXPECT_EQ(got, want);
+            if (threads >= 5) EXPECT_GE(spans, 4u) << "the runs were not delivered apart";
+            EXPECT_EQ(sc.stats().matches, want.size());
+            if (threads < 5) continue;
+            const auto prefix = delivered(sc, b.view(meta), WM_SCAN_TERMINATED, 2);
+            ASSERT_LT(prefix.size(), want.size());
+            EXPECT_TRUE(std::equal(prefix.begin(), prefix.end(), want.begin())) << "not a prefix";
+        }
+    }
 }
 
 // The fast path: chunks expanded and delivered while later ones are on the
