@@ -61,7 +61,7 @@ CudaMatcher::CudaMatcher(const std::vector<Literal> &patterns, const GpuOptions 
 
     AcCompileOptions co;
     co.key_bytes = tuning::kKeyBytes;
-    co.dense_budget_bytes = tuning::kDenseBudgetBytes;
+    co.dense_budget_bytes = tuning::dense_budget_bytes(static_cast<size_t>(prop.l2CacheSize));
     blob_ = compile_ac(patterns, co);
     d_blob_ = dev_alloc<uint8_t>(blob_.bytes.size(), "d_blob");
     WM_CUDA_CHECK(cudaMemcpy(d_blob_, blob_.bytes.data(), blob_.bytes.size(), cudaMemcpyHostToDevice));

@@ -2,6 +2,7 @@
 // deterministic blob, header.
 #include "gpu/ac_compile.h"
 #include "gpu/ac_cpu_walk.h"
+#include "gpu/ac_tuning.h"
 #include "gpu/ac_walk.cuh"
 #include "reference.h"
 
@@ -362,4 +363,20 @@ TEST(AcCompile, OutCheckOnlyWhereAMatchCanFail) {
     }
     EXPECT_EQ(seen, std::vector<bool>(4, true));
     EXPECT_EQ(check, (std::vector<bool>{false, true, true, true}));
+}
+
+// The matcher sizes its dense rows from the device's L2: a share that
+// leaves room for the sparse records, the outputs and the streamed text,
+// capped where the H100 stopped gaining (run 163); unknown L2, the old 24 MB.
+TEST(AcTuning, DenseBudgetLeavesL2RoomAndIsCapped) {
+    size_t last = 0;
+    for (size_t mb : {4, 6, 24, 40, 50, 60, 96, 256}) {
+        const size_t l2 = mb << 20, b = tuning::dense_budget_bytes(l2);
+        EXPECT_LE(b, l2 - l2 / 5) << mb << " MB of L2";
+        EXPECT_LE(b, tuning::kDenseBudgetMaxBytes);
+        EXPECT_GE(b, last) << "a bigger L2 gets no smaller budget";
+        last = b;
+    }
+    EXPECT_EQ(tuning::dense_budget_bytes(50u << 20), tuning::kDenseBudgetMaxBytes); // the H100 ran 40 MB
+    EXPECT_EQ(tuning::dense_budget_bytes(0), tuning::kDenseBudgetBytes);
 }
