@@ -384,7 +384,10 @@ typedef struct wm_scanner_stats {
     uint64_t verify_mismatches;
     /** Where the time went (seconds, summed over batches): the engines
      *  (GPU or Hyperscan, including transfers), ordering and filtering the
-     *  matches on the host, and the match callbacks. */
+     *  matches on the host, and the match callbacks. Where positions are
+     *  ordered and filtered on the engine's threads while the callbacks run
+     *  (wm_scan_batch without approximate or align rules, no verification
+     *  due), that work counts as engine time. */
     double engine_seconds;
     double ordering_seconds;
     double delivery_seconds;
