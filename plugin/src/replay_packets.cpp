@@ -44,9 +44,8 @@ class WindowScanner {
         // The GPU takes a window in one call (it splits it into chunks
         // itself); the CPU scans batches small enough that alerts keep
         // flowing and large enough that each of its threads gets
-        // Hyperscan's 4 runs: 1 MB batches had left 16 threads 8 runs of
-        // merged-zeek payloads, then the thread waiting on the batch's
-        // serial filter and delivery.
+        // Hyperscan's 4 runs (1 MB batches of merged-zeek payloads gave 16
+        // threads 8 runs).
         const size_t cpu_bytes = std::max<size_t>(1u << 20, size_t{sc.cpu_threads()} *
                                                                 HyperscanEngine::kRunsPerThread *
                                                                 HyperscanEngine::kMinRunBytes);
