@@ -1,12 +1,12 @@
 #include "hs_engine.h"
 
+#include "in_order_handoff.h"
 #include "status_error.h"
 
 #include <fmt/format.h>
 
 #include <algorithm>
 #include <stdexcept>
-#include <thread>
 
 namespace wm {
 
@@ -134,11 +134,6 @@ std::vector<size_t> HyperscanEngine::cut_runs(const BatchView &batch, size_t max
     return cut;
 }
 
-namespace {
-// run_ready_ states of a run.
-constexpr uint8_t kRunPending = 0, kRunReady = 1, kRunFailed = 2;
-} // namespace
-
 bool HyperscanEngine::scan_positions(const BatchView &batch, const Sink &sink) {
     if (!lanes_[0].scratch || batch.count == 0)
         return true;
@@ -162,57 +157,10 @@ bool HyperscanEngine::scan_positions(const BatchView &batch, const Sink &sink) {
     }
     if (!pool_)
         pool_ = std::make_unique<capture::WorkerPool>(threads_);
-    if (run_ready_.size() < runs)
-        run_ready_ = std::vector<std::atomic<uint8_t>>(runs);
-    for (size_t k = 0; k < runs; ++k) run_ready_[k].store(kRunPending, std::memory_order_relaxed);
-    std::atomic<size_t> next_run{0};
-    std::atomic<bool> stop{false};
-    // Takes the next run nobody took and scans it; false when none is left.
-    auto scan_next = [&](Lane &lane) {
-        const size_t k = next_run.fetch_add(1);
-        if (k >= runs) return false;
-        uint8_t state = kRunFailed; // unless scanned (an exception comes back from run())
-        struct Mark { // a failed run stops the rest
-            std::atomic<uint8_t> &flag;
-            const uint8_t &state;
-            std::atomic<bool> &stop;
-            ~Mark() {
-                if (state == kRunFailed) stop.store(true, std::memory_order_relaxed);
-                flag.store(state, std::memory_order_release);
-            }
-        } mark{run_ready_[k], state, stop};
-        if (!stop.load(std::memory_order_relaxed)) scan_one(lane, cut[k], cut[k + 1], run_out_[k]);
-        state = kRunReady;
-        return true;
-    };
-    bool complete = true;
-    // One job per thread. The calling thread's (job 0) hands the runs to
-    // the sink in order and scans a run itself whenever the next one to
-    // hand over is not ready and some run is still untaken: every thread
-    // scans, and the sink's serial work overlaps the others' scanning.
-    pool_->run(threads_, [&](size_t job) {
-        Lane &lane = lanes_[capture::WorkerPool::this_thread()];
-        if (job > 0) {
-            while (scan_next(lane)) {
-            }
-            return;
-        }
-        for (size_t k = 0; k < runs; ++k) {
-            uint8_t state;
-            for (unsigned spins = 0; (state = run_ready_[k].load(std::memory_order_acquire)) == kRunPending; ++spins)
-                if (!scan_next(lane) && spins > 64) std::this_thread::yield();
-            if (state == kRunFailed) { // run() rethrows the run's exception
-                stop.store(true, std::memory_order_relaxed);
-                return;
-            }
-            if (!run_out_[k].empty() && !sink(run_out_[k].data(), run_out_[k].size())) {
-                complete = false;
-                stop.store(true, std::memory_order_relaxed);
-                return;
-            }
-        }
-    });
-    return complete;
+    return hand_over_in_order(
+        *pool_, runs, run_ready_,
+        [&](size_t k) { scan_one(lanes_[capture::WorkerPool::this_thread()], cut[k], cut[k + 1], run_out_[k]); },
+        [&](size_t k) { return run_out_[k].empty() || sink(run_out_[k].data(), run_out_[k].size()); });
 }
 
 } // namespace wm

@@ -65,7 +65,7 @@ class HyperscanEngine final : public Engine {
     std::vector<Lane> lanes_;                     // [0]: the calling thread's
     std::vector<std::vector<Match>> run_out_;     // per run, joined in order
     std::unique_ptr<capture::WorkerPool> pool_;   // made on the first batch big enough
-    std::vector<std::atomic<uint8_t>> run_ready_; // scan_positions(): per run, pending, ready or failed
+    std::vector<std::atomic<uint8_t>> run_ready_; // scan_positions(): per run (hand_over_in_order)
 };
 
 } // namespace wm

@@ -1,9 +1,9 @@
 #include "positions_expansion.h"
 
 #include "capture/worker_pool.h"
+#include "in_order_handoff.h"
 
 #include <algorithm>
-#include <thread>
 
 namespace wm {
 
@@ -16,8 +16,6 @@ constexpr uint32_t kMinSliceMatches = 16384;
 // core, a slice of long payloads with many rules per match), and the sink
 // starts on the first slice sooner.
 constexpr uint32_t kSlicesPerThread = 4;
-// ready_ states of a slice.
-constexpr uint8_t kSlicePending = 0, kSliceReady = 1, kSliceFailed = 2;
 
 const gpu::PayloadMeta *gpu_meta(const wm_payload_meta_t *m) {
     static_assert(sizeof(gpu::PayloadMeta) == sizeof(wm_payload_meta_t), "gpu::PayloadMeta mirrors wm_payload_meta_t");
@@ -64,8 +62,7 @@ size_t expand_slice(const gpu::PositionsChunk &c, uint32_t b, uint32_t e, const 
 
 } // namespace
 
-PositionsExpander::PositionsExpander(unsigned threads)
-    : threads_(std::max(threads, 1u)), ready_((threads_ - 1) * kSlicesPerThread) {}
+PositionsExpander::PositionsExpander(unsigned threads) : threads_(std::max(threads, 1u)) {}
 
 PositionsExpander::~PositionsExpander() = default;
 
@@ -74,8 +71,7 @@ bool PositionsExpander::expand(const gpu::PositionsChunk &c, const PatternRules 
     if (c.count == 0) return true;
     if (!c.sorted()) return expand_unsorted(c, r, meta, sink);
     const uint32_t n = c.count;
-    const uint32_t slices =
-        threads_ > 1 ? std::clamp<uint32_t>(n / kMinSliceMatches, 1, (threads_ - 1) * kSlicesPerThread) : 1;
+    const uint32_t slices = threads_ > 1 ? std::clamp<uint32_t>(n / kMinSliceMatches, 1, threads_ * kSlicesPerThread) : 1;
     // Slice k starts near k * n / slices, moved on to a (payload, end) group's
     // first match: a group is re-sorted in one piece.
     slice_begin_.assign(slices + 1, n);
@@ -103,42 +99,11 @@ bool PositionsExpander::expand(const gpu::PositionsChunk &c, const PatternRules 
         write(0);
         return slice_n_[0] == 0 || sink(slice_buf_[0].data(), slice_n_[0]);
     }
-    // Job 0, on the calling thread (WorkerPool), hands the slices to the sink
-    // in order as the other threads finish them (job k + 1 writes slice k):
-    // the callbacks, serial by contract, overlap the expansion of what follows.
+    // The callbacks, serial by contract, overlap the expansion of what
+    // follows (the calling thread expands slices too while it waits).
     if (!pool_) pool_ = std::make_unique<capture::WorkerPool>(threads_);
-    for (uint32_t k = 0; k < slices; ++k) ready_[k].store(kSlicePending, std::memory_order_relaxed);
-    std::atomic<bool> stop{false};
-    bool complete = true;
-    pool_->run(slices + 1, [&](size_t job) {
-        if (job > 0) {
-            const uint32_t k = static_cast<uint32_t>(job - 1);
-            uint8_t state = kSliceFailed; // unless written (an exception comes back from run())
-            struct Mark {
-                std::atomic<uint8_t> &flag;
-                const uint8_t &state;
-                ~Mark() { flag.store(state, std::memory_order_release); }
-            } mark{ready_[k], state};
-            if (!stop.load(std::memory_order_relaxed)) write(k);
-            state = kSliceReady;
-            return;
-        }
-        for (uint32_t k = 0; k < slices; ++k) {
-            uint8_t state;
-            for (unsigned spins = 0; (state = ready_[k].load(std::memory_order_acquire)) == kSlicePending; ++spins)
-                if (spins > 64) std::this_thread::yield();
-            if (state == kSliceFailed) { // run() rethrows the slice's exception
-                stop.store(true, std::memory_order_relaxed);
-                return;
-            }
-            if (slice_n_[k] && !sink(slice_buf_[k].data(), slice_n_[k])) {
-                complete = false;
-                stop.store(true, std::memory_order_relaxed);
-                return;
-            }
-        }
-    });
-    return complete;
+    return hand_over_in_order(*pool_, slices, ready_, [&](size_t k) { write(static_cast<uint32_t>(k)); },
+                              [&](size_t k) { return slice_n_[k] == 0 || sink(slice_buf_[k].data(), slice_n_[k]); });
 }
 
 // A chunk too wide for sorted keys (rare: its payload, end and pattern fields

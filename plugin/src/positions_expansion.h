@@ -10,7 +10,7 @@
 // Here a chunk's matches are cut into slices at (payload, end) boundaries;
 // pool threads expand each slice into its own reused buffer, already in the
 // canonical (payload, end, rule, start) order, while the calling thread hands
-// the finished slices to the sink in order.
+// the finished slices to the sink in order (in_order_handoff.h).
 #pragma once
 
 #include "engine.h"
@@ -49,8 +49,9 @@ inline bool by_rule_then_start(const Match &a, const Match &b) {
 class PositionsExpander {
   public:
     // threads: 1, the calling thread expands and delivers each chunk in
-    // turn; N > 1, N - 1 pool threads expand slices while the calling thread
-    // delivers (started on the first chunk big enough to split).
+    // turn; N > 1, N threads expand slices while the calling thread, one of
+    // them, delivers the finished ones in order (hand_over_in_order; the
+    // pool is started on the first chunk big enough to split).
     explicit PositionsExpander(unsigned threads);
     ~PositionsExpander();
 
@@ -75,7 +76,7 @@ class PositionsExpander {
     std::vector<uint32_t> slice_begin_;           // per slice, + 1: its device matches
     std::vector<std::vector<Match>> slice_buf_;   // per slice; sizes only grow (no zeroing per chunk)
     std::vector<size_t> slice_n_;                 // per slice: entries written
-    std::vector<std::atomic<uint8_t>> ready_;     // per slice (at most (threads - 1) * 4): pending, ready or failed
+    std::vector<std::atomic<uint8_t>> ready_;     // per slice (hand_over_in_order)
     std::vector<Match> unsorted_;                 // expand_unsorted()'s matches
 };
 

@@ -191,22 +191,11 @@ int Scanner::scan_delivering(const BatchView &batch, const Deliver &deliver) {
 // delivered while later chunks are scanned: no batch-sized match vector, no
 // separate filter and order passes.
 int Scanner::scan_positions_gpu(const BatchView &batch, const Deliver &deliver) {
-    using Clock = std::chrono::steady_clock;
     const auto t0 = Clock::now();
-    double delivering = 0;
-    size_t matches = 0;
-    Match last{};
-    auto sink = [&](const Match *m, size_t n) {
-        const auto d0 = Clock::now();
-        const bool more = deliver(m, n);
-        delivering += std::chrono::duration<double>(Clock::now() - d0).count();
-        matches += n;
-        last = m[n - 1];
-        return more;
-    };
+    TimedDelivery sink{deliver};
     bool complete = true;
     try {
-        complete = static_cast<GpuEngine *>(primary_.get())->scan_positions(batch, sink);
+        complete = static_cast<GpuEngine *>(primary_.get())->scan_positions(batch, std::ref(sink));
     } catch (const gpu::GpuError &e) {
         if (!fallback_allowed_)
             throw StatusError(WM_GPU_ERROR, e.what());
@@ -215,38 +204,41 @@ int Scanner::scan_positions_gpu(const BatchView &batch, const Deliver &deliver) 
         // exactly those the GPU had not delivered.
         const int rc = scan_in_mode(batch, WM_OUTPUT_POSITIONS, delivered_);
         auto rest = delivered_.begin();
-        if (matches)
-            rest = std::upper_bound(delivered_.begin(), delivered_.end(), last, [](const Match &a, const Match &b) {
+        if (sink.matches)
+            rest = std::upper_bound(delivered_.begin(), delivered_.end(), sink.last, [](const Match &a, const Match &b) {
                 return std::tie(a.payload, a.end, a.rule, a.start) < std::tie(b.payload, b.end, b.rule, b.start);
             });
-        add_delivery_time(delivering);
+        add_delivery_time(sink.seconds);
         const auto d0 = Clock::now();
         const bool all = rest == delivered_.end() || deliver(&*rest, static_cast<size_t>(delivered_.end() - rest));
         add_delivery_time(std::chrono::duration<double>(Clock::now() - d0).count());
         return all ? rc : WM_SCAN_TERMINATED;
     }
-    add_delivery_time(delivering);
-    count_batch(batch, matches, std::chrono::duration<double>(Clock::now() - t0).count() - delivering);
-    return complete ? WM_SUCCESS : WM_SCAN_TERMINATED;
+    return count_delivered(batch, t0, sink, complete);
 }
 
 // Hyperscan's runs are scanned, ordered and scope-filtered on the pool
 // threads and delivered in order as they finish (HyperscanEngine::scan_positions).
 int Scanner::scan_positions_cpu(const BatchView &batch, const Deliver &deliver) {
-    using Clock = std::chrono::steady_clock;
     const auto t0 = Clock::now();
-    double delivering = 0;
-    size_t matches = 0;
-    const bool complete =
-        static_cast<HyperscanEngine *>(primary_.get())->scan_positions(batch, [&](const Match *m, size_t n) {
-            const auto d0 = Clock::now();
-            const bool more = deliver(m, n);
-            delivering += std::chrono::duration<double>(Clock::now() - d0).count();
-            matches += n;
-            return more;
-        });
-    add_delivery_time(delivering);
-    count_batch(batch, matches, std::chrono::duration<double>(Clock::now() - t0).count() - delivering);
+    TimedDelivery sink{deliver};
+    const bool complete = static_cast<HyperscanEngine *>(primary_.get())->scan_positions(batch, std::ref(sink));
+    return count_delivered(batch, t0, sink, complete);
+}
+
+bool Scanner::TimedDelivery::operator()(const Match *m, size_t n) {
+    const auto d0 = Clock::now();
+    const bool more = deliver(m, n);
+    seconds += std::chrono::duration<double>(Clock::now() - d0).count();
+    matches += n;
+    last = m[n - 1];
+    return more;
+}
+
+// The stats of a batch delivered span by span since t0 (delivery time apart).
+int Scanner::count_delivered(const BatchView &batch, Clock::time_point t0, const TimedDelivery &sink, bool complete) {
+    add_delivery_time(sink.seconds);
+    count_batch(batch, sink.matches, std::chrono::duration<double>(Clock::now() - t0).count() - sink.seconds);
     return complete ? WM_SUCCESS : WM_SCAN_TERMINATED;
 }
 

@@ -14,6 +14,7 @@
 #include "warpmatch.h"
 
 #include <atomic>
+#include <chrono>
 #include <deque>
 #include <functional>
 #include <memory>
@@ -102,8 +103,19 @@ class Scanner {
         std::vector<Match> gpu_only, cpu_only;
     };
     bool gpu_fast_path() const;
+    using Clock = std::chrono::steady_clock;
+    // A Deliver timed and counted (the fast paths' sink): the time spent
+    // in deliver, the matches handed over and the last of them.
+    struct TimedDelivery {
+        const Deliver &deliver;
+        double seconds = 0;
+        size_t matches = 0;
+        Match last{};
+        bool operator()(const Match *m, size_t n);
+    };
     int scan_positions_gpu(const BatchView &batch, const Deliver &deliver);
     int scan_positions_cpu(const BatchView &batch, const Deliver &deliver);
+    int count_delivered(const BatchView &batch, Clock::time_point t0, const TimedDelivery &sink, bool complete);
     int scan_set_general(const BatchView &batch); // into set_hits_
     void keep_result(PendingSet &p, int rc);
     void pipeline_gpu_failed(const std::exception &e);

@@ -29,6 +29,8 @@ class WorkerPool {
     // yet taken: with more jobs than threads, a thread slowed down (by a
     // busy core, a heavy part) takes fewer of them.
     void run(size_t n, const std::function<void(size_t)> &fn);
+    // Threads of a run, the caller's included.
+    size_t width() const { return workers_.size() + 1; }
 
     // Inside a job: the index of the thread running it, in [0, width) (0:
     // run()'s caller), so a job can use per-thread state without locks.

@@ -1,0 +1,83 @@
+// hand_over_in_order (in_order_handoff.h): pieces made on every thread of a
+// pool are handed over on the calling thread in order, each made once; a
+// stop or an exception hands nothing over after it.
+#include "in_order_handoff.h"
+
+#include <gtest/gtest.h>
+
+#include <chrono>
+#include <random>
+#include <stdexcept>
+#include <thread>
+
+using namespace wm;
+
+namespace {
+
+// Pieces of uneven cost, so later ones often finish first.
+void uneven_work(size_t k) { std::this_thread::sleep_for(std::chrono::microseconds((k * 7919) % 13 * 50)); }
+
+TEST(HandOverInOrder, EveryPieceMadeOnceAndHandedOverInOrder) {
+    std::vector<std::atomic<uint8_t>> ready;
+    for (size_t width : {1u, 2u, 5u}) {
+        capture::WorkerPool pool(width);
+        for (size_t n : {1u, 3u, 40u}) {
+            SCOPED_TRACE(testing::Message() << width << " threads, " << n << " pieces");
+            std::vector<std::atomic<int>> made(n);
+            std::vector<size_t> handed;
+            const std::thread::id caller = std::this_thread::get_id();
+            EXPECT_TRUE(hand_over_in_order(
+                pool, n, ready,
+                [&](size_t k) {
+                    uneven_work(k);
+                    made[k]++;
+                },
+                [&](size_t k) {
+                    EXPECT_EQ(std::this_thread::get_id(), caller);
+                    EXPECT_EQ(made[k].load(), 1) << "piece " << k << " handed over before it was made";
+                    handed.push_back(k);
+                    return true;
+                }));
+            for (size_t k = 0; k < n; ++k) EXPECT_EQ(made[k].load(), 1) << "piece " << k;
+            std::vector<size_t> want(n);
+            for (size_t k = 0; k < n; ++k) want[k] = k;
+            EXPECT_EQ(handed, want);
+        }
+    }
+}
+
+TEST(HandOverInOrder, StopHandsNothingOverAfterIt) {
+    capture::WorkerPool pool(4);
+    std::vector<std::atomic<uint8_t>> ready;
+    std::vector<size_t> handed;
+    EXPECT_FALSE(hand_over_in_order(pool, 30, ready, uneven_work, [&](size_t k) {
+        handed.push_back(k);
+        return k != 6;
+    }));
+    EXPECT_EQ(handed, (std::vector<size_t>{0, 1, 2, 3, 4, 5, 6}));
+}
+
+// A piece that throws: its exception comes back, and no piece from it on
+// is handed over; the pool is usable again after it.
+TEST(HandOverInOrder, ExceptionComesBackAndStopsTheHandOver) {
+    capture::WorkerPool pool(3);
+    std::vector<std::atomic<uint8_t>> ready;
+    size_t last = 0;
+    EXPECT_THROW(hand_over_in_order(
+                     pool, 25, ready,
+                     [](size_t k) {
+                         uneven_work(k);
+                         if (k == 9) throw std::runtime_error("piece 9");
+                     },
+                     [&](size_t k) {
+                         last = k;
+                         return true;
+                     }),
+                 std::runtime_error);
+    EXPECT_LT(last, 9u);
+    size_t handed = 0;
+    EXPECT_TRUE(hand_over_in_order(pool, 5, ready, uneven_work, [&](size_t) { return ++handed > 0; }));
+    EXPECT_EQ(handed, 5u);
+}
+
+} // namespace
