@@ -158,7 +158,7 @@ bool HyperscanEngine::scan_positions(const BatchView &batch, const Sink &sink) {
     if (!pool_)
         pool_ = std::make_unique<capture::WorkerPool>(threads_);
     return hand_over_in_order(
-        *pool_, runs, run_ready_,
+        *pool_, runs, run_ready_, CallerRole::MakesWhileWaiting,
         [&](size_t k) { scan_one(lanes_[capture::WorkerPool::this_thread()], cut[k], cut[k + 1], run_out_[k]); },
         [&](size_t k) { return run_out_[k].empty() || sink(run_out_[k].data(), run_out_[k].size()); });
 }

@@ -11,7 +11,8 @@ constexpr uint8_t kPending = 0, kMade = 1, kFailed = 2;
 } // namespace
 
 bool hand_over_in_order(capture::WorkerPool &pool, size_t n, std::vector<std::atomic<uint8_t>> &ready,
-                        const std::function<void(size_t)> &make, const std::function<bool(size_t)> &hand) {
+                        CallerRole caller, const std::function<void(size_t)> &make,
+                        const std::function<bool(size_t)> &hand) {
     if (n == 0) return true;
     if (ready.size() < n) ready = std::vector<std::atomic<uint8_t>>(n); // atomics do not move: made anew
     for (size_t k = 0; k < n; ++k) ready[k].store(kPending, std::memory_order_relaxed);
@@ -35,6 +36,8 @@ bool hand_over_in_order(capture::WorkerPool &pool, size_t n, std::vector<std::at
         state = kMade;
         return true;
     };
+    // A pool of one thread has no one else to make the pieces.
+    const bool helps = caller == CallerRole::MakesWhileWaiting || pool.width() == 1;
     bool complete = true;
     pool.run(pool.width(), [&](size_t job) {
         if (job > 0) {
@@ -46,7 +49,7 @@ bool hand_over_in_order(capture::WorkerPool &pool, size_t n, std::vector<std::at
             for (size_t k = 0; k < n; ++k) {
                 uint8_t state;
                 for (unsigned spins = 0; (state = ready[k].load(std::memory_order_acquire)) == kPending; ++spins)
-                    if (!make_next() && spins > 64) std::this_thread::yield();
+                    if (!(helps && make_next()) && spins > 64) std::this_thread::yield();
                 if (state == kFailed) { // its exception comes back from run()
                     stop.store(true, std::memory_order_relaxed);
                     return;

@@ -14,19 +14,25 @@
 
 namespace wm {
 
-// Makes pieces [0, n) on every thread of `pool` and hands them over in
+// Makes pieces [0, n) on the threads of `pool` and hands them over in
 // order on the calling thread:
-//   make(k)  piece k, once, on any of the pool's threads (the caller's
-//            included); pieces are taken in increasing k;
+//   make(k)  piece k, once, on any of the pool's threads; pieces are taken
+//            in increasing k;
 //   hand(k)  on the calling thread, k = 0, 1, ..., as soon as piece k is
 //            made; false stops: nothing is made or handed over after it
 //            (pieces being made are finished).
-// While piece k is not made yet, the calling thread makes an untaken piece
-// itself, so every thread makes pieces and the handing over overlaps them.
+// caller: whether the calling thread makes an untaken piece itself while
+// piece k is not made yet (every thread makes pieces: right when making is
+// the bound, as Hyperscan's scan is), or only hands over (right when
+// handing over is the bound, as the GPU positions' callbacks are: a slice
+// the caller expanded held back the slices ready before it, and the C API
+// row lost 12%, run 167).
 // An exception from make or hand stops the rest and is rethrown here.
 // ready: per-piece flags, kept by the caller (grown to n when short, so a
 // call allocates nothing once it has grown). Returns false when hand stopped.
+enum class CallerRole { MakesWhileWaiting, OnlyHandsOver };
 bool hand_over_in_order(capture::WorkerPool &pool, size_t n, std::vector<std::atomic<uint8_t>> &ready,
-                        const std::function<void(size_t)> &make, const std::function<bool(size_t)> &hand);
+                        CallerRole caller, const std::function<void(size_t)> &make,
+                        const std::function<bool(size_t)> &hand);
 
 } // namespace wm

@@ -71,7 +71,8 @@ bool PositionsExpander::expand(const gpu::PositionsChunk &c, const PatternRules 
     if (c.count == 0) return true;
     if (!c.sorted()) return expand_unsorted(c, r, meta, sink);
     const uint32_t n = c.count;
-    const uint32_t slices = threads_ > 1 ? std::clamp<uint32_t>(n / kMinSliceMatches, 1, threads_ * kSlicesPerThread) : 1;
+    const uint32_t slices =
+        threads_ > 1 ? std::clamp<uint32_t>(n / kMinSliceMatches, 1, (threads_ - 1) * kSlicesPerThread) : 1;
     // Slice k starts near k * n / slices, moved on to a (payload, end) group's
     // first match: a group is re-sorted in one piece.
     slice_begin_.assign(slices + 1, n);
@@ -99,10 +100,11 @@ bool PositionsExpander::expand(const gpu::PositionsChunk &c, const PatternRules 
         write(0);
         return slice_n_[0] == 0 || sink(slice_buf_[0].data(), slice_n_[0]);
     }
-    // The callbacks, serial by contract, overlap the expansion of what
-    // follows (the calling thread expands slices too while it waits).
+    // The callbacks, serial by contract and the bound of this path, overlap
+    // the expansion of what follows; the calling thread only delivers.
     if (!pool_) pool_ = std::make_unique<capture::WorkerPool>(threads_);
-    return hand_over_in_order(*pool_, slices, ready_, [&](size_t k) { write(static_cast<uint32_t>(k)); },
+    return hand_over_in_order(*pool_, slices, ready_, CallerRole::OnlyHandsOver,
+                              [&](size_t k) { write(static_cast<uint32_t>(k)); },
                               [&](size_t k) { return slice_n_[k] == 0 || sink(slice_buf_[k].data(), slice_n_[k]); });
 }
 

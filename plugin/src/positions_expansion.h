@@ -49,9 +49,9 @@ inline bool by_rule_then_start(const Match &a, const Match &b) {
 class PositionsExpander {
   public:
     // threads: 1, the calling thread expands and delivers each chunk in
-    // turn; N > 1, N threads expand slices while the calling thread, one of
-    // them, delivers the finished ones in order (hand_over_in_order; the
-    // pool is started on the first chunk big enough to split).
+    // turn; N > 1, N - 1 pool threads expand slices while the calling thread
+    // delivers the finished ones in order (hand_over_in_order; the pool is
+    // started on the first chunk big enough to split).
     explicit PositionsExpander(unsigned threads);
     ~PositionsExpander();
 

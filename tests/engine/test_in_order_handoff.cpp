@@ -1,6 +1,7 @@
-// hand_over_in_order (in_order_handoff.h): pieces made on every thread of a
-// pool are handed over on the calling thread in order, each made once; a
-// stop or an exception hands nothing over after it.
+// hand_over_in_order (in_order_handoff.h): pieces made on the threads of a
+// pool are handed over on the calling thread in order, each made once (by
+// the calling thread too only when it is to help); a stop or an exception
+// hands nothing over after it.
 #include "in_order_handoff.h"
 
 #include <gtest/gtest.h>
@@ -19,29 +20,35 @@ void uneven_work(size_t k) { std::this_thread::sleep_for(std::chrono::microsecon
 
 TEST(HandOverInOrder, EveryPieceMadeOnceAndHandedOverInOrder) {
     std::vector<std::atomic<uint8_t>> ready;
-    for (size_t width : {1u, 2u, 5u}) {
-        capture::WorkerPool pool(width);
-        for (size_t n : {1u, 3u, 40u}) {
-            SCOPED_TRACE(testing::Message() << width << " threads, " << n << " pieces");
-            std::vector<std::atomic<int>> made(n);
-            std::vector<size_t> handed;
-            const std::thread::id caller = std::this_thread::get_id();
-            EXPECT_TRUE(hand_over_in_order(
-                pool, n, ready,
-                [&](size_t k) {
-                    uneven_work(k);
-                    made[k]++;
-                },
-                [&](size_t k) {
-                    EXPECT_EQ(std::this_thread::get_id(), caller);
-                    EXPECT_EQ(made[k].load(), 1) << "piece " << k << " handed over before it was made";
-                    handed.push_back(k);
-                    return true;
-                }));
-            for (size_t k = 0; k < n; ++k) EXPECT_EQ(made[k].load(), 1) << "piece " << k;
-            std::vector<size_t> want(n);
-            for (size_t k = 0; k < n; ++k) want[k] = k;
-            EXPECT_EQ(handed, want);
+    for (CallerRole role : {CallerRole::MakesWhileWaiting, CallerRole::OnlyHandsOver}) {
+        for (size_t width : {1u, 2u, 5u}) {
+            capture::WorkerPool pool(width);
+            for (size_t n : {1u, 3u, 40u}) {
+                SCOPED_TRACE(testing::Message() << width << " threads, " << n << " pieces, caller "
+                                                << (role == CallerRole::OnlyHandsOver ? "only hands over" : "makes too"));
+                std::vector<std::atomic<int>> made(n);
+                std::vector<size_t> handed;
+                const std::thread::id caller = std::this_thread::get_id();
+                std::atomic<size_t> made_by_caller{0};
+                EXPECT_TRUE(hand_over_in_order(
+                    pool, n, ready, role,
+                    [&](size_t k) {
+                        uneven_work(k);
+                        made[k]++;
+                        made_by_caller += std::this_thread::get_id() == caller;
+                    },
+                    [&](size_t k) {
+                        EXPECT_EQ(std::this_thread::get_id(), caller);
+                        EXPECT_EQ(made[k].load(), 1) << "piece " << k << " handed over before it was made";
+                        handed.push_back(k);
+                        return true;
+                    }));
+                for (size_t k = 0; k < n; ++k) EXPECT_EQ(made[k].load(), 1) << "piece " << k;
+                std::vector<size_t> want(n);
+                for (size_t k = 0; k < n; ++k) want[k] = k;
+                EXPECT_EQ(handed, want);
+                if (role == CallerRole::OnlyHandsOver && width > 1) EXPECT_EQ(made_by_caller.load(), 0u);
+            }
         }
     }
 }
@@ -50,7 +57,7 @@ TEST(HandOverInOrder, StopHandsNothingOverAfterIt) {
     capture::WorkerPool pool(4);
     std::vector<std::atomic<uint8_t>> ready;
     std::vector<size_t> handed;
-    EXPECT_FALSE(hand_over_in_order(pool, 30, ready, uneven_work, [&](size_t k) {
+    EXPECT_FALSE(hand_over_in_order(pool, 30, ready, CallerRole::MakesWhileWaiting, uneven_work, [&](size_t k) {
         handed.push_back(k);
         return k != 6;
     }));
@@ -64,7 +71,7 @@ TEST(HandOverInOrder, ExceptionComesBackAndStopsTheHandOver) {
     std::vector<std::atomic<uint8_t>> ready;
     size_t last = 0;
     EXPECT_THROW(hand_over_in_order(
-                     pool, 25, ready,
+                     pool, 25, ready, CallerRole::OnlyHandsOver,
                      [](size_t k) {
                          uneven_work(k);
                          if (k == 9) throw std::runtime_error("piece 9");
@@ -76,7 +83,7 @@ TEST(HandOverInOrder, ExceptionComesBackAndStopsTheHandOver) {
                  std::runtime_error);
     EXPECT_LT(last, 9u);
     size_t handed = 0;
-    EXPECT_TRUE(hand_over_in_order(pool, 5, ready, uneven_work, [&](size_t) { return ++handed > 0; }));
+    EXPECT_TRUE(hand_over_in_order(pool, 5, ready, CallerRole::MakesWhileWaiting, uneven_work, [&](size_t) { return ++handed > 0; }));
     EXPECT_EQ(handed, 5u);
 }
 
