@@ -39,6 +39,14 @@ struct Match {
     }
 };
 
+// Which positions matches a consumer needs. FirstPerRule: only each
+// (payload, rule)'s first match in canonical order (replay's one alert per
+// packet and rule). An engine may then leave out any other match early, on
+// its own threads (with the ET set on real traffic over 90% of the matches
+// are repeats); the consumer still drops the repeats that do come
+// (FirstMatchPerRule), e.g. of a payload split across two slices.
+enum class Wanted { EveryMatch, FirstPerRule };
+
 // Canonical order: payload, end, rule.
 void sort_matches(std::vector<Match> &m);
 // Positions -> set: one entry per (payload, rule), start = end = 0.

@@ -43,7 +43,7 @@ GpuPatterns gpu_patterns(const CompiledRuleSet &rs) {
 
 GpuEngine::GpuEngine(const CompiledRuleSet &rs, int device, size_t max_batch_bytes,
                      size_t max_batch_payloads, unsigned host_threads)
-    : expander_(host_threads) {
+    : num_rules_(static_cast<uint32_t>(rs.rules().size())), expander_(host_threads) {
     GpuPatterns g = gpu_patterns(rs);
     for (const auto &l : g.literals) len_.push_back(static_cast<uint32_t>(l.bytes.size()));
     gpu::GpuOptions opts;
@@ -108,14 +108,14 @@ size_t GpuEngine::collect_set_hits(const wm_set_hit_t **hits) {
 }
 
 PatternRules GpuEngine::pattern_rules() const {
-    return {scopes_.entry_begin.data(), rules_.data(), len_.data(), scopes_.view(), scopes_.any_constraint};
+    return {scopes_.entry_begin.data(), rules_.data(), len_.data(), scopes_.view(), scopes_.any_constraint, num_rules_};
 }
 
-bool GpuEngine::scan_positions(const BatchView &batch, const PositionsExpander::Sink &sink) {
+bool GpuEngine::scan_positions(const BatchView &batch, const PositionsExpander::Sink &sink, Wanted wanted) {
     const PatternRules r = pattern_rules();
     bool go_on = true;
     matcher_->scan_positions(gpu_view(batch), [&](const gpu::PositionsChunk &c) {
-        go_on = go_on && expander_.expand(c, r, batch.meta, sink);
+        go_on = go_on && expander_.expand(c, r, batch.meta, sink, wanted);
     });
     return go_on;
 }

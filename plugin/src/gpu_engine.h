@@ -42,7 +42,10 @@ class GpuEngine final : public Engine {
     // only during the call; the device scans later chunks meanwhile. Returns
     // false when the sink stopped it (the rest of the batch is scanned, not
     // expanded). Throws gpu::GpuError after delivering whatever came before.
-    bool scan_positions(const BatchView &batch, const PositionsExpander::Sink &sink);
+    // Wanted::FirstPerRule: most repeats of a (payload, rule) are left out
+    // (PositionsExpander::expand).
+    bool scan_positions(const BatchView &batch, const PositionsExpander::Sink &sink,
+                        Wanted wanted = Wanted::EveryMatch);
     // Set mode in place (GpuMatcher::scan_set_pairs): distinct (rule id,
     // payload) hits that pass the rules' protocol/port scopes (batch.meta),
     // ordered by (payload, rule), in pinned memory valid until the next scan.
@@ -58,6 +61,7 @@ class GpuEngine final : public Engine {
     std::vector<gpu::Match> found_; // reused: no allocation per batch
     std::vector<uint32_t> len_;     // per GPU pattern
     std::vector<uint32_t> rules_;   // GpuPatterns::rules
+    uint32_t num_rules_ = 0;        // the rule set's (literal or not)
     gpu::FlatScopes scopes_;        // host copy of the matcher's scopes: entry_begin is GpuPatterns::rule_begin
     PositionsExpander expander_;
     PatternRules pattern_rules() const;

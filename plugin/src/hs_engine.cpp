@@ -39,9 +39,12 @@ struct CallbackCtx {
     const uint32_t *len, *offset, *depth;
     std::vector<Match> *out;
     uint32_t payload;
-    // Set mode: seen[rule] == stamp when the rule already matched this
-    // payload, so duplicates are dropped in O(1) without sorting.
+    // Set and first-per-rule modes: seen[rule] == stamp when the rule
+    // already matched this payload, so repeats are dropped in O(1) without
+    // sorting; where[rule] is then its entry in out (first per rule: an
+    // earlier match replaces it, whatever order Hyperscan reports in).
     uint64_t *seen;
+    uint32_t *where;
     uint64_t stamp;
 };
 
@@ -53,23 +56,35 @@ int on_match(unsigned id, unsigned long long, unsigned long long to, unsigned, v
         return 0;
     if (c->depth[id] != 0 && end > c->offset[id] + c->depth[id])
         return 0;
-    if (c->seen) {
-        if (c->seen[id] == c->stamp)
-            return 0;
-        c->seen[id] = c->stamp;
-        c->out->push_back(Match{id, c->payload, 0, 0});
+    if (!c->seen) { // every match
+        c->out->push_back(Match{id, c->payload, start, end});
         return 0;
     }
-    c->out->push_back(Match{id, c->payload, start, end});
+    if (c->seen[id] != c->stamp) {
+        c->seen[id] = c->stamp;
+        if (c->where)
+            c->where[id] = static_cast<uint32_t>(c->out->size());
+        c->out->push_back(c->where ? Match{id, c->payload, start, end} : Match{id, c->payload, 0, 0});
+        return 0;
+    }
+    if (c->where) { // a repeat: the earlier of the two stays
+        Match &kept = (*c->out)[c->where[id]];
+        if (end < kept.end || (end == kept.end && start < kept.start))
+            kept.start = start, kept.end = end;
+    }
     return 0;
 }
 } // namespace
 
-void HyperscanEngine::scan_run(Lane &lane, const BatchView &batch, size_t begin, size_t end, bool set,
+void HyperscanEngine::scan_run(Lane &lane, const BatchView &batch, size_t begin, size_t end, Keep keep,
                                std::vector<Match> &out) {
-    if (set && lane.seen.size() != len_.size())
+    const bool dedupe = keep != Keep::Every;
+    if (dedupe && lane.seen.size() != len_.size())
         lane.seen.assign(len_.size(), 0);
-    CallbackCtx ctx{len_.data(), offset_.data(), depth_.data(), &out, 0, set ? lane.seen.data() : nullptr, 0};
+    if (keep == Keep::FirstPerRule && lane.where.size() != len_.size())
+        lane.where.assign(len_.size(), 0);
+    CallbackCtx ctx{len_.data(), offset_.data(), depth_.data(), &out, 0, dedupe ? lane.seen.data() : nullptr,
+                    keep == Keep::FirstPerRule ? lane.where.data() : nullptr, 0};
     for (size_t i = begin; i < end; ++i) {
         const uint32_t n = batch.payload_len(i);
         if (n == 0)
@@ -86,7 +101,7 @@ void HyperscanEngine::scan_run(Lane &lane, const BatchView &batch, size_t begin,
 void HyperscanEngine::scan(const BatchView &batch, wm_output_mode mode, std::vector<Match> &out) {
     if (!lanes_[0].scratch || batch.count == 0)
         return;
-    const bool set = mode == WM_OUTPUT_SET;
+    const Keep keep = mode == WM_OUTPUT_SET ? Keep::Set : Keep::Every;
     const std::vector<size_t> cut = cut_runs(batch, size_t{threads_} * kRunsPerThread);
     const size_t runs = cut.size() - 1;
     if (runs <= 1) { // straight into out when it is empty (the scanner's case)
@@ -94,7 +109,7 @@ void HyperscanEngine::scan(const BatchView &batch, wm_output_mode mode, std::vec
             run_out_.resize(1);
         std::vector<Match> &mine = out.empty() ? out : run_out_[0];
         mine.clear();
-        scan_run(lanes_[0], batch, 0, batch.count, set, mine);
+        scan_run(lanes_[0], batch, 0, batch.count, keep, mine);
         sort_matches(mine);
         if (&mine != &out)
             out.insert(out.end(), mine.begin(), mine.end());
@@ -111,7 +126,7 @@ void HyperscanEngine::scan(const BatchView &batch, wm_output_mode mode, std::vec
     // long as the scan itself on two threads.)
     pool_->run(runs, [&](size_t k) {
         run_out_[k].clear();
-        scan_run(lanes_[capture::WorkerPool::this_thread()], batch, cut[k], cut[k + 1], set, run_out_[k]);
+        scan_run(lanes_[capture::WorkerPool::this_thread()], batch, cut[k], cut[k + 1], keep, run_out_[k]);
         sort_matches(run_out_[k]);
     });
     size_t total = out.size();
@@ -134,13 +149,13 @@ std::vector<size_t> HyperscanEngine::cut_runs(const BatchView &batch, size_t max
     return cut;
 }
 
-bool HyperscanEngine::scan_positions(const BatchView &batch, const Sink &sink) {
+bool HyperscanEngine::scan_positions(const BatchView &batch, const Sink &sink, Wanted wanted) {
     if (!lanes_[0].scratch || batch.count == 0)
         return true;
     // Run k's matches in order, outside the rules' scopes dropped.
     auto scan_one = [&](Lane &lane, size_t begin, size_t end, std::vector<Match> &out) {
         out.clear();
-        scan_run(lane, batch, begin, end, false, out);
+        scan_run(lane, batch, begin, end, wanted == Wanted::FirstPerRule ? Keep::FirstPerRule : Keep::Every, out);
         sort_matches(out);
         if (batch.meta && rs_.constrained())
             out.erase(std::remove_if(out.begin(), out.end(),

@@ -33,10 +33,12 @@ class HyperscanEngine final : public Engine {
     // vector. With threads > 1 and runs to share, the pool threads scan,
     // sort and filter runs while the calling thread hands finished runs to
     // the sink in order, scanning one itself while the next is not ready
-    // (the sink's serial work overlaps the scan).
+    // (the sink's serial work overlaps the scan). Wanted::FirstPerRule:
+    // only each (payload, rule)'s first match, exactly (a run holds whole
+    // payloads), dropped on the scanning threads.
     // Returns false when the sink returned false (nothing after it).
     using Sink = std::function<bool(const Match *matches, size_t n)>;
-    bool scan_positions(const BatchView &batch, const Sink &sink);
+    bool scan_positions(const BatchView &batch, const Sink &sink, Wanted wanted = Wanted::EveryMatch);
 
     // A batch is cut into at most this many runs per thread (taken as
     // threads come free), and only when it holds this many bytes per run:
@@ -48,13 +50,17 @@ class HyperscanEngine final : public Engine {
     struct FreeScratch {
         void operator()(hs_scratch_t *s) const { hs_free_scratch(s); }
     };
-    // One thread's state: its scratch and set-mode stamps.
+    // One thread's state: its scratch and dedupe stamps.
     struct Lane {
         std::unique_ptr<hs_scratch_t, FreeScratch> scratch;
-        std::vector<uint64_t> seen; // set-mode dedupe stamps per rule
+        std::vector<uint64_t> seen;  // set and first-per-rule dedupe stamps per rule
+        std::vector<uint32_t> where; // first per rule: the rule's match in the run's output
         uint64_t stamp = 0;
     };
-    void scan_run(Lane &lane, const BatchView &batch, size_t begin, size_t end, bool set,
+    // What a run keeps of a payload's matches: all, the first per rule
+    // (with its offsets), or one per rule without offsets (set mode).
+    enum class Keep { Every, FirstPerRule, Set };
+    void scan_run(Lane &lane, const BatchView &batch, size_t begin, size_t end, Keep keep,
                   std::vector<Match> &out);
     // Runs of batch (payload index cut points, size runs + 1) for a pool of threads_.
     std::vector<size_t> cut_runs(const BatchView &batch, size_t max_runs) const;

@@ -36,12 +36,24 @@ void sort_group(Match *b, Match *e) {
     if (e - b > 1 && !std::is_sorted(b, e, by_rule_then_start)) std::sort(b, e, by_rule_then_start);
 }
 
+// Closes the (payload, end) group out[group, n): sorted, then (first: not
+// null) only its first matches per (payload, rule) kept. Returns the new n.
+size_t close_group(Match *out, size_t group, size_t n, FirstMatchPerRule *first) {
+    sort_group(out + group, out + n);
+    if (!first) return n;
+    size_t kept = group;
+    for (size_t i = group; i < n; ++i)
+        if (first->first(out[i])) out[kept++] = out[i];
+    return kept;
+}
+
 // Expands sorted device matches [b, e) of c into out; returns the entries
 // written. A (payload, end) group gets its rules from its patterns in pattern
 // order, each pattern's ascending: re-sorted only when two patterns' rules
-// interleave.
+// interleave. first (may be null): only the slice's first match of each
+// (payload, rule) is kept.
 size_t expand_slice(const gpu::PositionsChunk &c, uint32_t b, uint32_t e, const PatternRules &r,
-                    const wm_payload_meta_t *meta, Match *out) {
+                    const wm_payload_meta_t *meta, Match *out, FirstMatchPerRule *first) {
     const gpu::PayloadMeta *pm = gpu_meta(meta);
     const bool filter = pm && r.constrained;
     size_t n = 0, group = 0;
@@ -49,15 +61,14 @@ size_t expand_slice(const gpu::PositionsChunk &c, uint32_t b, uint32_t e, const 
     for (uint32_t k = b; k < e; ++k) {
         const gpu::Match m = c.codec.decode(c.keys[k]);
         if (m.payload != payload || m.end != end) {
-            sort_group(out + group, out + n);
+            n = close_group(out, group, n, first);
             group = n, payload = m.payload, end = m.end;
         }
         const uint32_t start = m.end - r.len[m.pattern];
         for_each_fitting(r, m.pattern, filter ? &pm[m.payload] : nullptr,
                          [&](uint32_t i) { out[n++] = Match{r.rules[i], m.payload, start, m.end}; });
     }
-    sort_group(out + group, out + n);
-    return n;
+    return close_group(out, group, n, first);
 }
 
 } // namespace
@@ -67,7 +78,7 @@ PositionsExpander::PositionsExpander(unsigned threads) : threads_(std::max(threa
 PositionsExpander::~PositionsExpander() = default;
 
 bool PositionsExpander::expand(const gpu::PositionsChunk &c, const PatternRules &r, const wm_payload_meta_t *meta,
-                               const Sink &sink) {
+                               const Sink &sink, Wanted wanted) {
     if (c.count == 0) return true;
     if (!c.sorted()) return expand_unsorted(c, r, meta, sink);
     const uint32_t n = c.count;
@@ -84,6 +95,8 @@ bool PositionsExpander::expand(const gpu::PositionsChunk &c, const PatternRules 
     }
     if (slice_buf_.size() < slices) slice_buf_.resize(slices);
     slice_n_.assign(slices, 0);
+    const bool firsts = wanted == Wanted::FirstPerRule && r.num_rules > 0; // a hint: unknown rules keep all
+    if (firsts && firsts_.empty()) firsts_.assign(threads_, FirstMatchPerRule(r.num_rules));
     // Slice k into its own buffer, sized to its most entries (every rule of
     // its patterns) while its keys are in cache; buffers only grow.
     auto write = [&](uint32_t k) {
@@ -94,7 +107,12 @@ bool PositionsExpander::expand(const gpu::PositionsChunk &c, const PatternRules 
         }
         std::vector<Match> &b = slice_buf_[k];
         if (b.size() < most) b.resize(most);
-        slice_n_[k] = expand_slice(c, slice_begin_[k], slice_begin_[k + 1], r, meta, b.data());
+        FirstMatchPerRule *first = nullptr;
+        if (firsts) { // this thread's (the calling thread's: 0)
+            first = &firsts_[capture::WorkerPool::this_thread()];
+            first->new_batch();
+        }
+        slice_n_[k] = expand_slice(c, slice_begin_[k], slice_begin_[k + 1], r, meta, b.data(), first);
     };
     if (slices == 1) {
         write(0);

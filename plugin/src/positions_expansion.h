@@ -14,6 +14,7 @@
 #pragma once
 
 #include "engine.h"
+#include "first_match.h"
 #include "gpu/ac_scope.h"
 #include "gpu/positions_chunk.h"
 
@@ -39,6 +40,7 @@ struct PatternRules {
     const uint32_t *len = nullptr;
     gpu::ScopeView scopes{};
     bool constrained = false; // some rule has a protocol or ports
+    uint32_t num_rules = 0;   // rule indices are below it (0: unknown); the same for every expand()
 };
 
 // The order of one (payload, end)'s matches: rule, then start.
@@ -62,10 +64,13 @@ class PositionsExpander {
     // Expands chunk c's matches by `rules`, keeping only rules whose scope
     // fits meta[payload] (every rule when meta is null), and hands them to
     // sink. A sorted chunk's matches come out in canonical order (payload,
-    // end, rule, start); an unsorted one's are sorted here. Returns false
-    // when the sink stopped it.
+    // end, rule, start); an unsorted one's are sorted here. Wanted::
+    // FirstPerRule: each slice keeps only the first match of a (payload,
+    // rule) within it, on its thread; a payload cut between slices or
+    // chunks may still bring its rule again. Returns false when the sink
+    // stopped it.
     bool expand(const gpu::PositionsChunk &c, const PatternRules &rules, const wm_payload_meta_t *meta,
-                const Sink &sink);
+                const Sink &sink, Wanted wanted = Wanted::EveryMatch);
 
   private:
     bool expand_unsorted(const gpu::PositionsChunk &c, const PatternRules &rules, const wm_payload_meta_t *meta,
@@ -77,6 +82,7 @@ class PositionsExpander {
     std::vector<std::vector<Match>> slice_buf_;   // per slice; sizes only grow (no zeroing per chunk)
     std::vector<size_t> slice_n_;                 // per slice: entries written
     std::vector<std::atomic<uint8_t>> ready_;     // per slice (hand_over_in_order)
+    std::vector<FirstMatchPerRule> firsts_;       // per expanding thread (Wanted::FirstPerRule)
     std::vector<Match> unsorted_;                 // expand_unsorted()'s matches
 };
 

@@ -141,9 +141,11 @@ class WindowScanner {
             return deliver_hits(packets, last - first, hits, n);
         }
         // Spans of matches as the scanner has them (on the GPU, chunk by
-        // chunk while later chunks are expanded on other threads).
+        // chunk while later chunks are expanded on other threads), most
+        // repeats of a (packet, rule) left out by the scanning threads.
         first_.new_batch();
-        const int rc = sc_.scan_delivering(view, [&](const Match *m, size_t n) { return deliver_matches(packets, m, n); });
+        const int rc = sc_.scan_delivering(
+            view, [&](const Match *m, size_t n) { return deliver_matches(packets, m, n); }, Wanted::FirstPerRule);
         if (rc == WM_VERIFY_MISMATCH) record_mismatches(packets, st_.batches);
         return rc != WM_SCAN_TERMINATED;
     }

@@ -174,12 +174,12 @@ bool Scanner::gpu_fast_path() const {
     return backend_ == WM_BACKEND_GPU && !approx_ && !align_ && !verify_due;
 }
 
-int Scanner::scan_delivering(const BatchView &batch, const Deliver &deliver) {
+int Scanner::scan_delivering(const BatchView &batch, const Deliver &deliver, Wanted wanted) {
     refuse_while_pending("wm_scan_batch");
     if (mode_ == WM_OUTPUT_POSITIONS && gpu_fast_path())
-        return scan_positions_gpu(batch, deliver);
+        return scan_positions_gpu(batch, deliver, wanted);
     if (mode_ == WM_OUTPUT_POSITIONS && backend_ == WM_BACKEND_CPU && !approx_ && !align_)
-        return scan_positions_cpu(batch, deliver);
+        return scan_positions_cpu(batch, deliver, wanted);
     const int rc = scan_in_mode(batch, static_cast<wm_output_mode>(mode_), delivered_);
     const auto t0 = std::chrono::steady_clock::now();
     const bool all = delivered_.empty() || deliver(delivered_.data(), delivered_.size());
@@ -190,12 +190,12 @@ int Scanner::scan_delivering(const BatchView &batch, const Deliver &deliver) {
 // The device's chunks are expanded (and scope-filtered, by the engine) and
 // delivered while later chunks are scanned: no batch-sized match vector, no
 // separate filter and order passes.
-int Scanner::scan_positions_gpu(const BatchView &batch, const Deliver &deliver) {
+int Scanner::scan_positions_gpu(const BatchView &batch, const Deliver &deliver, Wanted wanted) {
     const auto t0 = Clock::now();
     TimedDelivery sink{deliver};
     bool complete = true;
     try {
-        complete = static_cast<GpuEngine *>(primary_.get())->scan_positions(batch, std::ref(sink));
+        complete = static_cast<GpuEngine *>(primary_.get())->scan_positions(batch, std::ref(sink), wanted);
     } catch (const gpu::GpuError &e) {
         if (!fallback_allowed_)
             throw StatusError(WM_GPU_ERROR, e.what());
@@ -219,10 +219,11 @@ int Scanner::scan_positions_gpu(const BatchView &batch, const Deliver &deliver) 
 
 // Hyperscan's runs are scanned, ordered and scope-filtered on the pool
 // threads and delivered in order as they finish (HyperscanEngine::scan_positions).
-int Scanner::scan_positions_cpu(const BatchView &batch, const Deliver &deliver) {
+int Scanner::scan_positions_cpu(const BatchView &batch, const Deliver &deliver, Wanted wanted) {
     const auto t0 = Clock::now();
     TimedDelivery sink{deliver};
-    const bool complete = static_cast<HyperscanEngine *>(primary_.get())->scan_positions(batch, std::ref(sink));
+    const bool complete =
+        static_cast<HyperscanEngine *>(primary_.get())->scan_positions(batch, std::ref(sink), wanted);
     return count_delivered(batch, t0, sink, complete);
 }
 

@@ -52,8 +52,11 @@ class Scanner {
     // follows the last match delivered. On the CPU backend (no approximate
     // or align rules) Hyperscan's runs are delivered likewise as its threads
     // finish them. Same returns and throws as scan() besides. After a stop, the stats count what was expanded up to it.
+    // Wanted::FirstPerRule: the fast paths may leave out matches that are
+    // not their (payload, rule)'s first (engine.h); deliver must drop the
+    // repeats that still come. The stats count the matches delivered.
     using Deliver = std::function<bool(const Match *matches, size_t n)>;
-    int scan_delivering(const BatchView &batch, const Deliver &deliver);
+    int scan_delivering(const BatchView &batch, const Deliver &deliver, Wanted wanted = Wanted::EveryMatch);
     // Rule index -> rule id, for delivery.
     const std::vector<uint32_t> &rule_ids() const { return rule_ids_; }
 
@@ -113,8 +116,8 @@ class Scanner {
         Match last{};
         bool operator()(const Match *m, size_t n);
     };
-    int scan_positions_gpu(const BatchView &batch, const Deliver &deliver);
-    int scan_positions_cpu(const BatchView &batch, const Deliver &deliver);
+    int scan_positions_gpu(const BatchView &batch, const Deliver &deliver, Wanted wanted);
+    int scan_positions_cpu(const BatchView &batch, const Deliver &deliver, Wanted wanted);
     int count_delivered(const BatchView &batch, Clock::time_point t0, const TimedDelivery &sink, bool complete);
     int scan_set_general(const BatchView &batch); // into set_hits_
     void keep_result(PendingSet &p, int rc);

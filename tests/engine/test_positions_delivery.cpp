@@ -5,7 +5,9 @@
 // Runs without a GPU. Scanner::scan_delivering (wm_scan_batch) equals scan()
 // on the CPU path, also with Hyperscan's runs delivered as its threads
 // finish them, and stops when asked; on the GPU fast path (skips without a
-// device) it equals the CPU path for any number of host threads.
+// device) it equals the CPU path for any number of host threads. With
+// Wanted::FirstPerRule, Hyperscan's runs bring exactly each (payload, rule)'s
+// first match and the expander's slices no repeat within themselves.
 #include "compiled_ruleset.h"
 #include "gpu_engine.h"
 #include "positions_expansion.h"
@@ -18,6 +20,7 @@
 
 #include <algorithm>
 #include <random>
+#include <set>
 #include <tuple>
 
 using namespace wm;
@@ -34,7 +37,8 @@ struct Fixture {
         for (const auto &l : g.literals) len.push_back(static_cast<uint32_t>(l.bytes.size()));
     }
     PatternRules pattern_rules() const {
-        return {g.rule_begin.data(), g.rules.data(), len.data(), g.flat.view(), g.flat.any_constraint};
+        return {g.rule_begin.data(), g.rules.data(), len.data(), g.flat.view(), g.flat.any_constraint,
+                static_cast<uint32_t>(crs.rules().size())};
     }
 };
 
@@ -87,17 +91,38 @@ gpu::PositionsChunk keyed_chunk(const Fixture &f, const std::vector<gpu::Match> 
 }
 
 std::vector<Match> expanded(PositionsExpander &x, const gpu::PositionsChunk &c, const Fixture &f,
-                            const wm_payload_meta_t *meta, size_t *spans = nullptr) {
+                            const wm_payload_meta_t *meta, size_t *spans = nullptr,
+                            Wanted wanted = Wanted::EveryMatch) {
     std::vector<Match> out;
     size_t n = 0;
-    EXPECT_TRUE(x.expand(c, f.pattern_rules(), meta, [&](const Match *m, size_t k) {
-        EXPECT_GT(k, 0u);
-        out.insert(out.end(), m, m + k);
-        ++n;
-        return true;
-    }));
+    EXPECT_TRUE(x.expand(
+        c, f.pattern_rules(), meta,
+        [&](const Match *m, size_t k) {
+            EXPECT_GT(k, 0u);
+            out.insert(out.end(), m, m + k);
+            ++n;
+            return true;
+        },
+        wanted));
     if (spans) *spans = n;
     return out;
+}
+
+// The first match of each (payload, rule) of canonically ordered matches.
+std::vector<Match> firsts_of(const std::vector<Match> &all) {
+    std::set<std::pair<uint32_t, uint32_t>> seen;
+    std::vector<Match> out;
+    for (const auto &m : all)
+        if (seen.insert({m.payload, m.rule}).second) out.push_back(m);
+    return out;
+}
+
+// Whether a (payload, rule) comes twice in m[0, n).
+bool repeats_within(const Match *m, size_t n) {
+    std::set<std::pair<uint32_t, uint32_t>> seen;
+    for (size_t i = 0; i < n; ++i)
+        if (!seen.insert({m[i].payload, m[i].rule}).second) return true;
+    return false;
 }
 
 } // namespace
@@ -122,6 +147,44 @@ TEST(PositionsExpander, SortedChunkEqualsThePlainExpansionForAnyThreadCount) {
                 if (threads > 1) EXPECT_GT(spans, 1u) << "cut into slices";
                 EXPECT_EQ(expanded(x, c, f, m), want) << "the reused buffer, again";
             }
+        }
+    }
+}
+
+// First per rule: every slice's matches are the first of their (payload,
+// rule) within it, so the consumer's filter gives the plain expansion's
+// firsts, and most repeats never reach it.
+TEST(PositionsExpander, FirstPerRuleLeavesRepeatsOutOfEachSlice) {
+    Fixture f(4, 300, 120);
+    const auto dm = device_matches(f, 300000, 4);
+    std::vector<unsigned long long> keys;
+    const gpu::PositionsChunk c = keyed_chunk(f, dm, keys);
+    for (bool meta : {true, false}) {
+        const wm_payload_meta_t *m = meta ? f.batch.meta.data() : nullptr;
+        const auto all = plain_expansion(f, dm, m);
+        const auto want = firsts_of(all);
+        ASSERT_LT(want.size() * 2, all.size()) << "the test needs repeats";
+        for (unsigned threads : {1u, 3u, 7u}) {
+            SCOPED_TRACE(testing::Message() << threads << " threads, meta " << meta);
+            PositionsExpander x(threads);
+            std::vector<Match> got;
+            size_t spans = 0;
+            EXPECT_TRUE(x.expand(
+                c, f.pattern_rules(), m,
+                [&](const Match *s, size_t n) {
+                    EXPECT_FALSE(repeats_within(s, n));
+                    got.insert(got.end(), s, s + n);
+                    ++spans;
+                    return true;
+                },
+                Wanted::FirstPerRule));
+            if (threads > 1) EXPECT_GT(spans, 1u);
+            EXPECT_TRUE(std::is_sorted(got.begin(), got.end(), [](const Match &a, const Match &b) {
+                return std::tie(a.payload, a.end, a.rule, a.start) < std::tie(b.payload, b.end, b.rule, b.start);
+            }));
+            EXPECT_LT(got.size() - want.size(), (all.size() - want.size()) / 4) << "most repeats left out";
+            EXPECT_EQ(firsts_of(got), want);
+            EXPECT_EQ(expanded(x, c, f, m), all) << "every match again after firsts";
         }
     }
 }
@@ -157,13 +220,17 @@ TEST(PositionsExpander, SinkStopsTheChunk) {
 namespace {
 
 // scan_delivering's spans, concatenated; stop_after: the deliver call that returns false (0: never).
-std::vector<Match> delivered(Scanner &sc, const BatchView &v, int want_rc, size_t stop_after = 0) {
+std::vector<Match> delivered(Scanner &sc, const BatchView &v, int want_rc, size_t stop_after = 0,
+                             Wanted wanted = Wanted::EveryMatch) {
     std::vector<Match> out;
     size_t calls = 0;
-    EXPECT_EQ(sc.scan_delivering(v, [&](const Match *m, size_t n) {
-                  out.insert(out.end(), m, m + n);
-                  return ++calls != stop_after;
-              }),
+    EXPECT_EQ(sc.scan_delivering(
+                  v,
+                  [&](const Match *m, size_t n) {
+                      out.insert(out.end(), m, m + n);
+                      return ++calls != stop_after;
+                  },
+                  wanted),
               want_rc);
     if (stop_after) EXPECT_EQ(calls, stop_after);
     return out;
@@ -225,6 +292,29 @@ TEST(ScanDelivering, CpuRunsDeliveredInOrderForAnyThreadCount) {
     }
 }
 
+// First per rule on the CPU backend: a run holds whole payloads, so its
+// thread leaves out every repeat and the consumer gets exactly the firsts
+// (the earliest (end, start) whatever order Hyperscan reports in), counted
+// as the batch's matches.
+TEST(ScanDelivering, CpuFirstPerRuleDeliversExactlyTheFirsts) {
+    CompiledRuleSet crs(test::scoped_rules(23, 150));
+    const auto b = test::random_batch(23, 4000);
+    for (bool meta : {true, false}) {
+        const auto all = cpu_scan(crs, b.view(meta));
+        const auto want = firsts_of(all);
+        ASSERT_LT(want.size() * 2, all.size()) << "the test needs repeats";
+        for (unsigned threads : {1u, 2u, 5u}) {
+            SCOPED_TRACE(testing::Message() << threads << " threads, meta " << meta);
+            wm_scanner_options_t o = test::scanner_options(WM_BACKEND_CPU);
+            o.cpu_threads = threads;
+            Scanner sc(crs, o);
+            EXPECT_EQ(delivered(sc, b.view(meta), WM_SUCCESS, 0, Wanted::FirstPerRule), want);
+            EXPECT_EQ(sc.stats().matches, want.size());
+            EXPECT_EQ(delivered(sc, b.view(meta), WM_SUCCESS), all) << "every match again after firsts";
+        }
+    }
+}
+
 // The fast path: chunks expanded and delivered while later ones are on the
 // device (small chunks here, so a batch has many), by 1 or 5 host threads;
 // with verification the general path, the same matches.
@@ -249,6 +339,13 @@ TEST(ScanDeliveringGpu, FastPathEqualsTheCpuPathForAnyHostThreads) {
                 }
                 EXPECT_EQ(gpu.stats().batches, 2u);
                 EXPECT_EQ(gpu.stats().verify_mismatches, 0u);
+                { // first per rule: what comes holds every first, in order
+                    const auto want = cpu_scan(crs, b.view(true));
+                    const auto got = delivered(gpu, b.view(true), WM_SUCCESS, 0, Wanted::FirstPerRule);
+                    EXPECT_EQ(firsts_of(got), firsts_of(want)) << "seed " << seed << " threads " << threads;
+                    EXPECT_LE(got.size(), want.size());
+                    EXPECT_EQ(gpu.stats().batches, 3u);
+                }
                 // Stopped at a span (the general path has one): what came is a prefix of the whole.
                 const auto want = cpu_scan(crs, b.view());
                 const auto got = delivered(gpu, b.view(), WM_SCAN_TERMINATED, verify ? 1 : 2);

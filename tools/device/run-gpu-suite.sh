@@ -161,6 +161,16 @@ want abreplaypos && [ -x "$B/old/bin/warpmatch" ] && for rep in 1 2; do
     done
   done
 done
+#        ... and the alerts themselves (no -q) of merged-zeek, new against
+#        old: the same lines but for the stats line.
+want abreplaypos && [ -x "$B/old/bin/warpmatch" ] && for run in ${POS_REPLAY_RUNS:-gpu:positions cpu:positions gpu:set cpu:set}; do
+  for b in new old; do
+    wm_of "$b" replay "$Z" --rules /tmp/et.yaml --backend "${run%%:*}" --matches "${run#*:}" 2>/dev/null |
+      grep -v '"event_type":"stats"' > "$OUT/alerts-$b.json"
+  done
+  note "abreplaypos alerts $run: $(cmp -s "$OUT/alerts-new.json" "$OUT/alerts-old.json" && echo identical || echo DIFFER), $(wc -l < "$OUT/alerts-new.json") lines"
+  rm -f "$OUT"/alerts-{new,old}.json
+done
 # 3c. The C API's pipelined set-array row alone (bench --rows), by rules
 #     (TRACE_RULES: full or a rule-variants.py variant), batch size
 #     (TRACE_BATCH_MB), pipeline depth (TRACE_DEPTH) and corpus size
