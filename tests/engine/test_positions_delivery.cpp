@@ -263,7 +263,7 @@ TEST(ScanDelivering, CpuPathEqualsScanAndStops) {
 // one span per run; a stop delivers a prefix of whole runs.
 TEST(ScanDelivering, CpuRunsDeliveredInOrderForAnyThreadCount) {
     CompiledRuleSet crs(test::scoped_rules(22, 150));
-    const auto b = test::random_batch(22, 4000); // ~0.8 MB: up to 12 runs of 64 KB
+    const auto b = test::random_batch(22, 4000); // ~0.8 MB: up to 50 runs of 16 KB
     for (bool meta : {true, false}) {
         const auto want = cpu_scan(crs, b.view(meta));
         ASSERT_GT(want.size(), 10000u);
