@@ -16,9 +16,17 @@ namespace wm {
 
 using Clock = std::chrono::steady_clock;
 
-int ScannerForStreams::scan(const BatchView &b, std::vector<Match> &out,
-                            std::vector<std::string> *why) {
-    const int rc = sc_.scan(b, out);
+int ScannerForStreams::scan(const BatchView &b, std::vector<Match> &out, std::vector<std::string> *why,
+                            Wanted wanted) {
+    out.clear();
+    const int rc = wanted == Wanted::EveryMatch ? sc_.scan(b, out)
+                                                : sc_.scan_delivering(
+                                                      b,
+                                                      [&](const Match *m, size_t n) {
+                                                          out.insert(out.end(), m, m + n);
+                                                          return true;
+                                                      },
+                                                      wanted);
     if (rc == WM_VERIFY_MISMATCH && why) {
         auto note = [&](const std::vector<Match> &v, const char *who) {
             for (const auto &m : v)

@@ -56,7 +56,7 @@ class ScannerForStreams final : public stream::BatchScanner {
     const std::vector<rules::Rule> &rules() const override { return sc_.ruleset().rules(); }
     bool positions() const override { return sc_.output_mode() == WM_OUTPUT_POSITIONS; }
     bool on_gpu() const override { return sc_.backend() == WM_BACKEND_GPU; }
-    int scan(const BatchView &b, std::vector<Match> &out, std::vector<std::string> *why) override;
+    int scan(const BatchView &b, std::vector<Match> &out, std::vector<std::string> *why, Wanted wanted) override;
 
   private:
     Scanner &sc_;

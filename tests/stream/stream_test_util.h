@@ -126,6 +126,7 @@ class Harness {
         return out;
     }
     StreamPipeline &pipeline() { return *pl_; }
+    const Scanner &scanner() const { return *sc_; }
     const wm_stream_stats_t &stats() const { return pl_->stream_stats(); }
 
     std::vector<Alert> alerts;

@@ -42,6 +42,27 @@ TEST(CrossSegment, PatternSplitOverThreeSegmentsIsFoundOnceAtTheLastOne) {
     }
 }
 
+// One alert per (window, rule), at its first match. Without streams the
+// scanner leaves a rule's later matches out on its threads (its stats count
+// what it delivered); with streams it keeps them all for the carry filter.
+TEST(CrossSegment, OneAlertPerRuleAtItsFirstMatchWithOrWithoutStreams) {
+    for (bool streams : {false, true}) {
+        SCOPED_TRACE(testing::Message() << "streams " << streams);
+        Harness h(rules_yaml(rule_yaml(1, "ab") + rule_yaml(2, "b")), streams);
+        Conversation c;
+        h.feed(c.frame(true, 1000, kSyn, ""));
+        h.feed(c.frame(true, 1001, kData, "xabab bab")); // "ab" ends at 3, 5, 9; "b" at 3, 5, 7, 9
+        h.finish();
+        ASSERT_EQ(h.alerts_of(1).size(), 1u);
+        ASSERT_EQ(h.alerts_of(2).size(), 1u);
+        EXPECT_EQ(h.alerts_of(1)[0].start, 1u);
+        EXPECT_EQ(h.alerts_of(1)[0].end, 3u);
+        EXPECT_EQ(h.alerts_of(2)[0].start, 2u);
+        EXPECT_EQ(h.alerts_of(2)[0].end, 3u);
+        EXPECT_EQ(h.scanner().stats().matches, streams ? 7u : 2u);
+    }
+}
+
 TEST(CrossSegment, AMatchInsideCarriedBytesIsNotReportedAgain) {
     Harness h(rules_yaml(rule_yaml(1, "attack")));
     Conversation c;

@@ -203,7 +203,11 @@ bool StreamPipeline::flush() {
     flushing_ = true;
     batch_.bind_payloads();
     std::vector<std::string> why;
-    const int rc = sc_.scan(batch_.view(), matches_, &why);
+    // One alert per (window, rule) is delivered; with streams the carry
+    // filter and the oracle need every match, else the scanning threads
+    // may leave repeats out.
+    const int rc =
+        sc_.scan(batch_.view(), matches_, &why, opts_.streams ? Wanted::EveryMatch : Wanted::FirstPerRule);
     ++batches_;
     if (rc == WM_VERIFY_MISMATCH) {
         mismatches_ += why.size();

@@ -35,8 +35,10 @@ class BatchScanner {
     virtual bool on_gpu() const = 0;
     // Matches in canonical order (payload, end, rule). Returns WM_SUCCESS or
     // WM_VERIFY_MISMATCH, then appends a line per difference to *why.
-    virtual int scan(const BatchView &b, std::vector<Match> &out,
-                     std::vector<std::string> *why) = 0;
+    // Wanted::FirstPerRule: matches that are not their (payload, rule)'s
+    // first may be left out (engine.h).
+    virtual int scan(const BatchView &b, std::vector<Match> &out, std::vector<std::string> *why,
+                     Wanted wanted) = 0;
 };
 
 // Told when a batch has been scanned and its alerts delivered, with the
