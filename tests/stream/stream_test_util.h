@@ -85,17 +85,20 @@ struct Alert {
     std::string window; // the scanned payload
 };
 
-// A pipeline over a CPU scanner (positions) for the given YAML rules.
+// A pipeline over a scanner in positions mode (CPU unless told) for the given rules.
 class Harness {
   public:
     explicit Harness(const std::string &yaml, bool streams = true,
                      wm_stream_config_t cfg = default_config(), bool verify = true)
         : Harness(rules::load_rules_string(yaml, "test.yaml"), streams, cfg, verify) {}
-    Harness(rules::RuleSet rules, bool streams, wm_stream_config_t cfg, bool verify)
+    // backend WM_BACKEND_GPU throws StatusError without a usable GPU.
+    Harness(rules::RuleSet rules, bool streams, wm_stream_config_t cfg, bool verify,
+            int backend = WM_BACKEND_CPU, unsigned cpu_threads = 1)
         : rs_(std::move(rules)) {
         wm_scanner_options_t o;
         wm_scanner_options_init(&o);
-        o.backend = WM_BACKEND_CPU;
+        o.backend = backend;
+        o.cpu_threads = cpu_threads;
         o.output_mode = WM_OUTPUT_POSITIONS;
         sc_ = std::make_unique<Scanner>(rs_, o);
         adapter_ = std::make_unique<ScannerForStreams>(*sc_);

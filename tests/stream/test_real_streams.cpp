@@ -1,8 +1,9 @@
 // Real captures from ../shared/data: with streams on, every window the
 // scanner reports equals Hyperscan stream mode over the same reassembled
 // streams, for the Snort 3 community rules and for rules sampled from the
-// captures' own payloads (which guarantees matches across segments). Skips
-// with a message when the data was not unpacked.
+// captures' own payloads (which guarantees matches across segments); with
+// streams off, the GPU backend's alerts equal the CPU backend's. Skips with
+// a message when the data was not unpacked (or there is no GPU).
 #include "capture/offline_capture.h"
 #include "stream_test_util.h"
 #include "tests/scratch.h"
@@ -14,6 +15,7 @@
 #include <algorithm>
 #include <filesystem>
 #include <fstream>
+#include <memory>
 #include <random>
 #include <set>
 
@@ -121,6 +123,36 @@ TEST(RealStreams, MergedZeekTracesEqualHyperscanStreamMode) {
     const Totals t = replay_all(sampled_rules(caps), {big});
     EXPECT_EQ(t.mismatches, 0u);
     EXPECT_GT(t.windows, 10000u);
+}
+
+// Without streams the GPU scanner's host threads leave a (window, rule)'s
+// repeats out: its alerts equal the CPU backend's, alert for alert. Skips
+// without a GPU.
+TEST(RealStreams, WithoutStreamsGpuAlertsEqualTheCpuBackend) {
+    const fs::path big = kData / "pcaps-large/merged-zeek-traces.pcap";
+    const auto caps = small_captures();
+    if (!fs::exists(big) || caps.empty()) GTEST_SKIP() << "no " << big;
+    const auto rs = sampled_rules(caps);
+    std::unique_ptr<Harness> gpu;
+    try {
+        gpu = std::make_unique<Harness>(rs, false, default_config(), false, WM_BACKEND_GPU, 4);
+    } catch (const std::exception &e) {
+        GTEST_SKIP() << "no GPU: " << e.what();
+    }
+    Harness cpu(rs, false, default_config(), false);
+    cpu.replay(big.string());
+    gpu->replay(big.string());
+    ASSERT_GT(cpu.alerts.size(), 1000u);
+    ASSERT_EQ(gpu->alerts.size(), cpu.alerts.size());
+    for (size_t i = 0; i < cpu.alerts.size(); ++i) {
+        const Alert &a = gpu->alerts[i], &b = cpu.alerts[i];
+        ASSERT_TRUE(a.rule == b.rule && a.packet == b.packet && a.start == b.start && a.end == b.end)
+            << "alert " << i << ": GPU rule " << a.rule << " packet " << a.packet << " [" << a.start << ", "
+            << a.end << "), CPU rule " << b.rule << " packet " << b.packet << " [" << b.start << ", " << b.end << ")";
+    }
+    EXPECT_EQ(gpu->scanner().backend(), WM_BACKEND_GPU);
+    EXPECT_EQ(cpu.scanner().stats().matches, cpu.alerts.size()) << "Hyperscan's runs: exactly the firsts";
+    EXPECT_GE(gpu->scanner().stats().matches, gpu->alerts.size());
 }
 
 } // namespace
