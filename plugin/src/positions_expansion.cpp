@@ -99,7 +99,9 @@ bool PositionsExpander::expand(const gpu::PositionsChunk &c, const PatternRules 
     if (firsts && firsts_.empty()) firsts_.assign(threads_, FirstMatchPerRule(r.num_rules));
     // Slice k into its own buffer, sized to its most entries (every rule of
     // its patterns) while its keys are in cache; buffers only grow.
-    auto write = [&](uint32_t k) {
+    // thread: the expanding thread's index (0: the calling thread, which
+    // may itself run a job of another pool).
+    auto write = [&](uint32_t k, size_t thread) {
         size_t most = 0;
         for (uint32_t i = slice_begin_[k]; i < slice_begin_[k + 1]; ++i) {
             const uint32_t p = c.codec.decode(c.keys[i]).pattern;
@@ -108,21 +110,21 @@ bool PositionsExpander::expand(const gpu::PositionsChunk &c, const PatternRules 
         std::vector<Match> &b = slice_buf_[k];
         if (b.size() < most) b.resize(most);
         FirstMatchPerRule *first = nullptr;
-        if (firsts) { // this thread's (the calling thread's: 0)
-            first = &firsts_[capture::WorkerPool::this_thread()];
+        if (firsts) {
+            first = &firsts_[thread];
             first->new_batch();
         }
         slice_n_[k] = expand_slice(c, slice_begin_[k], slice_begin_[k + 1], r, meta, b.data(), first);
     };
     if (slices == 1) {
-        write(0);
+        write(0, 0);
         return slice_n_[0] == 0 || sink(slice_buf_[0].data(), slice_n_[0]);
     }
     // The callbacks, serial by contract and the bound of this path, overlap
     // the expansion of what follows; the calling thread only delivers.
     if (!pool_) pool_ = std::make_unique<capture::WorkerPool>(threads_);
     return hand_over_in_order(*pool_, slices, ready_, CallerRole::OnlyHandsOver,
-                              [&](size_t k) { write(static_cast<uint32_t>(k)); },
+                              [&](size_t k) { write(static_cast<uint32_t>(k), capture::WorkerPool::this_thread()); },
                               [&](size_t k) { return slice_n_[k] == 0 || sink(slice_buf_[k].data(), slice_n_[k]); });
 }
 

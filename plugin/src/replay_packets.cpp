@@ -12,7 +12,6 @@
 #include "capture/offline_capture.h"
 #include "capture/window_reader.h"
 #include "first_match.h"
-#include "hs_engine.h"
 #include "replay.h"
 #include "window_ring.h"
 

@@ -245,7 +245,7 @@ TEST(ReplayWindows, WindowAlertsNeedTheSetArray) {
 
 TEST(ReplayWindows, PositionAlertsEqualOnePlainBatchForEveryTuning) {
     expect_every_tuning_matches(WM_BACKEND_CPU, WM_OUTPUT_POSITIONS);
-    // 16 Hyperscan threads: 4 MB batches of a window.
+    // 16 Hyperscan threads: a window cut into runs, delivered as they finish.
     expect_every_tuning_matches(WM_BACKEND_CPU, WM_OUTPUT_POSITIONS, 0, WindowPipeline::Auto, Delivery::PerAlert, 16);
 }
 
