@@ -101,8 +101,9 @@ void ac_build_segments(const uint32_t *d_off, uint32_t n, uint32_t first_payload
                        void *d_temp, size_t temp_bytes, cudaStream_t stream);
 
 // Set mode, sorting the distinct keys before the copy back (ac_sort_keys.cu):
-// bytes of CUB temporary storage that cover every ac_sort_keys() call with
-// n <= capacity (queried with a null buffer; no device work).
+// bytes of CUB temporary storage that cover every ac_sort_keys() and
+// ac_select_first_positions() call with n <= capacity (queried with a null
+// buffer; no device work).
 size_t ac_sort_keys_temp_bytes(uint32_t capacity);
 // Enqueues on `stream` an ascending radix sort of d_keys[0, n) over bits
 // [0, end_bit) (every key must be < 2^end_bit; see set_sort_end_bit()), using
@@ -118,6 +119,20 @@ unsigned long long *ac_sort_keys(unsigned long long *d_keys, unsigned long long 
 struct PositionsKeyCodec;
 void ac_pack_positions(const Match *d_matches, uint32_t n, const PositionsKeyCodec &codec, unsigned long long *d_keys,
                        cudaStream_t stream);
+// PositionsKept::FirstPerPattern (ac_sort_keys.cu, ac_positions_order.h):
+// the same packing in (payload, pattern, end) order, to be sorted by
+// ac_sort_keys(codec.sort_bits()) ...
+struct FirstsKeyCodec;
+void ac_pack_first_positions(const Match *d_matches, uint32_t n, const FirstsKeyCodec &codec,
+                             unsigned long long *d_keys, cudaStream_t stream);
+// ... then d_marked[i] = codec.first_of_run(d_sorted, i) for i < n, and the
+// marked keys other than kNotFirst copied in order to d_out (the firsts, in
+// the Positions codec, for another sort), their count to *d_num (device
+// memory). d_marked, d_out: n keys each, neither d_sorted; d_temp as for
+// ac_sort_keys. Enqueued on `stream`; throws GpuError on a CUDA error.
+void ac_select_first_positions(const unsigned long long *d_sorted, uint32_t n, const FirstsKeyCodec &codec,
+                               unsigned long long *d_marked, unsigned long long *d_out, uint32_t *d_num,
+                               void *d_temp, size_t temp_bytes, cudaStream_t stream);
 
 // Set pairs (ac_set_pairs.cu), enqueued on `stream` behind the scan kernel;
 // the key count n = min(*d_n, sort_n) is read on the device. Either encodes

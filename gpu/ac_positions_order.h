@@ -65,6 +65,47 @@ inline bool positions_key_codec(uint32_t num_patterns, uint32_t first_payload, u
     return true;
 }
 
+// Each (payload, pattern)'s first match only (PositionsKept::FirstPerPattern):
+// a replay reports one alert per (packet, rule) at its first match, and on
+// real traffic most matches are repeats (ET Open on zeek payloads: 91% of
+// the rule matches) that the host would copy back, expand and drop. The chunk's matches are packed
+// with the same fields in (payload, pattern, end) order, sorted, and the
+// first key of each (payload, pattern) run, its smallest end, is re-packed in
+// the chunk's Positions codec (`out`) for a second sort; every other key
+// (later ends, holes) becomes kNotFirst and is left out.
+constexpr unsigned long long kNotFirst = ~0ull;
+
+struct FirstsKeyCodec {
+    PositionsKeyCodec out;      // the chunk's Positions codec: same fields, same bits
+    uint32_t pattern_shift = 0; // = end bits
+
+    explicit FirstsKeyCodec(const PositionsKeyCodec &c) : out(c), pattern_shift(c.payload_shift - c.end_shift) {}
+    uint32_t sort_bits() const { return out.sort_bits(); }
+    WM_HD unsigned long long encode(const Match &m) const {
+        if (m.pattern == kHolePattern) return 1ull << out.bits;
+        const unsigned long long payload = m.payload - out.base;
+        return (payload ? payload << out.payload_shift : 0ull) |
+               static_cast<unsigned long long>(m.pattern) << pattern_shift | m.end;
+    }
+    // The (payload, pattern) of a key: equal for the keys of one run.
+    WM_HD unsigned long long run_of(unsigned long long key) const { return key >> pattern_shift; }
+    // Key `key` (not a hole) in the Positions codec.
+    WM_HD unsigned long long to_positions(unsigned long long key) const {
+        const unsigned long long end = pattern_shift ? key & ((1ull << pattern_shift) - 1) : 0ull;
+        const unsigned long long pattern = out.end_shift ? (key >> pattern_shift) & ((1ull << out.end_shift) - 1) : 0ull;
+        const unsigned long long payload = (key >> out.payload_shift) << out.payload_shift; // already in place
+        return payload | end << out.end_shift | pattern;
+    }
+    // Sorted key i of sorted[0, n) in the Positions codec if it is the first
+    // of its run, else kNotFirst.
+    WM_HD unsigned long long first_of_run(const unsigned long long *sorted, uint32_t i) const {
+        const unsigned long long k = sorted[i];
+        if (k >> out.bits) return kNotFirst; // a hole
+        if (i > 0 && run_of(sorted[i - 1]) == run_of(k)) return kNotFirst;
+        return to_positions(k);
+    }
+};
+
 // The largest end offset a match of chunk `c` can have: its longest payload
 // (whole-payload run; offsets are the batch's) or the furthest payload
 // offset its segments reach.

@@ -52,7 +52,8 @@ class CudaMatcher final : public GpuMatcher {
     CudaMatcher(const std::vector<Literal> &patterns, const GpuOptions &opts);
     ~CudaMatcher() override;
     void scan(const BatchView &batch, OutputMode mode, std::vector<Match> &out) override;
-    void scan_positions(const BatchView &batch, const std::function<void(const PositionsChunk &)> &sink) override;
+    void scan_positions(const BatchView &batch, const std::function<void(const PositionsChunk &)> &sink,
+                        PositionsKept kept = PositionsKept::Every) override;
     void count(const BatchView &batch, std::vector<uint64_t> &per_pattern) override;
     void set_scopes(const std::vector<PatternScope> &scopes) override;
     void set_scopes(FlatScopes f) override;
@@ -72,7 +73,9 @@ class CudaMatcher final : public GpuMatcher {
     template <typename Launch> uint32_t collect(ChunkSlot &s, Launch launch, bool expanded = false);
     unsigned long long *sorted_keys(ChunkSlot &s, unsigned long long *keys, unsigned long long *alt, uint32_t n);
     void finish_set(ChunkSlot &s, std::vector<Match> &out);
-    void finish_positions(ChunkSlot &s, const BatchView &batch, const std::function<void(const PositionsChunk &)> &sink);
+    void finish_positions(ChunkSlot &s, const BatchView &batch, const std::function<void(const PositionsChunk &)> &sink,
+                          PositionsKept kept);
+    uint32_t keep_first_positions(ChunkSlot &s, const PositionsKeyCodec &codec, uint32_t n, const unsigned long long **src);
     void finish_pairs(ChunkSlot &s);
     void finish_pending_chunks(const PairBatch *only = nullptr);
     void sync_slots();

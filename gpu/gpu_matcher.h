@@ -59,6 +59,17 @@ enum class OutputMode {
     Set,
 };
 
+// What scan_positions() returns of the Positions matches.
+enum class PositionsKept {
+    Every,
+    // Within each chunk, each (payload, pattern)'s first match (smallest end)
+    // only, dropped on the device before the copy back (ac_positions_order.h).
+    // A payload split across chunks may repeat a pattern in its later chunk,
+    // and a chunk too wide to key comes back whole: callers that want exactly
+    // the firsts still filter.
+    FirstPerPattern,
+};
+
 // Transport metadata of one payload (the layout of wm_payload_meta_t).
 struct PayloadMeta {
     uint8_t proto; // IP protocol number: 6 TCP, 17 UDP
@@ -134,7 +145,8 @@ class GpuMatcher {
     // matcher's pinned memory and are valid only during the call. What
     // scan(Positions) returns is the chunks' matches concatenated. An
     // exception from sink drops the batch's remaining chunks and propagates.
-    virtual void scan_positions(const BatchView &batch, const std::function<void(const PositionsChunk &)> &sink) = 0;
+    virtual void scan_positions(const BatchView &batch, const std::function<void(const PositionsChunk &)> &sink,
+                                PositionsKept kept = PositionsKept::Every) = 0;
 
     // Per-pattern occurrence counts (same occurrences scan(Positions) reports).
     // per_pattern is resized to the pattern count and overwritten.

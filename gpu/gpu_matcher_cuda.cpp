@@ -165,9 +165,36 @@ void CudaMatcher::finish_set(ChunkSlot &s, std::vector<Match> &out) {
     s.busy = false;
 }
 
+// FirstPerPattern: the chunk's n records (holes too) packed by (payload,
+// pattern, end) and sorted, each run's first key selected and re-packed with
+// `codec` (ac_positions_order.h), then those sorted: *src is where they lie,
+// sorted; returns their count. One more wait than Every, for that count.
+uint32_t CudaMatcher::keep_first_positions(ChunkSlot &s, const PositionsKeyCodec &codec, uint32_t n,
+                                           const unsigned long long **src) {
+    const FirstsKeyCodec firsts(codec);
+    // d_hash has room for 2 x capacity keys: the keys and the sort's other
+    // buffer; d_matches (12 bytes per record) for the marked keys once packed.
+    ac_pack_first_positions(s.d_matches, n, firsts, s.d_hash, s.stream);
+    unsigned long long *sorted = ac_sort_keys(s.d_hash, s.d_hash + s.capacity, n,
+                                              static_cast<int>(firsts.sort_bits()), s.d_sort_tmp, s.sort_tmp_bytes,
+                                              s.stream);
+    unsigned long long *other = sorted == s.d_hash ? s.d_hash + s.capacity : s.d_hash;
+    ac_select_first_positions(sorted, n, firsts, reinterpret_cast<unsigned long long *>(s.d_matches), other,
+                              s.d_count + 1, s.d_sort_tmp, s.sort_tmp_bytes, s.stream);
+    WM_CUDA_CHECK(cudaMemcpyAsync(s.h_count + 1, s.d_count + 1, sizeof(uint32_t), cudaMemcpyDeviceToHost, s.stream));
+    WM_CUDA_CHECK(cudaStreamSynchronize(s.stream));
+    const uint32_t m = s.h_count[1];
+    s.h_count[1] = 0; // not a Set table failure (collect) should anything read it
+    *src = ac_sort_keys(other, sorted, m, static_cast<int>(codec.sort_bits()), s.d_sort_tmp, s.sort_tmp_bytes,
+                        s.stream);
+    return m;
+}
+
 void CudaMatcher::finish_positions(ChunkSlot &s, const BatchView &batch,
-                                   const std::function<void(const PositionsChunk &)> &sink) {
+                                   const std::function<void(const PositionsChunk &)> &sink, PositionsKept kept) {
+    trace_.host(traced(s), ChunkTrace::kWaitBegin);
     const uint32_t n = collect(s, [&](ChunkSlot &c) { launch(c, EmitKind::Positions); }); // output slots the kernel took
+    trace_.host(traced(s), ChunkTrace::kWaitEnd);
     const uint32_t found = n - s.h_count[2]; // of them, unused: holes (kHolePattern)
     PositionsChunk c;
     if (found > 0) {
@@ -180,11 +207,19 @@ void CudaMatcher::finish_positions(ChunkSlot &s, const BatchView &batch,
             // the holes' keys sort last and are not copied back
             rec = sizeof(unsigned long long);
             c.count = found;
-            ac_pack_positions(s.d_matches, n, c.codec, s.d_hash, s.stream);
-            src = ac_sort_keys(s.d_hash, s.d_hash + s.capacity, n, static_cast<int>(c.codec.sort_bits()), s.d_sort_tmp,
-                               s.sort_tmp_bytes, s.stream);
+            if (kept == PositionsKept::FirstPerPattern) {
+                const unsigned long long *firsts = nullptr;
+                c.count = keep_first_positions(s, c.codec, n, &firsts);
+                src = firsts;
+            } else {
+                ac_pack_positions(s.d_matches, n, c.codec, s.d_hash, s.stream);
+                src = ac_sort_keys(s.d_hash, s.d_hash + s.capacity, n, static_cast<int>(c.codec.sort_bits()),
+                                   s.d_sort_tmp, s.sort_tmp_bytes, s.stream);
+            }
         }
+        trace_.gpu(traced(s), ChunkTrace::kPassed, s.stream);
         WM_CUDA_CHECK(cudaMemcpyAsync(s.host_out(), src, size_t{c.count} * rec, cudaMemcpyDeviceToHost, s.stream));
+        trace_.gpu(traced(s), ChunkTrace::kCopiedBack, s.stream);
         WM_CUDA_CHECK(cudaStreamSynchronize(s.stream));
         if (g_fail_positions_chunk.load() && --g_fail_positions_chunk == 0)
             throw GpuError("injected failure of a Positions chunk (testing::fail_positions_chunk)");
@@ -224,13 +259,14 @@ void CudaMatcher::scan(const BatchView &batch, OutputMode mode, std::vector<Matc
     join_set_chunks(out, split);
 }
 
-void CudaMatcher::scan_positions(const BatchView &batch, const std::function<void(const PositionsChunk &)> &sink) {
+void CudaMatcher::scan_positions(const BatchView &batch, const std::function<void(const PositionsChunk &)> &sink,
+                                 PositionsKept kept) {
     if (batch.count == 0 || d_view_.num_groups == 0) return;
     WM_CUDA_CHECK(cudaSetDevice(opts_.device));
     finish_pending_chunks(); // the slots are this call's now
     run_chunks(
         batch, [&](ChunkSlot &s) { launch(s, EmitKind::Positions); },
-        [&](ChunkSlot &s) { finish_positions(s, batch, sink); }, nullptr, true);
+        [&](ChunkSlot &s) { finish_positions(s, batch, sink, kept); }, nullptr, true);
 }
 
 void CudaMatcher::count(const BatchView &batch, std::vector<uint64_t> &per_pattern) {

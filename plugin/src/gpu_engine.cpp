@@ -114,9 +114,12 @@ PatternRules GpuEngine::pattern_rules() const {
 bool GpuEngine::scan_positions(const BatchView &batch, const PositionsExpander::Sink &sink, Wanted wanted) {
     const PatternRules r = pattern_rules();
     bool go_on = true;
-    matcher_->scan_positions(gpu_view(batch), [&](const gpu::PositionsChunk &c) {
-        go_on = go_on && expander_.expand(c, r, batch.meta, sink, wanted);
-    });
+    // A rule's first match is the first of one of its patterns (scopes
+    // depend on the payload alone), so the device keeps each pattern's first.
+    const auto kept = wanted == Wanted::FirstPerRule ? gpu::PositionsKept::FirstPerPattern : gpu::PositionsKept::Every;
+    matcher_->scan_positions(
+        gpu_view(batch),
+        [&](const gpu::PositionsChunk &c) { go_on = go_on && expander_.expand(c, r, batch.meta, sink, wanted); }, kept);
     return go_on;
 }
 

@@ -42,8 +42,9 @@ class GpuEngine final : public Engine {
     // only during the call; the device scans later chunks meanwhile. Returns
     // false when the sink stopped it (the rest of the batch is scanned, not
     // expanded). Throws gpu::GpuError after delivering whatever came before.
-    // Wanted::FirstPerRule: most repeats of a (payload, rule) are left out
-    // (PositionsExpander::expand).
+    // Wanted::FirstPerRule: most repeats of a (payload, rule) are left out,
+    // on the device before the copy back (gpu::PositionsKept::FirstPerPattern)
+    // and in the expansion (PositionsExpander::expand).
     bool scan_positions(const BatchView &batch, const PositionsExpander::Sink &sink,
                         Wanted wanted = Wanted::EveryMatch);
     // Set mode in place (GpuMatcher::scan_set_pairs): distinct (rule id,

@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <hs/hs.h>
 #include <random>
+#include <set>
 #include <stdexcept>
 #include <string>
 #include <tuple>
@@ -113,6 +114,15 @@ inline bool set_sorted_distinct(const std::vector<Match> &m) {
             return false;
     }
     return true;
+}
+// Each (payload, pattern)'s first match of m (in Positions order), in that order.
+inline std::vector<Match> first_per_pattern(std::vector<Match> m) {
+    sort_matches(m);
+    std::vector<Match> out;
+    std::set<std::pair<uint32_t, uint32_t>> seen;
+    for (const Match &x : m)
+        if (seen.insert({x.payload, x.pattern}).second) out.push_back(x);
+    return out;
 }
 inline std::vector<Match> dedup_set(std::vector<Match> m) {
     for (auto &x : m) x.end = 0;

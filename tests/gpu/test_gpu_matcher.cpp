@@ -2,9 +2,12 @@
 // skips with "no CUDA device: <reason>" where no usable GPU is present.
 #include "gpu/gpu_matcher.h"
 #include "gpu/gpu_testing.h"
+#include "gpu/positions_chunk.h"
 #include "reference.h"
 
 #include <gtest/gtest.h>
+
+#include <algorithm>
 
 using namespace wm::gpu;
 using namespace wm::gpu::test;
@@ -146,7 +149,8 @@ TEST(GpuMatcher, ManyPatternsCountInASharedTable) {
 }
 
 // Set output comes back sorted by (payload, pattern), Positions output by
-// (payload, end, pattern), without any sort by the caller: one chunk, many
+// (payload, end, pattern) (all matches, or the firsts of each (payload,
+// pattern)), without any sort by the caller: one chunk, many
 // chunks with payloads split across them, few payloads per chunk, and the
 // grow + rescan path.
 TEST(GpuMatcher, OutputSortedAcrossChunks) {
@@ -180,6 +184,17 @@ TEST(GpuMatcher, OutputSortedAcrossChunks) {
             ASSERT_TRUE(std::is_sorted(pos.begin(), pos.end(), positions_order_less)) << label << ": Positions";
             sort_matches(pos);
             ASSERT_TRUE(pos == all) << label << ": Positions";
+            // Each chunk's first per (payload, pattern): in order, every first
+            // there, repeats only from a payload split across chunks.
+            std::vector<Match> firsts;
+            m->scan_positions(c.view(), [&](const PositionsChunk &ch) { ch.append_to(firsts); },
+                              PositionsKept::FirstPerPattern);
+            ASSERT_TRUE(std::is_sorted(firsts.begin(), firsts.end(), positions_order_less)) << label << ": firsts";
+            ASSERT_TRUE(std::includes(all.begin(), all.end(), firsts.begin(), firsts.end(), positions_order_less))
+                << label << ": firsts not among the matches";
+            ASSERT_TRUE(first_per_pattern(firsts) == first_per_pattern(all)) << label << ": firsts";
+            if (seed % 3 == 2) EXPECT_EQ(firsts.size(), want.size()) << label << ": one chunk, no repeat";
+            EXPECT_LT(firsts.size(), all.size()) << label << ": repeats were left out";
         }
     }
 }

@@ -6,7 +6,8 @@
 // device part is modelled (kernel order = shuffle, radix sort = std::sort
 // after checking the bits above sort_bits() are zero) over real ChunkPlanner
 // chunks, and the concatenation must be sorted by (payload, end, pattern)
-// and hold every match and no hole.
+// and hold every match and no hole; with PositionsKept::FirstPerPattern,
+// each chunk's first match per (payload, pattern).
 #include "gpu/ac_plan.h"
 #include "gpu/ac_positions_order.h"
 #include "reference.h"
@@ -41,6 +42,50 @@ void device_model(const PositionsKeyCodec &codec, std::vector<Match> chunk, std:
     }
 }
 
+// The same for PositionsKept::FirstPerPattern: packed by (payload, pattern,
+// end), sorted, each run's first marked and selected (first_of_run), those
+// sorted again in the chunk's codec; all of them decoded.
+void firsts_model(const PositionsKeyCodec &codec, std::vector<Match> chunk, std::mt19937 &rng,
+                  std::vector<Match> &out) {
+    const FirstsKeyCodec f(codec);
+    for (size_t i = rng() % 4 == 0 ? 0 : rng() % 700; i > 0; --i)
+        chunk.push_back(Match{kHolePattern, static_cast<uint32_t>(rng()), 0});
+    std::shuffle(chunk.begin(), chunk.end(), rng);
+    std::vector<unsigned long long> keys, firsts;
+    for (const Match &m : chunk) {
+        keys.push_back(f.encode(m));
+        ASSERT_EQ(keys.back() >> f.sort_bits(), 0u) << "bits above sort_bits() would be ignored";
+    }
+    std::sort(keys.begin(), keys.end());
+    for (uint32_t i = 0; i < keys.size(); ++i) {
+        const unsigned long long k = f.first_of_run(keys.data(), i);
+        if (k == kNotFirst) continue;
+        ASSERT_LT(k, 1ull << codec.bits) << "a first is a match, never a hole";
+        firsts.push_back(k);
+    }
+    std::sort(firsts.begin(), firsts.end());
+    for (unsigned long long k : firsts) out.push_back(codec.decode(k));
+}
+
+// Random matches of planner chunk c, as its tiles report them: up to
+// `most` - 1 per segment (or run payload), each ending in the bytes it owns.
+std::vector<Match> random_chunk_matches(const Chunk &c, const std::vector<uint32_t> &offs, uint32_t npats,
+                                        uint32_t most, std::mt19937 &rng) {
+    std::vector<Match> chunk;
+    auto add = [&](uint32_t payload, uint32_t own_begin, uint32_t own_end) { // ends in (own_begin, own_end]
+        if (own_end <= own_begin) return;
+        for (uint32_t h = rng() % most; h > 0; --h)
+            chunk.push_back(Match{static_cast<uint32_t>(rng() % npats), payload,
+                                  static_cast<uint32_t>(own_begin + 1 + rng() % (own_end - own_begin))});
+    };
+    if (c.whole_run) {
+        for (uint32_t p = c.first_payload; p < c.end_payload; ++p) add(p, 0, offs[p + 1] - offs[p]);
+    } else {
+        for (const Segment &g : c.segs) add(g.payload, g.pos_base + g.skip, g.pos_base + g.data_end - g.data_begin);
+    }
+    return chunk;
+}
+
 } // namespace
 
 TEST(PositionsOrder, KeysOrderLikeTheirFieldsAndDecodeBack) {
@@ -52,6 +97,7 @@ TEST(PositionsOrder, KeysOrderLikeTheirFieldsAndDecodeBack) {
         const uint32_t max_end = round % 7 == 0 ? 0xffffffu : 1 + R() % 70000;
         PositionsKeyCodec c;
         ASSERT_TRUE(positions_key_codec(patterns, first, first + span, max_end, &c));
+        const FirstsKeyCodec f(c);
         auto pick = [&] {
             return Match{R() % 3 ? R() % patterns : patterns - 1, first + (R() % 3 ? R() % (span + 1) : span),
                          R() % 3 ? R() % (max_end + 1) : max_end};
@@ -63,6 +109,13 @@ TEST(PositionsOrder, KeysOrderLikeTheirFieldsAndDecodeBack) {
             ASSERT_EQ(ka < kb, positions_order_less(a, b)) << "round " << round;
             ASSERT_EQ(ka >> c.bits, 0u);
             ASSERT_LT(ka, c.encode(Match{kHolePattern, a.payload, a.end})) << "a hole sorts after every match";
+            // The firsts' codec: (payload, pattern, end) order, runs by
+            // (payload, pattern), re-packed exactly in c.
+            const unsigned long long fa = f.encode(a), fb = f.encode(b);
+            ASSERT_EQ(f.to_positions(fa), ka) << "round " << round;
+            ASSERT_EQ(fa < fb, std::tie(a.payload, a.pattern, a.end) < std::tie(b.payload, b.pattern, b.end));
+            ASSERT_EQ(f.run_of(fa) == f.run_of(fb), a.payload == b.payload && a.pattern == b.pattern);
+            ASSERT_LT(fa, f.encode(Match{kHolePattern, a.payload, a.end}));
         }
     }
 }
@@ -83,6 +136,8 @@ TEST(PositionsOrder, CodecUsesTheFewestBitsAndRefusesWhatDoesNotFit) {
     EXPECT_TRUE(c.decode(c.encode(top)) == top);
     EXPECT_EQ(c.encode(top), ~0ull >> 1);
     EXPECT_EQ(c.encode(Match{kHolePattern, 5, 0}), 1ull << 63);
+    EXPECT_EQ(FirstsKeyCodec(c).encode(top), ~0ull >> 1);
+    EXPECT_EQ(FirstsKeyCodec(c).to_positions(~0ull >> 1), c.encode(top));
     EXPECT_FALSE(positions_key_codec(0x80000000u, 5, 5 + 0x1ff, 0xffffffu, &c)); // 64 bits: no room for holes
     EXPECT_FALSE(positions_key_codec(0x80000000u, 5, 5 + 0x200, 0xffffffu, &c)); // 65 bits
     EXPECT_FALSE(positions_key_codec(0xffffffffu, 0, 0xffffffffu, 0xffffffffu, &c));
@@ -113,8 +168,7 @@ TEST(PositionsOrder, ChunkMaxEndCoversEveryPieceOfItsPayloads) {
 }
 
 // Random batches cut by the real planner (tiny chunks split payloads, few
-// segments per chunk); each segment reports random matches ending in its own
-// bytes, as its tiles do.
+// segments per chunk), random matches in each chunk (random_chunk_matches).
 TEST(PositionsOrder, SortedChunksConcatenateSorted) {
     int split_cases = 0;
     for (uint32_t seed = 0; seed < 300; ++seed) {
@@ -132,17 +186,7 @@ TEST(PositionsOrder, SortedChunksConcatenateSorted) {
         Chunk c;
         while (plan.next(c)) {
             split |= c.splits_payload;
-            std::vector<Match> chunk;
-            auto add = [&](uint32_t payload, uint32_t own_begin, uint32_t own_end) { // ends in (own_begin, own_end]
-                if (own_end <= own_begin) return;
-                for (uint32_t h = R() % 12; h > 0; --h)
-                    chunk.push_back(Match{R() % npats, payload, own_begin + 1 + R() % (own_end - own_begin)});
-            };
-            if (c.whole_run) {
-                for (uint32_t p = c.first_payload; p < c.end_payload; ++p) add(p, 0, offs[p + 1] - offs[p]);
-            } else {
-                for (const Segment &g : c.segs) add(g.payload, g.pos_base + g.skip, g.pos_base + g.data_end - g.data_begin);
-            }
+            const std::vector<Match> chunk = random_chunk_matches(c, offs, npats, 12, rng);
             PositionsKeyCodec codec;
             ASSERT_TRUE(positions_key_codec(npats, c.first_payload, c.last_payload, chunk_max_end(c, offs.data()), &codec));
             all.insert(all.end(), chunk.begin(), chunk.end());
@@ -155,4 +199,39 @@ TEST(PositionsOrder, SortedChunksConcatenateSorted) {
         for (size_t i = 0; i < out.size(); ++i) ASSERT_TRUE(out[i] == all[i]) << "seed " << seed << " #" << i;
     }
     EXPECT_GT(split_cases, 50); // the planner really split payloads across chunks
+}
+
+// Over real planner chunks (as SortedChunksConcatenateSorted), a chunk's
+// kept matches are exactly its matches' firsts per (payload, pattern); the
+// concatenation is sorted, and a payload split across chunks is the only
+// source of a repeated (payload, pattern).
+TEST(PositionsOrder, FirstsKeepEachChunksFirstMatchPerPayloadAndPattern) {
+    int split_cases = 0, repeats = 0;
+    for (uint32_t seed = 0; seed < 300; ++seed) {
+        std::mt19937 rng(seed);
+        auto R = [&] { return static_cast<uint32_t>(rng()); };
+        const Case lens = random_lengths(rng, seed);
+        const BatchView batch = lens.view();
+        const std::vector<uint32_t> &offs = lens.offs;
+        const uint32_t npats = 1 + R() % (seed % 3 == 0 ? 3 : 300); // few patterns: many repeats
+        ChunkPlanner plan(batch, 256 + R() % 2048, 1 + R() % 8, 124, 1 + R() % 40, seed % 4 == 1);
+        std::vector<Match> all, out;
+        Chunk c;
+        while (plan.next(c)) {
+            const std::vector<Match> chunk = random_chunk_matches(c, offs, npats, 30, rng);
+            std::vector<Match> kept;
+            PositionsKeyCodec codec;
+            ASSERT_TRUE(positions_key_codec(npats, c.first_payload, c.last_payload, chunk_max_end(c, offs.data()), &codec));
+            firsts_model(codec, chunk, rng, kept);
+            ASSERT_TRUE(kept == first_per_pattern(chunk)) << "seed " << seed;
+            split_cases += c.splits_payload;
+            all.insert(all.end(), chunk.begin(), chunk.end());
+            out.insert(out.end(), kept.begin(), kept.end());
+        }
+        ASSERT_TRUE(std::is_sorted(out.begin(), out.end(), positions_order_less)) << "seed " << seed;
+        ASSERT_TRUE(first_per_pattern(out) == first_per_pattern(all)) << "seed " << seed;
+        repeats += static_cast<int>(out.size() - first_per_pattern(all).size());
+    }
+    EXPECT_GT(split_cases, 50);
+    EXPECT_GT(repeats, 0); // split payloads did repeat a pattern in a later chunk
 }
