@@ -53,7 +53,7 @@ class CudaMatcher final : public GpuMatcher {
     ~CudaMatcher() override;
     void scan(const BatchView &batch, OutputMode mode, std::vector<Match> &out) override;
     void scan_positions(const BatchView &batch, const std::function<void(const PositionsChunk &)> &sink,
-                        PositionsKept kept = PositionsKept::Every) override;
+                        PositionsKept kept) override;
     void count(const BatchView &batch, std::vector<uint64_t> &per_pattern) override;
     void set_scopes(const std::vector<PatternScope> &scopes) override;
     void set_scopes(FlatScopes f) override;

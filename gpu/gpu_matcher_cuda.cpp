@@ -184,7 +184,6 @@ uint32_t CudaMatcher::keep_first_positions(ChunkSlot &s, const PositionsKeyCodec
     WM_CUDA_CHECK(cudaMemcpyAsync(s.h_count + 1, s.d_count + 1, sizeof(uint32_t), cudaMemcpyDeviceToHost, s.stream));
     WM_CUDA_CHECK(cudaStreamSynchronize(s.stream));
     const uint32_t m = s.h_count[1];
-    s.h_count[1] = 0; // not a Set table failure (collect) should anything read it
     *src = ac_sort_keys(other, sorted, m, static_cast<int>(codec.sort_bits()), s.d_sort_tmp, s.sort_tmp_bytes,
                         s.stream);
     return m;
@@ -245,7 +244,7 @@ void CudaMatcher::drop_after_failure() {
 void CudaMatcher::scan(const BatchView &batch, OutputMode mode, std::vector<Match> &out) {
     out.clear();
     if (mode == OutputMode::Positions) {
-        scan_positions(batch, [&](const PositionsChunk &c) { c.append_to(out); });
+        scan_positions(batch, [&](const PositionsChunk &c) { c.append_to(out); }, PositionsKept::Every);
         return;
     }
     if (batch.count == 0 || d_view_.num_groups == 0) return;

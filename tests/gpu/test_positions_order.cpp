@@ -67,6 +67,14 @@ void firsts_model(const PositionsKeyCodec &codec, std::vector<Match> chunk, std:
     for (unsigned long long k : firsts) out.push_back(codec.decode(k));
 }
 
+// The real planner over batch with random limits: tiny chunks that split
+// payloads, few segments per chunk, whole-payload runs for one seed in four.
+ChunkPlanner random_planner(const BatchView &batch, uint32_t seed, std::mt19937 &rng) {
+    const size_t max_bytes = 256 + rng() % 2048, max_segs = 1 + rng() % 8;
+    const uint32_t max_len = 1 + rng() % 40;
+    return ChunkPlanner(batch, max_bytes, max_segs, 124, max_len, seed % 4 == 1);
+}
+
 // Random matches of planner chunk c, as its tiles report them: up to
 // `most` - 1 per segment (or run payload), each ending in the bytes it owns.
 std::vector<Match> random_chunk_matches(const Chunk &c, const std::vector<uint32_t> &offs, uint32_t npats,
@@ -167,8 +175,8 @@ TEST(PositionsOrder, ChunkMaxEndCoversEveryPieceOfItsPayloads) {
     }
 }
 
-// Random batches cut by the real planner (tiny chunks split payloads, few
-// segments per chunk), random matches in each chunk (random_chunk_matches).
+// Random batches cut by the real planner (random_planner), random matches
+// in each chunk (random_chunk_matches).
 TEST(PositionsOrder, SortedChunksConcatenateSorted) {
     int split_cases = 0;
     for (uint32_t seed = 0; seed < 300; ++seed) {
@@ -178,8 +186,7 @@ TEST(PositionsOrder, SortedChunksConcatenateSorted) {
         const BatchView batch = lens.view();
         const std::vector<uint32_t> &offs = lens.offs;
         const uint32_t npats = 1 + R() % (seed % 3 == 0 ? 5 : 30000);
-        const size_t max_bytes = 256 + R() % 2048, max_segs = 1 + R() % 8;
-        ChunkPlanner plan(batch, max_bytes, max_segs, 124, 1 + R() % 40, seed % 4 == 1);
+        ChunkPlanner plan = random_planner(batch, seed, rng);
 
         std::vector<Match> all, out;
         bool split = false;
@@ -214,7 +221,7 @@ TEST(PositionsOrder, FirstsKeepEachChunksFirstMatchPerPayloadAndPattern) {
         const BatchView batch = lens.view();
         const std::vector<uint32_t> &offs = lens.offs;
         const uint32_t npats = 1 + R() % (seed % 3 == 0 ? 3 : 300); // few patterns: many repeats
-        ChunkPlanner plan(batch, 256 + R() % 2048, 1 + R() % 8, 124, 1 + R() % 40, seed % 4 == 1);
+        ChunkPlanner plan = random_planner(batch, seed, rng);
         std::vector<Match> all, out;
         Chunk c;
         while (plan.next(c)) {
