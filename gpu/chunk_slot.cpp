@@ -51,6 +51,7 @@ ChunkSlot::~ChunkSlot() { release(); }
 void ChunkSlot::release() {
     if (stream) cudaStreamSynchronize(stream);
     free_outputs();
+    h_out.reset();
     h_text.reset();
     cudaFree(d_text);
     h_segs.reset();
@@ -78,8 +79,14 @@ void ChunkSlot::alloc_outputs(size_t cap) {
     d_sort_tmp = dev_alloc<uint8_t>(sort_tmp_bytes, "d_sort_tmp");
 }
 
-Match *ChunkSlot::host_out() {
-    ensure_pinned(h_out, capacity, "h_out");
+void ChunkSlot::fit_outputs(size_t records) {
+    if (records <= capacity) return;
+    free_outputs();
+    alloc_outputs(records);
+}
+
+uint8_t *ChunkSlot::host_out(size_t bytes) {
+    ensure_pinned(h_out, bytes, "h_out");
     return h_out.get();
 }
 
@@ -87,7 +94,6 @@ void ChunkSlot::free_outputs() {
     cudaFree(d_matches);
     cudaFree(d_hash);
     cudaFree(d_sort_tmp);
-    h_out.reset();
     d_matches = nullptr;
     d_hash = nullptr;
     d_sort_tmp = nullptr;

@@ -38,12 +38,18 @@ struct ChunkSlot {
     ChunkSlot &operator=(const ChunkSlot &) = delete;
 
     // Output records (Positions matches or Set keys) and the Set buffers that
-    // scale with them; only while the stream is idle.
+    // scale with them; only while no work of the stream uses them.
     void alloc_outputs(size_t capacity);
     void free_outputs();
-    // Pinned room for `capacity` output records (scan(): results copied back;
-    // the set-pair path never needs it, so it comes on first use).
-    Match *host_out();
+    // Grows the outputs to `records` when they have less room (before a
+    // launch: OutputSizer::grow_to); only while no work of the stream uses them.
+    void fit_outputs(size_t records);
+    // Pinned room for `bytes` of results copied back (scan()); grows by half
+    // again at least, apart from the outputs: a Positions chunk whose firsts
+    // alone come back needs far less than its output records (a buffer sized
+    // to them took ~3 ms to pin after each growth, run 177). The set-pair
+    // path never needs it, so it comes on first use.
+    uint8_t *host_out(size_t bytes);
     // Points the slot at `chunk`'s bytes (the caller's pinned memory as is,
     // else a copy in h_text) and stages its segments, or a run's offsets, and
     // the payload meta of its payloads (meta may be null). The stream is idle.
@@ -74,7 +80,7 @@ struct ChunkSlot {
     size_t sort_tmp_bytes = 0;
     unsigned long long *d_pairs = nullptr;  // scan_set_pairs(): the chunk's sorted pairs (d_matches or d_hash)
     uint32_t sort_n = 0;                    //   and the sort's length (keys, then kSortPadKey)
-    PinnedHostArray<Match> h_out;           // pinned results (Match or keys), host_out()
+    PinnedHostArray<uint8_t> h_out;         // pinned results (Match or keys), host_out()
     uint32_t *d_count = nullptr, *h_count = nullptr; // [0] records, [1] Set table failures,
                                                      // [2] keys kept by the scope filter (Set pairs) or Positions holes,
                                                      // [3] (device) tiles of a whole-payload run,

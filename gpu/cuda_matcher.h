@@ -12,9 +12,11 @@
 #include "gpu/chunk_trace.h"
 #include "gpu/cuda_check.h"
 #include "gpu/gpu_matcher.h"
+#include "gpu/output_sizer.h"
 #include "gpu/pair_batch.h"
 
 #include <algorithm>
+#include <atomic>
 #include <memory>
 #include <string>
 #include <utility>
@@ -27,6 +29,12 @@ using testing::ChunkTrace;
 // True when [p, p + bytes) starts and ends in page-locked host memory, so the
 // DMA engine can read it directly at full PCIe speed.
 bool is_pinned(const uint8_t *p, size_t bytes);
+
+// Chunks scanned again because their outputs outgrew the slot (testing::output_rescans).
+extern std::atomic<size_t> g_output_rescans;
+
+// What a chunk's output records are, each with its own density (OutputSizer).
+enum OutputUse : size_t { kPositionsOutput, kSetKeysOutput, kSetPairsOutput, kOutputUses };
 
 // Device copy of FlatScopes (owned arrays; the counts are the host copy's).
 struct DeviceScopes {
@@ -70,7 +78,12 @@ class CudaMatcher final : public GpuMatcher {
     void launch_pairs(ChunkSlot &s, bool filter);
     template <typename Launch, typename Done>
     bool run_chunks(const BatchView &batch, Launch launch, Done done, const PayloadMeta *meta, bool drain);
-    template <typename Launch> uint32_t collect(ChunkSlot &s, Launch launch, bool expanded = false);
+    template <typename Launch> uint32_t collect(ChunkSlot &s, OutputUse use, Launch launch, bool expanded = false);
+    // Grows the slot's outputs, before its chunk's launch, to what the densest
+    // chunk of `use` so far predicts for it (OutputSizer::grow_to).
+    void fit_outputs(ChunkSlot &s, OutputUse use) {
+        if (const size_t cap = sizer_.grow_to(use, s.chunk.bytes, s.capacity, chunk_bytes_)) s.fit_outputs(cap);
+    }
     unsigned long long *sorted_keys(ChunkSlot &s, unsigned long long *keys, unsigned long long *alt, uint32_t n);
     void finish_set(ChunkSlot &s, std::vector<Match> &out);
     void finish_positions(ChunkSlot &s, const BatchView &batch, const std::function<void(const PositionsChunk &)> &sink,
@@ -110,6 +123,7 @@ class CudaMatcher final : public GpuMatcher {
     uint64_t submitted_ = 0, collected_ = 0;
     uint32_t next_seq_ = 0;   // chunks staged so far; the next goes to slot next_seq_ % kStreams
     uint32_t trace_base_ = 0; // seq of the traced timeline's first chunk
+    OutputSizer<kOutputUses> sizer_;
 };
 
 template <typename T> inline T *upload(const std::vector<T> &v, const char *what) {
@@ -120,18 +134,22 @@ template <typename T> inline T *upload(const std::vector<T> &v, const char *what
 
 // Waits for what launch(s) enqueued; on overflow (of the kernel's records,
 // or with `expanded` of the keys the scope expansion wrote) grows the outputs
-// and launches again on the chunk still on the device. Returns the kernel's
+// and launches again on the chunk still on the device. The records the chunk
+// needed size later chunks of `use` (fit_outputs). Returns the kernel's
 // record count.
-template <typename Launch> inline uint32_t CudaMatcher::collect(ChunkSlot &s, Launch launch, bool expanded) {
+template <typename Launch>
+inline uint32_t CudaMatcher::collect(ChunkSlot &s, OutputUse use, Launch launch, bool expanded) {
     WM_CUDA_CHECK(cudaStreamSynchronize(s.stream));
     auto needed = [&] { return expanded ? std::max(s.h_count[0], s.h_count[2]) : s.h_count[0]; };
-    while (needed() > s.capacity || s.h_count[1] != 0) {
-        const size_t want = std::max<size_t>(needed(), s.capacity + 1);
+    for (bool again = false; needed() > s.capacity || s.h_count[1] != 0; again = true) {
+        if (!again) ++g_output_rescans; // a Set chunk's first failures undercount its keys: it may take rounds
+        const size_t cap = grown_output_capacity(needed(), s.capacity);
         s.free_outputs();
-        s.alloc_outputs(want + want / 4 + 1024);
+        s.alloc_outputs(cap);
         launch(s);
         WM_CUDA_CHECK(cudaStreamSynchronize(s.stream));
     }
+    sizer_.observe(use, s.chunk.bytes, needed());
     return s.h_count[0];
 }
 
@@ -147,6 +165,12 @@ inline bool CudaMatcher::run_chunks(const BatchView &batch, Launch launch, Done 
     bool split = false;
     const bool idle = std::none_of(std::begin(slots_), std::end(slots_), [](const auto &s) { return s->busy; });
     if (idle) { // a timeline starts from an idle pipeline
+        // A call that drains its chunks starts at the first slot: calls of
+        // one chunk each (a replay's windows in positions mode) reuse one
+        // warm slot instead of warming every slot's pinned staging and
+        // outputs in turn (run 179). Set-pair batches keep their rotation:
+        // the last batch's copies back may still run on a slot's stream.
+        if (drain) next_seq_ += (tuning::kStreams - next_seq_ % tuning::kStreams) % tuning::kStreams;
         trace_.begin(slot_at(0).stream);
         trace_base_ = next_seq_;
     }

@@ -34,6 +34,8 @@ std::atomic<size_t> g_fail_positions_chunk{0}; // testing::fail_positions_chunk
 
 namespace detail {
 
+std::atomic<size_t> g_output_rescans{0};
+
 // True when [p, p + bytes) starts and ends in page-locked host memory, so the
 // DMA engine can read it directly at full PCIe speed.
 bool is_pinned(const uint8_t *p, size_t bytes) {
@@ -153,11 +155,11 @@ unsigned long long *CudaMatcher::sorted_keys(ChunkSlot &s, unsigned long long *k
 }
 
 void CudaMatcher::finish_set(ChunkSlot &s, std::vector<Match> &out) {
-    const uint32_t n = collect(s, [&](ChunkSlot &c) { launch(c, EmitKind::SetKeys); }); // distinct keys
+    const uint32_t n = collect(s, kSetKeysOutput, [&](ChunkSlot &c) { launch(c, EmitKind::SetKeys); }); // distinct keys
     if (n > 0) { // sort them (ac_set_hash.cuh), the table is spent
         const unsigned long long *src = sorted_keys(s, reinterpret_cast<unsigned long long *>(s.d_matches), s.d_hash, n);
-        WM_CUDA_CHECK(cudaMemcpyAsync(s.host_out(), src, size_t{n} * sizeof(unsigned long long), cudaMemcpyDeviceToHost,
-                                      s.stream));
+        const size_t bytes = size_t{n} * sizeof(unsigned long long);
+        WM_CUDA_CHECK(cudaMemcpyAsync(s.host_out(bytes), src, bytes, cudaMemcpyDeviceToHost, s.stream));
         WM_CUDA_CHECK(cudaStreamSynchronize(s.stream));
         // distinct, sorted by (payload, pattern)
         append_set_keys(reinterpret_cast<const unsigned long long *>(s.h_out.get()), n, out);
@@ -192,7 +194,7 @@ uint32_t CudaMatcher::keep_first_positions(ChunkSlot &s, const PositionsKeyCodec
 void CudaMatcher::finish_positions(ChunkSlot &s, const BatchView &batch,
                                    const std::function<void(const PositionsChunk &)> &sink, PositionsKept kept) {
     trace_.host(traced(s), ChunkTrace::kWaitBegin);
-    const uint32_t n = collect(s, [&](ChunkSlot &c) { launch(c, EmitKind::Positions); }); // output slots the kernel took
+    const uint32_t n = collect(s, kPositionsOutput, [&](ChunkSlot &c) { launch(c, EmitKind::Positions); }); // output slots the kernel took
     trace_.host(traced(s), ChunkTrace::kWaitEnd);
     const uint32_t found = n - s.h_count[2]; // of them, unused: holes (kHolePattern)
     PositionsChunk c;
@@ -217,12 +219,13 @@ void CudaMatcher::finish_positions(ChunkSlot &s, const BatchView &batch,
             }
         }
         trace_.gpu(traced(s), ChunkTrace::kPassed, s.stream);
-        WM_CUDA_CHECK(cudaMemcpyAsync(s.host_out(), src, size_t{c.count} * rec, cudaMemcpyDeviceToHost, s.stream));
+        WM_CUDA_CHECK(cudaMemcpyAsync(s.host_out(size_t{c.count} * rec), src, size_t{c.count} * rec,
+                                      cudaMemcpyDeviceToHost, s.stream));
         trace_.gpu(traced(s), ChunkTrace::kCopiedBack, s.stream);
         WM_CUDA_CHECK(cudaStreamSynchronize(s.stream));
         if (g_fail_positions_chunk.load() && --g_fail_positions_chunk == 0)
             throw GpuError("injected failure of a Positions chunk (testing::fail_positions_chunk)");
-        if (rec == sizeof(Match)) c.records = s.h_out.get();
+        if (rec == sizeof(Match)) c.records = reinterpret_cast<const Match *>(s.h_out.get());
         else c.keys = reinterpret_cast<const unsigned long long *>(s.h_out.get());
         sink(c);
     }
@@ -251,8 +254,12 @@ void CudaMatcher::scan(const BatchView &batch, OutputMode mode, std::vector<Matc
     WM_CUDA_CHECK(cudaSetDevice(opts_.device));
     finish_pending_chunks(); // the slots are this call's now
     const bool split = run_chunks(
-        batch, [&](ChunkSlot &s) { launch(s, EmitKind::SetKeys); }, [&](ChunkSlot &s) { finish_set(s, out); }, nullptr,
-        true);
+        batch,
+        [&](ChunkSlot &s) {
+            fit_outputs(s, kSetKeysOutput);
+            launch(s, EmitKind::SetKeys);
+        },
+        [&](ChunkSlot &s) { finish_set(s, out); }, nullptr, true);
     // Chunks come back sorted, in payload order; a payload spanning chunks
     // may repeat a pair and break the order at the boundary.
     join_set_chunks(out, split);
@@ -264,7 +271,11 @@ void CudaMatcher::scan_positions(const BatchView &batch, const std::function<voi
     WM_CUDA_CHECK(cudaSetDevice(opts_.device));
     finish_pending_chunks(); // the slots are this call's now
     run_chunks(
-        batch, [&](ChunkSlot &s) { launch(s, EmitKind::Positions); },
+        batch,
+        [&](ChunkSlot &s) {
+            fit_outputs(s, kPositionsOutput);
+            launch(s, EmitKind::Positions);
+        },
         [&](ChunkSlot &s) { finish_positions(s, batch, sink, kept); }, nullptr, true);
 }
 
@@ -344,6 +355,7 @@ std::unique_ptr<GpuMatcher> GpuMatcher::create(const std::vector<Literal> &patte
 
 void testing::set_initial_output_capacity(size_t records) { g_initial_output_capacity = records; }
 void testing::set_max_chunk_bytes(size_t bytes) { g_max_chunk_bytes = bytes; }
+size_t testing::output_rescans() { return detail::g_output_rescans.load(); }
 void testing::fail_positions_chunk(size_t nth) { g_fail_positions_chunk = nth; }
 bool testing::is_page_locked(const void *p, size_t bytes) {
     return detail::is_pinned(static_cast<const uint8_t *>(p), bytes);

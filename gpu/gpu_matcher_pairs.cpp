@@ -77,7 +77,7 @@ void CudaMatcher::finish_pairs(ChunkSlot &s) {
     PairBatch &b = *s.pair_batch;
     trace_.host(traced(s), ChunkTrace::kWaitBegin);
     const bool expanded = expands(b.filter);
-    const uint32_t found = collect(s, [&](ChunkSlot &c) { launch_pairs(c, b.filter); }, expanded);
+    const uint32_t found = collect(s, kSetPairsOutput, [&](ChunkSlot &c) { launch_pairs(c, b.filter); }, expanded);
     trace_.host(traced(s), ChunkTrace::kWaitEnd);
     const uint32_t n = expanded ? s.h_count[2] : found;
     if (n > 0) {
@@ -140,6 +140,7 @@ void CudaMatcher::submit_set_pairs(const BatchView &batch, const PayloadMeta *me
         batch,
         [&](ChunkSlot &s) {
             s.pair_batch = &b;
+            fit_outputs(s, kSetPairsOutput);
             launch_pairs(s, b.filter);
         },
         [&](ChunkSlot &s) { finish_pairs(s); }, b.filter ? meta : nullptr, false);

@@ -11,6 +11,9 @@ namespace wm::gpu::testing {
 // When non-zero, matchers created afterwards start with this many output
 // records per stream, so tests can force the overflow -> grow -> rescan path.
 void set_initial_output_capacity(size_t records);
+// Chunks scanned again (once or in more rounds), by any matcher of the
+// process so far, because their output records outgrew their slot's buffers.
+size_t output_rescans();
 
 // When non-zero, matchers created afterwards cut batches into chunks of at
 // most this many bytes instead of tuning::kMaxChunkBytes (pipeline studies).

@@ -1,7 +1,8 @@
 // tests/gpu/test_gpu_matcher_fastpaths.cpp - the matcher's fast paths against
 // the naive reference: input in the matcher's pinned buffer (no staging copy),
 // Set-mode dedupe past the shared table (global fallback) and past the output
-// capacity. Every test skips with "no CUDA device: <reason>" without a GPU.
+// capacity, and outputs sized from earlier chunks. Every test skips with
+// "no CUDA device: <reason>" without a GPU.
 #include "gpu/gpu_matcher.h"
 #include "gpu/gpu_testing.h"
 #include "reference.h"
@@ -127,4 +128,35 @@ TEST(GpuMatcherFastPaths, SetOverflowGrowsAndRescans) {
     auto m = GpuMatcher::create(c.pats, GpuOptions{});
     wm::gpu::testing::set_initial_output_capacity(0);
     expect_modes_equal_reference(*m, c, c.view(), "Set overflow");
+}
+
+TEST(GpuMatcherFastPaths, LaterChunksSizedFromTheFirstOverflow) {
+    REQUIRE_GPU();
+    // One chunk per call, as a replay's windows come: the first overflows its
+    // outputs; every later one, as dense (a match per byte but the first of
+    // each payload) and most of them bigger, is sized before its launch.
+    // Each slot used to overflow on its own first chunk, and again on a
+    // bigger one than it had grown for. 16 symbols: 256 patterns, so the
+    // naive reference stays quick.
+    const std::vector<Literal> pats = dense_pairs_case(11, 16, std::vector<uint32_t>{}).pats;
+    for (OutputMode mode : {OutputMode::Positions, OutputMode::Set}) {
+        wm::gpu::testing::set_initial_output_capacity(16);
+        auto m = GpuMatcher::create(pats, GpuOptions{});
+        wm::gpu::testing::set_initial_output_capacity(0);
+        const size_t before = wm::gpu::testing::output_rescans();
+        uint32_t k = 0;
+        for (uint32_t payloads : {70u, 150u, 90u, 200u, 110u, 250u, 80u}) { // 70-250 KB, one chunk each
+            const Case c = dense_pairs_case(12 + k++, 16, std::vector<uint32_t>(payloads, 1000));
+            auto ref = naive_matches(c.pats, c.view());
+            sort_matches(ref);
+            if (mode == OutputMode::Set) ref = dedup_set(ref);
+            std::vector<Match> got;
+            m->scan(c.view(), mode, got);
+            if (mode == OutputMode::Positions) sort_matches(got);
+            ASSERT_EQ(got.size(), ref.size()) << "call " << k;
+            ASSERT_TRUE(got == ref) << "call " << k << (mode == OutputMode::Set ? ", Set" : ", Positions");
+        }
+        EXPECT_EQ(wm::gpu::testing::output_rescans() - before, 1u)
+            << (mode == OutputMode::Set ? "Set" : "Positions") << ": only the first chunk is scanned again";
+    }
 }
