@@ -69,17 +69,28 @@ void ChunkSlot::release() {
     stream = nullptr;
 }
 
+std::atomic<size_t> g_fail_output_allocation{0};
+
 void ChunkSlot::alloc_outputs(size_t cap) {
     cap = std::min<size_t>(cap, UINT32_MAX);
+    try {
+        if (g_fail_output_allocation.load() && --g_fail_output_allocation == 0)
+            throw GpuError("cudaMalloc(d_matches, " + std::to_string(cap * sizeof(Match)) +
+                           " bytes) failed: out of memory (injected: testing::fail_output_allocation)");
+        d_matches = dev_alloc<Match>(cap, "d_matches");
+        hash_slots = ac_set_hash_slots(cap);
+        d_hash = dev_alloc<unsigned long long>(hash_slots, "d_set_hash");
+        sort_tmp_bytes = ac_sort_keys_temp_bytes(static_cast<uint32_t>(cap));
+        d_sort_tmp = dev_alloc<uint8_t>(sort_tmp_bytes, "d_sort_tmp");
+    } catch (...) { // no outputs at all, not a capacity without buffers behind it
+        free_outputs();
+        throw;
+    }
     capacity = cap;
-    d_matches = dev_alloc<Match>(cap, "d_matches");
-    hash_slots = ac_set_hash_slots(cap);
-    d_hash = dev_alloc<unsigned long long>(hash_slots, "d_set_hash");
-    sort_tmp_bytes = ac_sort_keys_temp_bytes(static_cast<uint32_t>(cap));
-    d_sort_tmp = dev_alloc<uint8_t>(sort_tmp_bytes, "d_sort_tmp");
 }
 
 void ChunkSlot::fit_outputs(size_t records) {
+    records = std::min<size_t>(records, UINT32_MAX); // alloc_outputs' limit: no regrowth at every launch
     if (records <= capacity) return;
     free_outputs();
     alloc_outputs(records);
@@ -98,6 +109,8 @@ void ChunkSlot::free_outputs() {
     d_hash = nullptr;
     d_sort_tmp = nullptr;
     sort_tmp_bytes = 0;
+    hash_slots = 0;
+    capacity = 0;
 }
 
 void ChunkSlot::stage(const BatchView &batch, bool pinned, const PayloadMeta *meta) {

@@ -9,6 +9,7 @@
 #include "gpu/gpu_matcher.h"
 #include "gpu/pinned_host.h"
 
+#include <atomic>
 #include <cuda_runtime_api.h>
 #include <string>
 
@@ -25,6 +26,9 @@ template <typename T> T *host_alloc(size_t count, const char *what) {
     return static_cast<T *>(p);
 }
 
+// testing::fail_output_allocation: output allocations left before the one that fails (0: none).
+extern std::atomic<size_t> g_fail_output_allocation;
+
 // Payloads of a whole-payload run (ChunkPlanner with whole_runs).
 inline uint32_t run_payloads(const Chunk &c) { return c.end_payload - c.first_payload; }
 
@@ -38,7 +42,9 @@ struct ChunkSlot {
     ChunkSlot &operator=(const ChunkSlot &) = delete;
 
     // Output records (Positions matches or Set keys) and the Set buffers that
-    // scale with them; only while no work of the stream uses them.
+    // scale with them; only while no work of the stream uses them. When an
+    // allocation fails (GpuError) the slot has none and capacity 0, which
+    // CudaMatcher::fit_outputs restores before its next launch.
     void alloc_outputs(size_t capacity);
     void free_outputs();
     // Grows the outputs to `records` when they have less room (before a

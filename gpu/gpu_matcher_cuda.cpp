@@ -76,9 +76,10 @@ CudaMatcher::CudaMatcher(const std::vector<Literal> &patterns, const GpuOptions 
     chunk_bytes_ = chunk_target_ + chunk_target_ / tuning::kChunkTailSlackDivisor;
     chunk_segs_ = std::max<size_t>(1, opts.max_batch_payloads);
     upload_scopes(identity_scopes(d_view_.num_patterns));
-    size_t cap = g_initial_output_capacity.load();
-    if (cap == 0) cap = std::max(tuning::kMinOutputRecords, chunk_bytes_ / tuning::kBytesPerOutput);
-    for (auto &slot : slots_) slot = std::make_unique<ChunkSlot>(chunk_bytes_, chunk_segs_, d_view_.num_patterns, cap);
+    initial_outputs_ = g_initial_output_capacity.load();
+    if (initial_outputs_ == 0) initial_outputs_ = std::max(tuning::kMinOutputRecords, chunk_bytes_ / tuning::kBytesPerOutput);
+    for (auto &slot : slots_)
+        slot = std::make_unique<ChunkSlot>(chunk_bytes_, chunk_segs_, d_view_.num_patterns, initial_outputs_);
 }
 
 CudaMatcher::~CudaMatcher() {
@@ -356,6 +357,7 @@ std::unique_ptr<GpuMatcher> GpuMatcher::create(const std::vector<Literal> &patte
 void testing::set_initial_output_capacity(size_t records) { g_initial_output_capacity = records; }
 void testing::set_max_chunk_bytes(size_t bytes) { g_max_chunk_bytes = bytes; }
 size_t testing::output_rescans() { return detail::g_output_rescans.load(); }
+void testing::fail_output_allocation(size_t nth) { g_fail_output_allocation = nth; }
 void testing::fail_positions_chunk(size_t nth) { g_fail_positions_chunk = nth; }
 bool testing::is_page_locked(const void *p, size_t bytes) {
     return detail::is_pinned(static_cast<const uint8_t *>(p), bytes);

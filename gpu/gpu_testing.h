@@ -14,6 +14,10 @@ void set_initial_output_capacity(size_t records);
 // Chunks scanned again (once or in more rounds), by any matcher of the
 // process so far, because their output records outgrew their slot's buffers.
 size_t output_rescans();
+// When non-zero, the output-buffer allocation of that number (1: the next
+// one), of any matcher, fails as an out-of-memory cudaMalloc would (GpuError):
+// tests that a growth which fails leaves the matcher usable.
+void fail_output_allocation(size_t nth);
 
 // When non-zero, matchers created afterwards cut batches into chunks of at
 // most this many bytes instead of tuning::kMaxChunkBytes (pipeline studies).

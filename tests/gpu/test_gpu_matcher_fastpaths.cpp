@@ -160,3 +160,29 @@ TEST(GpuMatcherFastPaths, LaterChunksSizedFromTheFirstOverflow) {
             << (mode == OutputMode::Set ? "Set" : "Positions") << ": only the first chunk is scanned again";
     }
 }
+
+TEST(GpuMatcherFastPaths, FailedOutputGrowthLeavesTheMatcherUsable) {
+    REQUIRE_GPU();
+    // Out of GPU memory while outputs grow, after an overflow (the rescan's
+    // growth) or before a launch (the sizer's): the call fails with a
+    // GpuError naming the buffer, and the next call runs as if from a fresh
+    // slot. The slot had kept the capacity it asked for with no buffers.
+    const Case small = dense_pairs_case(21, 16, std::vector<uint32_t>(70, 1000));
+    const Case big = dense_pairs_case(22, 16, std::vector<uint32_t>(200, 1000));
+    wm::gpu::testing::set_initial_output_capacity(16);
+    auto m = GpuMatcher::create(small.pats, GpuOptions{});
+    wm::gpu::testing::set_initial_output_capacity(0);
+    std::vector<Match> got;
+    wm::gpu::testing::fail_output_allocation(1);
+    try {
+        m->scan(small.view(), OutputMode::Positions, got);
+        ADD_FAILURE() << "the rescan's growth did not fail";
+    } catch (const GpuError &e) {
+        EXPECT_NE(std::string(e.what()).find("d_matches"), std::string::npos) << e.what();
+    }
+    expect_modes_equal_reference(*m, small, small.view(), "after a failed rescan growth");
+    wm::gpu::testing::fail_output_allocation(1); // big needs more than small left: grown before its launch
+    EXPECT_THROW(m->scan(big.view(), OutputMode::Positions, got), GpuError);
+    wm::gpu::testing::fail_output_allocation(0);
+    expect_modes_equal_reference(*m, big, big.view(), "after a failed growth before the launch");
+}
