@@ -64,20 +64,24 @@ __global__ void mark_first_positions_kernel(const unsigned long long *sorted, ui
 // A grid-stride launch over n items: at most 8192 blocks of 256.
 uint32_t grid_for(uint32_t n) { return (n + 255) / 256 < 8192 ? (n + 255) / 256 : 8192; }
 
-} // namespace
-
-void ac_pack_positions(const Match *d_matches, uint32_t n, const PositionsKeyCodec &codec, unsigned long long *d_keys,
-                       cudaStream_t stream) {
+template <typename Codec>
+void pack_positions(const Match *d_matches, uint32_t n, const Codec &codec, unsigned long long *d_keys,
+                    cudaStream_t stream) {
     if (n == 0) return;
     pack_positions_kernel<<<grid_for(n), 256, 0, stream>>>(d_matches, n, codec, d_keys);
     WM_CUDA_CHECK(cudaGetLastError());
 }
 
+} // namespace
+
+void ac_pack_positions(const Match *d_matches, uint32_t n, const PositionsKeyCodec &codec, unsigned long long *d_keys,
+                       cudaStream_t stream) {
+    pack_positions(d_matches, n, codec, d_keys, stream);
+}
+
 void ac_pack_first_positions(const Match *d_matches, uint32_t n, const FirstsKeyCodec &codec,
                              unsigned long long *d_keys, cudaStream_t stream) {
-    if (n == 0) return;
-    pack_positions_kernel<<<grid_for(n), 256, 0, stream>>>(d_matches, n, codec, d_keys);
-    WM_CUDA_CHECK(cudaGetLastError());
+    pack_positions(d_matches, n, codec, d_keys, stream);
 }
 
 void ac_select_first_positions(const unsigned long long *d_sorted, uint32_t n, const FirstsKeyCodec &codec,

@@ -24,7 +24,7 @@ template <typename T> void ensure_pinned(PinnedHostArray<T> &a, size_t count, co
 } // namespace
 
 ChunkSlot::ChunkSlot(size_t chunk_bytes, size_t segs, uint32_t num_patterns, size_t output_capacity)
-    : chunk_segs(segs), chunk_bytes_(chunk_bytes) {
+    : chunk_segs(segs), chunk_bytes_(chunk_bytes), initial_capacity_(output_capacity) {
     try {
         WM_CUDA_CHECK(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking));
         d_text = dev_alloc<uint8_t>(chunk_bytes + 64, "d_text");
@@ -90,6 +90,7 @@ void ChunkSlot::alloc_outputs(size_t cap) {
 }
 
 void ChunkSlot::fit_outputs(size_t records) {
+    if (capacity == 0) records = std::max(records, initial_capacity_); // a failed growth left none
     records = std::min<size_t>(records, UINT32_MAX); // alloc_outputs' limit: no regrowth at every launch
     if (records <= capacity) return;
     free_outputs();

@@ -43,12 +43,13 @@ struct ChunkSlot {
 
     // Output records (Positions matches or Set keys) and the Set buffers that
     // scale with them; only while no work of the stream uses them. When an
-    // allocation fails (GpuError) the slot has none and capacity 0, which
-    // CudaMatcher::fit_outputs restores before its next launch.
+    // allocation fails (GpuError) the slot has none and capacity 0.
     void alloc_outputs(size_t capacity);
     void free_outputs();
-    // Grows the outputs to `records` when they have less room (before a
-    // launch: OutputSizer::grow_to); only while no work of the stream uses them.
+    // Before a launch (records: OutputSizer::grow_to, or 0): grows the outputs
+    // to `records` when they have less room, and to at least the slot's
+    // initial size when a failed growth left none; only while no work of the
+    // stream uses them.
     void fit_outputs(size_t records);
     // Pinned room for `bytes` of results copied back (scan()); grows by half
     // again at least, apart from the outputs: a Positions chunk whose firsts
@@ -103,6 +104,7 @@ struct ChunkSlot {
   private:
     void release();
     size_t chunk_bytes_ = 0;
+    size_t initial_capacity_ = 0; // output records the slot was made with
 };
 
 } // namespace wm::gpu

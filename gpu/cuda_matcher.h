@@ -80,11 +80,9 @@ class CudaMatcher final : public GpuMatcher {
     bool run_chunks(const BatchView &batch, Launch launch, Done done, const PayloadMeta *meta, bool drain);
     template <typename Launch> uint32_t collect(ChunkSlot &s, OutputUse use, Launch launch, bool expanded = false);
     // Grows the slot's outputs, before its chunk's launch, to what the densest
-    // chunk of `use` so far predicts for it (OutputSizer::grow_to), and to at
-    // least the initial size after a growth that failed left it none.
+    // chunk of `use` so far predicts for it (OutputSizer::grow_to).
     void fit_outputs(ChunkSlot &s, OutputUse use) {
-        const size_t cap = sizer_.grow_to(use, s.chunk.bytes, s.capacity, chunk_bytes_);
-        s.fit_outputs(std::max(cap, s.capacity ? size_t{0} : initial_outputs_));
+        s.fit_outputs(sizer_.grow_to(use, s.chunk.bytes, s.capacity, chunk_bytes_));
     }
     unsigned long long *sorted_keys(ChunkSlot &s, unsigned long long *keys, unsigned long long *alt, uint32_t n);
     void finish_set(ChunkSlot &s, std::vector<Match> &out);
@@ -126,7 +124,6 @@ class CudaMatcher final : public GpuMatcher {
     uint32_t next_seq_ = 0;   // chunks staged so far; the next goes to slot next_seq_ % kStreams
     uint32_t trace_base_ = 0; // seq of the traced timeline's first chunk
     OutputSizer<kOutputUses> sizer_;
-    size_t initial_outputs_ = 0; // output records a slot starts with
 };
 
 template <typename T> inline T *upload(const std::vector<T> &v, const char *what) {

@@ -76,10 +76,9 @@ CudaMatcher::CudaMatcher(const std::vector<Literal> &patterns, const GpuOptions 
     chunk_bytes_ = chunk_target_ + chunk_target_ / tuning::kChunkTailSlackDivisor;
     chunk_segs_ = std::max<size_t>(1, opts.max_batch_payloads);
     upload_scopes(identity_scopes(d_view_.num_patterns));
-    initial_outputs_ = g_initial_output_capacity.load();
-    if (initial_outputs_ == 0) initial_outputs_ = std::max(tuning::kMinOutputRecords, chunk_bytes_ / tuning::kBytesPerOutput);
-    for (auto &slot : slots_)
-        slot = std::make_unique<ChunkSlot>(chunk_bytes_, chunk_segs_, d_view_.num_patterns, initial_outputs_);
+    size_t cap = g_initial_output_capacity.load();
+    if (cap == 0) cap = std::max(tuning::kMinOutputRecords, chunk_bytes_ / tuning::kBytesPerOutput);
+    for (auto &slot : slots_) slot = std::make_unique<ChunkSlot>(chunk_bytes_, chunk_segs_, d_view_.num_patterns, cap);
 }
 
 CudaMatcher::~CudaMatcher() {

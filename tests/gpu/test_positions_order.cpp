@@ -23,19 +23,29 @@ using namespace wm::gpu::test;
 
 namespace {
 
-// The device's part for one chunk: its matches and a few holes in kernel
-// order, sorted, the first (slots - holes) decoded.
-void device_model(const PositionsKeyCodec &codec, std::vector<Match> chunk, std::mt19937 &rng,
-                  std::vector<Match> &out) {
-    const size_t holes = rng() % 4 == 0 ? 0 : rng() % 700;
-    for (size_t i = 0; i < holes; ++i) chunk.push_back(Match{kHolePattern, static_cast<uint32_t>(rng()), 0});
+// A chunk's matches and a few holes (how many: *holes) in kernel order
+// (shuffled), packed by `codec` (PositionsKeyCodec or FirstsKeyCodec), sorted.
+template <typename Codec>
+void sorted_device_keys(const Codec &codec, std::vector<Match> chunk, std::mt19937 &rng,
+                        std::vector<unsigned long long> &keys, size_t *holes) {
+    *holes = rng() % 4 == 0 ? 0 : rng() % 700;
+    for (size_t i = 0; i < *holes; ++i) chunk.push_back(Match{kHolePattern, static_cast<uint32_t>(rng()), 0});
     std::shuffle(chunk.begin(), chunk.end(), rng);
-    std::vector<unsigned long long> keys;
+    keys.clear();
     for (const Match &m : chunk) {
         keys.push_back(codec.encode(m));
         ASSERT_EQ(keys.back() >> codec.sort_bits(), 0u) << "bits above sort_bits() would be ignored";
     }
     std::sort(keys.begin(), keys.end());
+}
+
+// The device's part for one chunk: its keys sorted, the first (slots -
+// holes) decoded.
+void device_model(const PositionsKeyCodec &codec, const std::vector<Match> &chunk, std::mt19937 &rng,
+                  std::vector<Match> &out) {
+    std::vector<unsigned long long> keys;
+    size_t holes = 0;
+    sorted_device_keys(codec, chunk, rng, keys, &holes);
     for (size_t i = 0; i < keys.size(); ++i) {
         if (i < keys.size() - holes) out.push_back(codec.decode(keys[i]));
         else ASSERT_EQ(keys[i], 1ull << codec.bits) << "a hole's key";
@@ -45,18 +55,12 @@ void device_model(const PositionsKeyCodec &codec, std::vector<Match> chunk, std:
 // The same for PositionsKept::FirstPerPattern: packed by (payload, pattern,
 // end), sorted, each run's first marked and selected (first_of_run), those
 // sorted again in the chunk's codec; all of them decoded.
-void firsts_model(const PositionsKeyCodec &codec, std::vector<Match> chunk, std::mt19937 &rng,
+void firsts_model(const PositionsKeyCodec &codec, const std::vector<Match> &chunk, std::mt19937 &rng,
                   std::vector<Match> &out) {
     const FirstsKeyCodec f(codec);
-    for (size_t i = rng() % 4 == 0 ? 0 : rng() % 700; i > 0; --i)
-        chunk.push_back(Match{kHolePattern, static_cast<uint32_t>(rng()), 0});
-    std::shuffle(chunk.begin(), chunk.end(), rng);
     std::vector<unsigned long long> keys, firsts;
-    for (const Match &m : chunk) {
-        keys.push_back(f.encode(m));
-        ASSERT_EQ(keys.back() >> f.sort_bits(), 0u) << "bits above sort_bits() would be ignored";
-    }
-    std::sort(keys.begin(), keys.end());
+    size_t holes = 0;
+    sorted_device_keys(f, chunk, rng, keys, &holes);
     for (uint32_t i = 0; i < keys.size(); ++i) {
         const unsigned long long k = f.first_of_run(keys.data(), i);
         if (k == kNotFirst) continue;
@@ -92,6 +96,20 @@ std::vector<Match> random_chunk_matches(const Chunk &c, const std::vector<uint32
         for (const Segment &g : c.segs) add(g.payload, g.pos_base + g.skip, g.pos_base + g.data_end - g.data_begin);
     }
     return chunk;
+}
+
+// Seed's random batch (random_lengths) cut by the real planner
+// (random_planner): fn(chunk, the batch's offsets, its codec) for each chunk
+// in order, the codec for npats patterns.
+template <typename Fn> void for_each_planned_chunk(uint32_t seed, std::mt19937 &rng, uint32_t npats, Fn fn) {
+    const Case lens = random_lengths(rng, seed);
+    ChunkPlanner plan = random_planner(lens.view(), seed, rng);
+    Chunk c;
+    while (plan.next(c)) {
+        PositionsKeyCodec codec;
+        ASSERT_TRUE(positions_key_codec(npats, c.first_payload, c.last_payload, chunk_max_end(c, lens.offs.data()), &codec));
+        fn(c, lens.offs, codec);
+    }
 }
 
 } // namespace
@@ -181,24 +199,16 @@ TEST(PositionsOrder, SortedChunksConcatenateSorted) {
     int split_cases = 0;
     for (uint32_t seed = 0; seed < 300; ++seed) {
         std::mt19937 rng(seed);
-        auto R = [&] { return static_cast<uint32_t>(rng()); };
-        const Case lens = random_lengths(rng, seed);
-        const BatchView batch = lens.view();
-        const std::vector<uint32_t> &offs = lens.offs;
-        const uint32_t npats = 1 + R() % (seed % 3 == 0 ? 5 : 30000);
-        ChunkPlanner plan = random_planner(batch, seed, rng);
-
+        const uint32_t npats = 1 + static_cast<uint32_t>(rng()) % (seed % 3 == 0 ? 5 : 30000);
         std::vector<Match> all, out;
         bool split = false;
-        Chunk c;
-        while (plan.next(c)) {
+        for_each_planned_chunk(seed, rng, npats, [&](const Chunk &c, const std::vector<uint32_t> &offs,
+                                                     const PositionsKeyCodec &codec) {
             split |= c.splits_payload;
             const std::vector<Match> chunk = random_chunk_matches(c, offs, npats, 12, rng);
-            PositionsKeyCodec codec;
-            ASSERT_TRUE(positions_key_codec(npats, c.first_payload, c.last_payload, chunk_max_end(c, offs.data()), &codec));
             all.insert(all.end(), chunk.begin(), chunk.end());
             device_model(codec, chunk, rng, out);
-        }
+        });
         split_cases += split;
         ASSERT_TRUE(std::is_sorted(out.begin(), out.end(), positions_order_less)) << "seed " << seed;
         std::sort(all.begin(), all.end(), positions_order_less);
@@ -216,25 +226,18 @@ TEST(PositionsOrder, FirstsKeepEachChunksFirstMatchPerPayloadAndPattern) {
     int split_cases = 0, repeats = 0;
     for (uint32_t seed = 0; seed < 300; ++seed) {
         std::mt19937 rng(seed);
-        auto R = [&] { return static_cast<uint32_t>(rng()); };
-        const Case lens = random_lengths(rng, seed);
-        const BatchView batch = lens.view();
-        const std::vector<uint32_t> &offs = lens.offs;
-        const uint32_t npats = 1 + R() % (seed % 3 == 0 ? 3 : 300); // few patterns: many repeats
-        ChunkPlanner plan = random_planner(batch, seed, rng);
+        const uint32_t npats = 1 + static_cast<uint32_t>(rng()) % (seed % 3 == 0 ? 3 : 300); // few: many repeats
         std::vector<Match> all, out;
-        Chunk c;
-        while (plan.next(c)) {
+        for_each_planned_chunk(seed, rng, npats, [&](const Chunk &c, const std::vector<uint32_t> &offs,
+                                                     const PositionsKeyCodec &codec) {
             const std::vector<Match> chunk = random_chunk_matches(c, offs, npats, 30, rng);
             std::vector<Match> kept;
-            PositionsKeyCodec codec;
-            ASSERT_TRUE(positions_key_codec(npats, c.first_payload, c.last_payload, chunk_max_end(c, offs.data()), &codec));
             firsts_model(codec, chunk, rng, kept);
             ASSERT_TRUE(kept == first_per_pattern(chunk)) << "seed " << seed;
             split_cases += c.splits_payload;
             all.insert(all.end(), chunk.begin(), chunk.end());
             out.insert(out.end(), kept.begin(), kept.end());
-        }
+        });
         ASSERT_TRUE(std::is_sorted(out.begin(), out.end(), positions_order_less)) << "seed " << seed;
         ASSERT_TRUE(first_per_pattern(out) == first_per_pattern(all)) << "seed " << seed;
         repeats += static_cast<int>(out.size() - first_per_pattern(all).size());
