@@ -335,6 +335,12 @@ int run_bench(const BenchArgs &a) {
                                      false, cores)[0]);
     if (wanted("replay gpu set"))
         replays.push_back(run_replay(rs, a.capture, WM_BACKEND_GPU, WM_OUTPUT_SET, "replay gpu set")[0]);
+    // Positions: the alerts carry offsets; the scanner's engine seconds (the
+    // device and the expansion) against its callback seconds (the replay
+    // thread's one alert per (payload, rule)) say which side holds the row.
+    if (a.positions && wanted("replay gpu positions"))
+        replays.push_back(run_replay(rs, a.capture, WM_BACKEND_GPU, WM_OUTPUT_POSITIONS, "replay gpu positions",
+                                     nullptr, 0, false, static_cast<unsigned>(cores))[0]);
     size_t big_payload = 0;
     std::vector<Result> replay_big; // the bigger capture: a new scanner, then warm; per alert, then per window
     for (const bool window_alerts : {false, true}) {
@@ -345,6 +351,11 @@ int run_bench(const BenchArgs &a) {
                                     window_alerts))
             replay_big.push_back(std::move(r));
     }
+    const std::string big_positions = "replay gpu positions, --replay-capture";
+    if (a.positions && !a.replay_capture.empty() && wanted(big_positions))
+        for (Result &r : run_replay(rs, a.replay_capture, WM_BACKEND_GPU, WM_OUTPUT_POSITIONS, big_positions,
+                                    &big_payload, 2, false, static_cast<unsigned>(cores)))
+            replay_big.push_back(std::move(r));
     wm_capture_t *cap = nullptr;
     size_t capture_payload = 0;
     if (wm_capture_open_offline(a.capture.c_str(), &cap, nullptr) == WM_SUCCESS) {
