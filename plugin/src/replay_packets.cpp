@@ -11,7 +11,7 @@
 // Alerts leave in packet order; the reader never touches the scanner.
 #include "capture/offline_capture.h"
 #include "capture/window_reader.h"
-#include "first_match.h"
+#include "first_alerts.h"
 #include "replay.h"
 #include "window_ring.h"
 
@@ -38,7 +38,7 @@ double since(Clock::time_point t) { return std::chrono::duration<double>(Clock::
 class WindowScanner {
   public:
     WindowScanner(Scanner &sc, const ReplayCallbacks &cb, wm_replay_stats_t &st, WindowPipeline pipeline)
-        : sc_(sc), cb_(cb), st_(st), first_(sc.ruleset().rules().size()) {
+        : sc_(sc), cb_(cb), st_(st), first_(sc.ruleset().rules(), sc.output_mode() == WM_OUTPUT_POSITIONS) {
         const bool gpu = sc.backend() == WM_BACKEND_GPU;
         set_array_ = has_set_array(sc);
         pipelined_ = set_array_ && (pipeline == WindowPipeline::On || (pipeline == WindowPipeline::Auto && gpu));
@@ -142,7 +142,7 @@ class WindowScanner {
         note(sc_.cpu_only(), "Hyperscan");
     }
 
-    bool emit(wm_alert_t &a) {
+    bool emit(const wm_alert_t &a) {
         st_.alerts++;
         return !(cb_.on_alert && cb_.on_alert(&a, cb_.alert_ctx) != 0);
     }
@@ -178,22 +178,9 @@ class WindowScanner {
     // continue the batch's canonically ordered matches (the scanner times
     // the call as delivery).
     bool deliver_matches(const wm_packet_t *packets, const Match *matches, size_t n) {
-        const bool positions = sc_.output_mode() == WM_OUTPUT_POSITIONS;
-        const auto &rules = sc_.ruleset().rules();
-        for (size_t i = 0; i < n; ++i) {
-            const Match &m = matches[i];
-            if (!first_.first(m)) continue;
-            wm_alert_t a{};
-            a.struct_size = sizeof(a);
-            a.packet = &packets[m.payload];
-            a.rule_id = rules[m.rule].id;
-            a.has_score = CompiledRuleSet::is_alignment(rules[m.rule]) ? 1 : 0;
-            a.score = m.score;
-            a.has_offset = positions || a.has_score ? 1 : 0; // an align region is always known
-            a.start = m.start;
-            a.end = m.end;
-            if (!emit(a)) return false;
-        }
+        for (size_t i = 0; i < n; ++i)
+            if (const wm_alert_t *a = first_.first(matches[i], &packets[matches[i].payload]); a && !emit(*a))
+                return false;
         return true;
     }
 
@@ -202,7 +189,7 @@ class WindowScanner {
     wm_replay_stats_t &st_;
     bool set_array_, pipelined_;
     std::deque<std::pair<const PayloadWindow *, uint64_t>> pending_; // submitted (window, batch number), oldest first
-    FirstMatchPerRule first_;
+    FirstAlerts first_;
     std::vector<std::string> mismatch_lines_;
 };
 

@@ -2,6 +2,7 @@
 // alert per (payload, rule), against a plain set of the (payload, rule)
 // pairs seen, however a batch's matches are split into spans and across the
 // stamp counter's wrap.
+#include "first_alerts.h"
 #include "first_match.h"
 
 #include <gtest/gtest.h>
@@ -106,3 +107,46 @@ TEST(FirstMatchPerRule, NewBatchStartsAFreshPayload) {
 }
 
 } // namespace
+
+// FirstAlerts (first_alerts.h): the same firsts, each as an alert with its
+// rule's id (not its index), its packet and offsets, and a score only for an
+// align rule.
+TEST(FirstAlerts, AlertsCarryTheRulesIdKindAndOffsets) {
+    std::vector<rules::Rule> rules(3);
+    rules[0].id = 700, rules[0].pattern = "abc";
+    rules[1].id = 9, rules[1].align = rules::AlignSpec{};
+    rules[2].id = 41, rules[2].pattern = "x";
+    wm_packet_t packets[2] = {};
+    for (bool positions : {false, true}) {
+        FirstAlerts fa(rules, positions);
+        fa.new_batch();
+        Match m{};
+        m.payload = 1, m.rule = 1, m.start = 3, m.end = 20, m.score = 77;
+        const wm_alert_t *a = fa.first(m, &packets[1]);
+        ASSERT_NE(a, nullptr);
+        EXPECT_EQ(a->struct_size, sizeof(wm_alert_t));
+        EXPECT_EQ(a->packet, &packets[1]);
+        EXPECT_EQ(a->rule_id, 9u);
+        EXPECT_EQ(a->has_score, 1);
+        EXPECT_EQ(a->score, 77);
+        EXPECT_EQ(a->has_offset, 1); // an align region is always known
+        EXPECT_EQ(a->start, 3u);
+        EXPECT_EQ(a->end, 20u);
+        m.rule = 0, m.start = 21, m.end = 24, m.score = 0;
+        a = fa.first(m, &packets[1]);
+        ASSERT_NE(a, nullptr);
+        EXPECT_EQ(a->rule_id, 700u);
+        EXPECT_EQ(a->has_score, 0);
+        EXPECT_EQ(a->has_offset, positions ? 1 : 0);
+        m.start = 30, m.end = 33; // a repeat of (payload 1, rule 0)
+        EXPECT_EQ(fa.first(m, &packets[1]), nullptr);
+    }
+    // Without align rules no alert has a score, whatever the match says.
+    rules[1].align.reset();
+    FirstAlerts plain(rules, true);
+    Match m{};
+    m.rule = 1, m.score = 5, m.end = 1;
+    const wm_alert_t *a = plain.first(m, &packets[0]);
+    ASSERT_NE(a, nullptr);
+    EXPECT_EQ(a->has_score, 0);
+}

@@ -14,7 +14,7 @@ namespace wm::stream {
 StreamPipeline::StreamPipeline(BatchScanner &sc, const PipelineOptions &opts,
                                wm_alert_fn on_alert, void *alert_ctx)
     : sc_(sc), opts_(opts), on_alert_(on_alert), alert_ctx_(alert_ctx), geometry_(sc.rules()),
-      carry_(geometry_), first_(sc.rules().size()) {
+      carry_(geometry_), first_(sc.rules(), sc.positions()) {
     cap_.struct_size = sizeof(cap_);
     sst_.struct_size = sizeof(sst_);
     if (opts_.max_batch_bytes == 0) opts_.max_batch_bytes = sc.on_gpu() ? (32u << 20) : (1u << 20);
@@ -225,22 +225,15 @@ bool StreamPipeline::flush() {
     return go_on;
 }
 
-// One alert per (window, rule): the first occurrence.
+// One alert per (window, rule): the first occurrence, as replay without
+// streams delivers it (an align rule's alert carries its score).
 bool StreamPipeline::deliver() {
-    const auto &rules = sc_.rules();
-    const bool positions = sc_.positions();
     first_.new_batch();
     for (const Match &m : matches_) {
-        if (!first_.first(m)) continue;
-        wm_alert_t a{};
-        a.struct_size = sizeof(a);
-        a.packet = &batch_.packets[m.payload];
-        a.rule_id = rules[m.rule].id;
-        a.has_offset = positions ? 1 : 0;
-        a.start = m.start;
-        a.end = m.end;
+        const wm_alert_t *a = first_.first(m, &batch_.packets[m.payload]);
+        if (!a) continue;
         ++alerts_;
-        if (on_alert_ && on_alert_(&a, alert_ctx_) != 0) return false;
+        if (on_alert_ && on_alert_(a, alert_ctx_) != 0) return false;
     }
     return true;
 }

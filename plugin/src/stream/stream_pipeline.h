@@ -13,7 +13,7 @@
 #pragma once
 
 #include "engine.h"
-#include "first_match.h"
+#include "first_alerts.h"
 #include "rules/rule.h"
 #include "stream/carry_matcher.h"
 #include "stream/flow_table.h"
@@ -127,7 +127,7 @@ class StreamPipeline final : private FlowSink {
     bool stopped_ = false, flushing_ = false;
     uint64_t alerts_ = 0, batches_ = 0, batches_full_ = 0, mismatches_ = 0;
     std::vector<std::string> why_;
-    FirstMatchPerRule first_; // rules alerted for the current window
+    FirstAlerts first_; // rules alerted for the current window
     BatchObserver *observer_ = nullptr;
 };
 
