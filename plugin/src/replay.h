@@ -26,11 +26,13 @@ struct ReplayCallbacks {
 };
 
 // How the capture is read (wm_replay_options_t); 0 = chosen by replay_file.
-// Whole windows through the set pipeline (Scanner::submit_set/collect_set):
-// a window is scanned while the one before it is delivered. Auto: on the GPU
-// with the set array (the CPU backend scans small batches instead, so alerts
-// keep flowing); On: with the set array on any backend (tests run the
-// pipeline's bookkeeping on the CPU this way); Off: never.
+// Whole windows through the set pipeline (Scanner::submit_set/collect_set),
+// or with matches (positions, align rules) scanned ahead on a thread of
+// their own (ScanAhead): a window is scanned while the one before it is
+// delivered. Auto: on the GPU, with the set array, or with matches and an
+// alert callback (the CPU backend scans small batches instead, so alerts
+// keep flowing); On: on any backend (tests run the pipelines' bookkeeping on
+// the CPU this way); Off: never.
 enum class WindowPipeline { Auto, On, Off };
 
 struct ReplayTuning {

@@ -13,6 +13,7 @@
 #include "capture/window_reader.h"
 #include "first_alerts.h"
 #include "replay.h"
+#include "scan_ahead.h"
 #include "window_ring.h"
 
 #include <fmt/format.h>
@@ -21,6 +22,7 @@
 #include <chrono>
 #include <deque>
 #include <filesystem>
+#include <memory>
 #include <stdexcept>
 #include <system_error>
 #include <thread>
@@ -42,6 +44,15 @@ class WindowScanner {
         const bool gpu = sc.backend() == WM_BACKEND_GPU;
         set_array_ = has_set_array(sc);
         pipelined_ = set_array_ && (pipeline == WindowPipeline::On || (pipeline == WindowPipeline::Auto && gpu));
+        // Matches (positions, or align rules in set mode) on the GPU with an
+        // alert callback: a window is scanned on a thread of its own while
+        // this one delivers the alerts of the window before it. That thread
+        // copies the matches, which costs more than counting them (-q), and
+        // on the CPU backend Hyperscan's threads have the cores already
+        // (run 191). On: on any backend, with or without a callback (tests).
+        const bool alerts = cb.on_alert != nullptr;
+        if (!set_array_ && (pipeline == WindowPipeline::On || (pipeline == WindowPipeline::Auto && gpu && alerts)))
+            ahead_ = std::make_unique<ScanAhead>(sc, Wanted::FirstPerRule);
     }
 
     // The set array has no score or region: align rules need matches.
@@ -53,10 +64,12 @@ class WindowScanner {
     // alerts then leave with deliver_oldest(), and w must stay as it is
     // until then. False when the alert callback asked to stop.
     bool take(const PayloadWindow &w) {
-        if (!pipelined_) return window(w);
+        if (!pipelined_ && !ahead_) return window(w);
         if (w.count() == 0) return true;
         st_.batches++;
-        sc_.submit_set(BatchView{w.data, w.offsets.data(), w.count(), w.meta.data()});
+        const BatchView view{w.data, w.offsets.data(), w.count(), w.meta.data()};
+        if (ahead_) ahead_->submit(view);
+        else sc_.submit_set(view);
         pending_.push_back({&w, st_.batches});
         return true;
     }
@@ -75,6 +88,7 @@ class WindowScanner {
         const auto [w, batch] = pending_.front();
         if (done) *done = w;
         pending_.pop_front();
+        if (ahead_) return deliver_scanned_ahead(w->packets.data(), batch);
         const wm_set_hit_t *hits = nullptr;
         size_t n = 0;
         const int rc = sc_.collect_set(&hits, &n);
@@ -85,6 +99,13 @@ class WindowScanner {
     // Collects what is still submitted, without delivering it (the callback
     // asked to stop, or a failure): the scanner is usable again after it.
     void drop_pending() noexcept {
+        if (ahead_) {
+            ahead_->cancel_and_wait(); // the thread touches no window after this
+            pending_.clear();
+            sc_.add_delivery_time(ahead_delivery_seconds_); // the scanner is this thread's again
+            ahead_delivery_seconds_ = 0;
+            return;
+        }
         for (; !pending_.empty(); pending_.pop_front()) {
             const wm_set_hit_t *hits = nullptr;
             size_t n = 0;
@@ -127,7 +148,26 @@ class WindowScanner {
         return rc != WM_SCAN_TERMINATED;
     }
 
+    // The oldest window scanned ahead: its exception, its mismatches, then
+    // its alerts. The time is the scanner's delivery time, added once the
+    // scanning thread is idle (drop_pending).
+    bool deliver_scanned_ahead(const wm_packet_t *packets, uint64_t batch) {
+        ScanAhead::Result r = ahead_->take_oldest();
+        if (r.error) std::rethrow_exception(r.error);
+        if (r.rc == WM_VERIFY_MISMATCH) record_mismatches(packets, batch, r.gpu_only, r.cpu_only);
+        const auto t0 = Clock::now();
+        first_.new_batch();
+        const bool go_on = deliver_matches(packets, r.matches.data(), r.matches.size());
+        ahead_delivery_seconds_ += since(t0);
+        ahead_->recycle(std::move(r.matches));
+        return go_on && r.rc != WM_SCAN_TERMINATED;
+    }
+
     void record_mismatches(const wm_packet_t *packets, uint64_t batch) {
+        record_mismatches(packets, batch, sc_.gpu_only(), sc_.cpu_only());
+    }
+    void record_mismatches(const wm_packet_t *packets, uint64_t batch, const std::vector<Match> &gpu_only,
+                           const std::vector<Match> &cpu_only) {
         auto note = [&](const std::vector<Match> &v, const char *who) {
             for (const auto &m : v) {
                 st_.verify_mismatches++;
@@ -138,8 +178,8 @@ class WindowScanner {
                     sc_.ruleset().rules()[m.rule].id, m.start, m.end, who));
             }
         };
-        note(sc_.gpu_only(), "GPU");
-        note(sc_.cpu_only(), "Hyperscan");
+        note(gpu_only, "GPU");
+        note(cpu_only, "Hyperscan");
     }
 
     bool emit(const wm_alert_t &a) {
@@ -190,6 +230,8 @@ class WindowScanner {
     bool set_array_, pipelined_;
     std::deque<std::pair<const PayloadWindow *, uint64_t>> pending_; // submitted (window, batch number), oldest first
     FirstAlerts first_;
+    std::unique_ptr<ScanAhead> ahead_; // matches: windows scanned on a thread of their own
+    double ahead_delivery_seconds_ = 0;
     std::vector<std::string> mismatch_lines_;
 };
 

@@ -13,9 +13,11 @@
 #include "capture/pcap_writer.h"
 #include "compiled_ruleset.h"
 #include "gpu/gpu_matcher.h"
+#include "gpu/gpu_testing.h"
 #include "random_rules.h"
 #include "replay.h"
 #include "scanner.h"
+#include "status_error.h"
 #include "tests/scratch.h"
 
 #include <gtest/gtest.h>
@@ -232,6 +234,7 @@ TEST(ReplayWindows, AlertsAreCountedWithoutACallback) {
     expect_every_tuning_matches(WM_BACKEND_CPU, WM_OUTPUT_SET, 0, WindowPipeline::Auto, Delivery::CountOnly);
     expect_every_tuning_matches(WM_BACKEND_CPU, WM_OUTPUT_SET, 0, WindowPipeline::On, Delivery::CountOnly);
     expect_every_tuning_matches(WM_BACKEND_CPU, WM_OUTPUT_POSITIONS, 0, WindowPipeline::Auto, Delivery::CountOnly);
+    expect_every_tuning_matches(WM_BACKEND_CPU, WM_OUTPUT_POSITIONS, 0, WindowPipeline::On, Delivery::CountOnly);
 }
 
 // A scanner without the set array cannot deliver windows.
@@ -243,8 +246,11 @@ TEST(ReplayWindows, WindowAlertsNeedTheSetArray) {
     EXPECT_THROW(replay(positions, path, {4, 2000}, 0, Delivery::PerWindow), std::invalid_argument);
 }
 
+// Positions: each window scanned on a thread of its own while the alerts of
+// the one before it are delivered (ScanAhead), or one window at a time.
 TEST(ReplayWindows, PositionAlertsEqualOnePlainBatchForEveryTuning) {
     expect_every_tuning_matches(WM_BACKEND_CPU, WM_OUTPUT_POSITIONS);
+    expect_every_tuning_matches(WM_BACKEND_CPU, WM_OUTPUT_POSITIONS, 0, WindowPipeline::On);
     // 16 Hyperscan threads: a window cut into runs, delivered as they finish.
     expect_every_tuning_matches(WM_BACKEND_CPU, WM_OUTPUT_POSITIONS, 0, WindowPipeline::Auto, Delivery::PerAlert, 16);
 }
@@ -274,13 +280,15 @@ TEST(ReplayWindows, StopRequestDeliversNothingAfterIt) {
             }
         }
     }
-    // Positions: the alerts come from the scanner's delivery spans, and a
-    // stop ends the batch's delivery there.
+    // Positions: the alerts come from the scanner's delivery spans (scanned
+    // ahead on a thread of their own, or not), and a stop ends the batch's
+    // delivery there; the scanner is usable again after it.
     Scanner positions(crs, test::scanner_options(WM_BACKEND_CPU, WM_OUTPUT_POSITIONS));
     const auto all_positions = replay(positions, path, {4, 2000}).alerts;
+    for (auto pipeline : {WindowPipeline::Off, WindowPipeline::On})
     for (size_t stop : {1u, 57u, 400u}) {
-        SCOPED_TRACE(testing::Message() << "positions, stop after " << stop);
-        const ReplayRun r = replay(positions, path, {4, 2000}, stop);
+        SCOPED_TRACE(testing::Message() << "positions, stop after " << stop << ", " << name(pipeline));
+        const ReplayRun r = replay(positions, path, with({4, 2000}, pipeline), stop);
         EXPECT_EQ(r.rc, WM_SCAN_TERMINATED);
         EXPECT_EQ(r.alerts.size(), stop);
         EXPECT_EQ(r.stats.alerts, stop);
@@ -320,6 +328,16 @@ TEST(ReplayWindows, CorruptRecordEndsTheReplayAfterEverythingBeforeIt) {
             EXPECT_EQ(checked_sorted(r.alerts), want);
         }
     }
+    // Positions, windows scanned ahead or not: every alert before the bad record too.
+    const auto want_positions = reference(crs, path, true);
+    Scanner positions(crs, test::scanner_options(WM_BACKEND_CPU, WM_OUTPUT_POSITIONS));
+    for (auto pipeline : {WindowPipeline::Off, WindowPipeline::On}) {
+        SCOPED_TRACE(testing::Message() << "positions, " << name(pipeline));
+        const ReplayRun r = replay(positions, path, with({4, 2000}, pipeline));
+        EXPECT_EQ(r.rc, WM_CAPTURE_ERROR);
+        EXPECT_EQ(r.stats.capture.packets, 499u);
+        EXPECT_EQ(checked_sorted(r.alerts), want_positions);
+    }
 }
 
 TEST(ReplayWindowsGpu, SetPositionsAndVerifiedRunsEqualTheReference) {
@@ -329,11 +347,45 @@ TEST(ReplayWindowsGpu, SetPositionsAndVerifiedRunsEqualTheReference) {
     expect_every_tuning_matches(WM_BACKEND_GPU, WM_OUTPUT_SET, 0, WindowPipeline::Auto, Delivery::PerWindow);
     expect_every_tuning_matches(WM_BACKEND_GPU, WM_OUTPUT_SET, 0, WindowPipeline::Off);
     expect_every_tuning_matches(WM_BACKEND_GPU, WM_OUTPUT_POSITIONS);
+    expect_every_tuning_matches(WM_BACKEND_GPU, WM_OUTPUT_POSITIONS, 0, WindowPipeline::Off);
     // Positions expanded on 5 host threads: a payload's matches may reach
     // the replay in several spans.
     expect_every_tuning_matches(WM_BACKEND_GPU, WM_OUTPUT_POSITIONS, 0, WindowPipeline::Auto, Delivery::PerAlert, 5);
     expect_every_tuning_matches(WM_BACKEND_GPU, WM_OUTPUT_POSITIONS, 2, WindowPipeline::Auto, Delivery::PerAlert, 5);
     expect_every_tuning_matches(WM_BACKEND_GPU, WM_OUTPUT_SET, 2);
+}
+
+// A GPU failure in a window scanned ahead (the third positions chunk of the
+// replay, on the scanning thread): under `auto` the scanner finishes that
+// window on Hyperscan and the replay's alerts are all there, once; with
+// `gpu` the replay throws the scanner's error (no window is left in flight),
+// and the same scanner replays the file again afterwards.
+TEST(ReplayWindowsGpu, FailureInAWindowScannedAhead) {
+    std::string why;
+    if (!gpu_here(&why)) GTEST_SKIP() << "no CUDA device: " << why;
+    const std::string path = temp_path("ahead-failure.pcap");
+    write_capture(path, 13, 900);
+    CompiledRuleSet crs(scoped_rules(5));
+    const auto want = reference(crs, path, true);
+    for (int backend : {WM_BACKEND_AUTO, WM_BACKEND_GPU}) {
+        SCOPED_TRACE(backend == WM_BACKEND_AUTO ? "auto" : "gpu");
+        Scanner sc(crs, test::scanner_options(backend, WM_OUTPUT_POSITIONS));
+        ASSERT_EQ(sc.backend(), WM_BACKEND_GPU);
+        gpu::testing::fail_positions_chunk(3);
+        if (backend == WM_BACKEND_AUTO) {
+            const ReplayRun r = replay(sc, path, {4, 2000});
+            EXPECT_EQ(r.rc, WM_SUCCESS) << r.error;
+            EXPECT_EQ(checked_sorted(r.alerts), want);
+            EXPECT_EQ(sc.backend(), WM_BACKEND_CPU);
+        } else {
+            EXPECT_THROW(replay(sc, path, {4, 2000}), StatusError);
+            gpu::testing::fail_positions_chunk(0);
+            const ReplayRun again = replay(sc, path, {4, 2000});
+            EXPECT_EQ(again.rc, WM_SUCCESS) << again.error;
+            EXPECT_EQ(checked_sorted(again.alerts), want);
+        }
+        gpu::testing::fail_positions_chunk(0);
+    }
 }
 
 } // namespace
