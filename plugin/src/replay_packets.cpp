@@ -7,7 +7,9 @@
 // the calling thread, which scans each window and delivers its alerts (one
 // callback per alert, or per window with on_window_alerts). On
 // the GPU with the set array, a window is submitted (wm_scan_batch_set_submit)
-// and the one before it is collected and delivered while the GPU scans.
+// and the one before it is collected and delivered while the GPU scans; with
+// matches and an alert callback, a window is scanned on a thread of its own
+// (ScanAhead) while the alerts of the one before it are delivered.
 // Alerts leave in packet order; the reader never touches the scanner.
 #include "capture/offline_capture.h"
 #include "capture/window_reader.h"

@@ -84,7 +84,10 @@ void ScanAhead::run() {
                     return !cancel_.load(std::memory_order_relaxed);
                 },
                 wanted_);
-            if (r.rc == WM_VERIFY_MISMATCH) r.gpu_only = sc_.gpu_only(), r.cpu_only = sc_.cpu_only();
+            if (r.rc == WM_VERIFY_MISMATCH) {
+                r.gpu_only = sc_.gpu_only();
+                r.cpu_only = sc_.cpu_only();
+            }
         } catch (...) {
             r.error = std::current_exception();
         }
