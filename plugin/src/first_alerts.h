@@ -1,9 +1,10 @@
 // plugin/src/first_alerts.h - the alerts of a canonically ordered match
 // stream, one per (payload, rule): replay's and the stream pipeline's (live
-// capture's) delivery alike. The rule's id and kind come from compact tables
-// built once, not from the rule records (hundreds of bytes each; 23,609 for
-// ET Open). That was meant to save cache misses per alert; on the device
-// hosts it measured no faster (run 190).
+// capture's) delivery alike. The rule's id comes from the scanner's compact
+// table (Scanner::rule_ids) and its kind from one built here, not from the
+// rule records (hundreds of bytes each; 23,609 for ET Open). That was meant
+// to save cache misses per alert; on the device hosts it measured no faster
+// (run 190).
 #pragma once
 
 #include "compiled_ruleset.h"
@@ -18,10 +19,10 @@ namespace wm {
 
 class FirstAlerts {
   public:
-    // positions: matches carry offsets (has_offset on every alert).
-    FirstAlerts(const std::vector<rules::Rule> &rules, bool positions) : first_(rules.size()), positions_(positions) {
-        ids_.reserve(rules.size());
-        for (const auto &r : rules) ids_.push_back(r.id);
+    // ids[i]: rule i's id (outlives this); positions: matches carry offsets
+    // (has_offset on every alert).
+    FirstAlerts(const std::vector<rules::Rule> &rules, const std::vector<uint32_t> &ids, bool positions)
+        : first_(rules.size()), ids_(ids), positions_(positions) {
         if (std::any_of(rules.begin(), rules.end(), CompiledRuleSet::is_alignment))
             for (const auto &r : rules) align_.push_back(CompiledRuleSet::is_alignment(r) ? 1 : 0);
         alert_.struct_size = sizeof(alert_);
@@ -47,7 +48,7 @@ class FirstAlerts {
 
   private:
     FirstMatchPerRule first_;
-    std::vector<uint32_t> ids_;   // rule index -> id
+    const std::vector<uint32_t> &ids_; // rule index -> id
     std::vector<uint8_t> align_;  // rule index -> align rule; empty when there are none
     bool positions_;
     wm_alert_t alert_{};

@@ -56,6 +56,7 @@ class ScannerForStreams final : public stream::BatchScanner {
   public:
     explicit ScannerForStreams(Scanner &sc) : sc_(sc) {}
     const std::vector<rules::Rule> &rules() const override { return sc_.ruleset().rules(); }
+    const std::vector<uint32_t> &rule_ids() const override { return sc_.rule_ids(); }
     bool positions() const override { return sc_.output_mode() == WM_OUTPUT_POSITIONS; }
     bool on_gpu() const override { return sc_.backend() == WM_BACKEND_GPU; }
     int scan(const BatchView &b, std::vector<Match> &out, std::vector<std::string> *why, Wanted wanted) override;

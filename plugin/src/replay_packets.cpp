@@ -42,7 +42,7 @@ double since(Clock::time_point t) { return std::chrono::duration<double>(Clock::
 class WindowScanner {
   public:
     WindowScanner(Scanner &sc, const ReplayCallbacks &cb, wm_replay_stats_t &st, WindowPipeline pipeline)
-        : sc_(sc), cb_(cb), st_(st), first_(sc.ruleset().rules(), sc.output_mode() == WM_OUTPUT_POSITIONS) {
+        : sc_(sc), cb_(cb), st_(st), first_(sc.ruleset().rules(), sc.rule_ids(), sc.output_mode() == WM_OUTPUT_POSITIONS) {
         const bool gpu = sc.backend() == WM_BACKEND_GPU;
         set_array_ = has_set_array(sc);
         pipelined_ = set_array_ && (pipeline == WindowPipeline::On || (pipeline == WindowPipeline::Auto && gpu));

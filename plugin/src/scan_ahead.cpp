@@ -33,11 +33,6 @@ void ScanAhead::recycle(std::vector<Match> &&buffer) {
     if (spare_.size() < 4) spare_.push_back(std::move(buffer));
 }
 
-size_t ScanAhead::pending() const {
-    std::lock_guard<std::mutex> lock(mu_);
-    return jobs_.size();
-}
-
 ScanAhead::Result ScanAhead::take_oldest() {
     std::unique_lock<std::mutex> lock(mu_);
     cv_.wait(lock, [&] { return !jobs_.empty() && jobs_.front().done; });

@@ -43,8 +43,6 @@ class ScanAhead {
     Result take_oldest();
     // Gives a taken result's match buffer back for a later batch.
     void recycle(std::vector<Match> &&buffer);
-    // Batches queued and not taken.
-    size_t pending() const;
     // Makes the scan running stop early and skips the queued ones, then
     // waits until the thread is idle; the results are dropped.
     void cancel_and_wait() noexcept;
@@ -59,7 +57,7 @@ class ScanAhead {
 
     Scanner &sc_;
     const Wanted wanted_;
-    mutable std::mutex mu_;
+    std::mutex mu_;
     std::condition_variable cv_;
     std::deque<Job> jobs_;   // oldest first; the thread works on the first not done
     bool busy_ = false;      // the thread is scanning

@@ -116,9 +116,10 @@ TEST(FirstAlerts, AlertsCarryTheRulesIdKindAndOffsets) {
     rules[0].id = 700, rules[0].pattern = "abc";
     rules[1].id = 9, rules[1].align = rules::AlignSpec{};
     rules[2].id = 41, rules[2].pattern = "x";
+    const std::vector<uint32_t> ids = {700, 9, 41};
     wm_packet_t packets[2] = {};
     for (bool positions : {false, true}) {
-        FirstAlerts fa(rules, positions);
+        FirstAlerts fa(rules, ids, positions);
         fa.new_batch();
         Match m{};
         m.payload = 1, m.rule = 1, m.start = 3, m.end = 20, m.score = 77;
@@ -143,7 +144,7 @@ TEST(FirstAlerts, AlertsCarryTheRulesIdKindAndOffsets) {
     }
     // Without align rules no alert has a score, whatever the match says.
     rules[1].align.reset();
-    FirstAlerts plain(rules, true);
+    FirstAlerts plain(rules, ids, true);
     Match m{};
     m.rule = 1, m.score = 5, m.end = 1;
     const wm_alert_t *a = plain.first(m, &packets[0]);

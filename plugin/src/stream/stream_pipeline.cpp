@@ -14,7 +14,7 @@ namespace wm::stream {
 StreamPipeline::StreamPipeline(BatchScanner &sc, const PipelineOptions &opts,
                                wm_alert_fn on_alert, void *alert_ctx)
     : sc_(sc), opts_(opts), on_alert_(on_alert), alert_ctx_(alert_ctx), geometry_(sc.rules()),
-      carry_(geometry_), first_(sc.rules(), sc.positions()) {
+      carry_(geometry_), first_(sc.rules(), sc.rule_ids(), sc.positions()) {
     cap_.struct_size = sizeof(cap_);
     sst_.struct_size = sizeof(sst_);
     if (opts_.max_batch_bytes == 0) opts_.max_batch_bytes = sc.on_gpu() ? (32u << 20) : (1u << 20);

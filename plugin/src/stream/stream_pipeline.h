@@ -31,6 +31,7 @@ class BatchScanner {
   public:
     virtual ~BatchScanner() = default;
     virtual const std::vector<rules::Rule> &rules() const = 0;
+    virtual const std::vector<uint32_t> &rule_ids() const = 0; // rules()[i].id, compact
     virtual bool positions() const = 0; // matches carry start/end
     virtual bool on_gpu() const = 0;
     // Matches in canonical order (payload, end, rule). Returns WM_SUCCESS or
