@@ -47,6 +47,15 @@ template <EmitKind KIND, typename StateT, uint32_t NG, uint32_t BLOCK, uint32_t 
     static_assert(KIND != EmitKind::Positions || kOutStage > 32, "a flush must reserve more than one round");
     static constexpr uint32_t kStage = BLOCK * TILE + tuning::kStageBefore + 32;
     static_assert(kStage % 16 == 0, "staging buffer holds whole 16-byte vectors");
+    // Every byte a walk steps on is staged, so the walk reads shared memory
+    // without a range check: a unit's tiles are contiguous (at most BLOCK *
+    // TILE bytes), the window starts kStageBefore bytes before them (rounded
+    // down to 16) and ends a key after them (ac_prepare_kernels refuses keys
+    // longer than kKeyBytes), and a continuation's warm-up reaches key - 1
+    // bytes back.
+    static_assert(kStage >= ((tuning::kStageBefore + 15 + BLOCK * TILE + tuning::kKeyBytes + 15) & ~15u),
+                  "a unit's tiles and run-outs fit the staging buffer");
+    static_assert(tuning::kStageBefore >= tuning::kKeyBytes - 1, "a continuation's warm-up is staged");
     static constexpr uint32_t kQueueStateMask = (1u << tuning::kQueueStateBits) - 1;
     static constexpr uint32_t kNoPayload = ~0u; // payload 2^32-1 never occurs (kEmptyKey)
     static_assert(tuning::kQueueStateBits == 26, "queue entry: state 26 bits, group bit 26, lane bits 27-31");
@@ -237,8 +246,8 @@ template <EmitKind KIND, typename StateT, uint32_t NG, uint32_t BLOCK, uint32_t 
     // its longest list. Segment fields come from the lane that queued the
     // entry. Warp-collective.
     template <typename TextFn>
-    __device__ void drain(uint32_t g0, uint32_t n, const Segment &sg, uint32_t te, TextFn text,
-                          unsigned long long &last_key) {
+    __device__ void drain(uint32_t g0, uint32_t n, const Segment &sg, uint32_t te, TextFn text) {
+        unsigned long long last_key = kEmptyKey; // emit()'s repeat filter; held across the walk it took two registers
         const uint32_t lane = threadIdx.x & 31;
         const uint2 *q = tmp.queue[threadIdx.x >> 5];
         const uint32_t *qc = tmp.queue_case[threadIdx.x >> 5];
@@ -303,12 +312,15 @@ template <EmitKind KIND, typename StateT, uint32_t NG, uint32_t BLOCK, uint32_t 
     // Walks groups [G0, G0 + NG) over this lane's tile and its run-out
     // (inactive lanes: no steps) and emits every match the tile owns
     // (ac_walk.cuh, "Ownership"). Warp-collective: the warp steps until its
-    // last lane is done. (run 66 ncu: the loop issues ~186 instructions per
-    // warp step and is issue-bound; the hit test and the queue append took
-    // 69 of them while they branched per lane).
-    template <typename TextFn>
-    __device__ void walk_groups(uint32_t G0, bool active, const Segment &sg, uint32_t tb, uint32_t te, TextFn text,
-                                unsigned long long &last_key) {
+    // last lane is done. step_text reads the staged window unchecked (see
+    // kStage), text also bytes before it (the drain's leading-byte checks).
+    // The loop is issue-bound (run 195 ncu: 174 instructions per warp step,
+    // 0.76 issued per scheduler and cycle), so it is kept lean: the range
+    // check of each byte, the segment-end test inside the tile and the drain
+    // inside the step loop cost 6% of the Set kernel (run 196).
+    template <typename StepTextFn, typename TextFn>
+    __device__ void walk_groups(uint32_t G0, bool active, const Segment &sg, uint32_t tb, uint32_t te,
+                                StepTextFn step_text, TextFn text) {
         constexpr uint32_t F = out_flag<StateT>(), FP = state_flags<StateT>();
         const AcView &v = p.view;
         const uint32_t lane = threadIdx.x & 31;
@@ -325,37 +337,43 @@ template <EmitKind KIND, typename StateT, uint32_t NG, uint32_t BLOCK, uint32_t 
         WM_UNROLL for (uint32_t k = 0; k < NG; ++k) s[k] = 0, last_plain[k] = 0;
         const bool skip_plain = KIND == EmitKind::SetKeys && !p.queue_plain_repeats;
         uint32_t queued = 0; // warp-uniform
-        while (__any_sync(~0u, live)) {
-            if (live) {
-                const uint8_t b = text(i);
-                ac_step_groups<StateT, NG>(v, G0, tmp.class_map + G0, s, b);
-                if constexpr (kCaseHistory) hist = ac_case_history(hist, b);
-            }
-            const bool in_tile = live && i >= tb; // the tile or its run-out
-            WM_UNROLL for (uint32_t k = 0; k < NG; ++k) {
-                const uint32_t x = s[k];
-                bool h = in_tile && (x & F) != 0;
-                if (skip_plain) { // selects, no branch: set_reports_hit is branch-free
-                    uint32_t lp = last_plain[k];
-                    h = in_tile && set_reports_hit<StateT>(x, lp);
-                    last_plain[k] = in_tile ? lp : last_plain[k];
+        // Steps until the queue could overflow on the next step, then drains it
+        // (the step loop holds no drain: one copy of it, and ptxas keeps more
+        // of the walk's values in registers).
+        bool any_live = __any_sync(~0u, live);
+        while (any_live) {
+            do {
+                if (live) {
+                    const uint8_t b = step_text(i);
+                    ac_step_groups<StateT, NG>(v, G0, tmp.class_map + G0, s, b);
+                    if constexpr (kCaseHistory) hist = ac_case_history(hist, b);
                 }
-                const uint32_t mask = __ballot_sync(~0u, h);
-                const uint32_t slot = queued + __popc(mask & lanemask_lt());
-                if (h) {
-                    q[slot] = make_uint2(i, (x & ~FP) | (k << 26) | (lane << 27));
-                    if constexpr (kCaseHistory) qc[slot] = hist;
+                const bool in_tile = live && i >= tb; // the tile or its run-out
+                WM_UNROLL for (uint32_t k = 0; k < NG; ++k) {
+                    const uint32_t x = s[k];
+                    bool h = in_tile && (x & F) != 0;
+                    if (skip_plain) { // selects, no branch: set_reports_hit is branch-free
+                        uint32_t lp = last_plain[k];
+                        h = in_tile && set_reports_hit<StateT>(x, lp);
+                        last_plain[k] = in_tile ? lp : last_plain[k];
+                    }
+                    const uint32_t mask = __ballot_sync(~0u, h);
+                    const uint32_t slot = queued + __popc(mask & lanemask_lt());
+                    if (h) {
+                        q[slot] = make_uint2(i, (x & ~FP) | (k << 26) | (lane << 27));
+                        if constexpr (kCaseHistory) qc[slot] = hist;
+                    }
+                    queued += __popc(mask);
                 }
-                queued += __popc(mask);
-            }
-            if (queued > tuning::kWarpQueue - 32 * NG) {
-                drain(G0, queued, sg, te, text, last_key);
-                queued = 0;
-            }
-            if (live) live = i + 1 < sg.data_end && (i + 1 < te || !ac_walk_done<StateT, NG>(v, G0, s, i + 1 - te));
-            ++i;
+                ++i;
+                // Inside the tile (i < te <= data_end) the lane goes on; past
+                // it until the segment ends or no key of the tile can still end.
+                if (live && i >= te) live = i < sg.data_end && !ac_walk_done<StateT, NG>(v, G0, s, i - te);
+                any_live = __any_sync(~0u, live);
+            } while (any_live && queued <= tuning::kWarpQueue - 32 * NG);
+            drain(G0, queued, sg, te, text);
+            queued = 0;
         }
-        drain(G0, queued, sg, te, text, last_key);
     }
 
     __device__ void run() {
@@ -422,9 +440,9 @@ template <EmitKind KIND, typename StateT, uint32_t NG, uint32_t BLOCK, uint32_t 
                     const uint32_t r = i - lo;
                     return r < staged ? s_text[r] : __ldg(&d_text[i]);
                 };
-                unsigned long long last_key = kEmptyKey;
+                auto step_text = [=](uint32_t i) -> uint8_t { return s_text[i - lo]; };
                 // NG groups from group 0, a constant (see walk_groups).
-                walk_groups(0, active, sg, tb, te, text, last_key);
+                walk_groups(0, active, sg, tb, te, step_text, text);
             }
             __syncthreads();
             if constexpr (KIND == EmitKind::SetKeys) flush_set(); // next unit's barriers order the clearing

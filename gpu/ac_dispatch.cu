@@ -35,6 +35,9 @@ uint32_t positions_slab(uint32_t capacity, uint32_t warps) {
 CountCounters ac_prepare_kernels(DeviceInfo &dev, const AcView &view) {
     if (view.num_groups > 2) // the walk takes one group or a pair (ac_agent.cuh); compile_ac makes at most two
         throw GpuError("automaton has " + std::to_string(view.num_groups) + " groups; the GPU kernels take at most 2");
+    if (view.key_len > tuning::kKeyBytes) // the staging window holds a key's run-out past the tiles (ac_agent.cuh)
+        throw GpuError("automaton keys of " + std::to_string(view.key_len) + " bytes; the GPU kernels take at most " +
+                       std::to_string(tuning::kKeyBytes));
     for (uint32_t g = 0; g < view.num_groups; ++g)
         if (view.groups[g].num_states > (1u << tuning::kQueueStateBits))
             throw GpuError("automaton group " + std::to_string(g) + " has " + std::to_string(view.groups[g].num_states) +

@@ -213,7 +213,8 @@ WM_HD inline uint32_t ac_case_history(uint32_t hist, uint8_t b) { return (hist <
 // and a divergent branch there cost more than the test (run 66).
 template <typename StateT> WM_HD inline bool set_reports_hit(uint32_t t, uint32_t &last_plain) {
     const bool out = (t & out_flag<StateT>()) != 0, plain = (t & plain_flag<StateT>()) != 0; // plain implies out
-    const bool report = out && !(plain && t == last_plain);
+    // last_plain is 0 or a plain target, so a target that is not plain differs from it.
+    const bool report = out && t != last_plain;
     last_plain = plain ? t : last_plain;
     return report;
 }

@@ -5,7 +5,7 @@
 //   bench_ac_kernel --import-rules OUT.txt FILE.rules...   (host only: ET/Snort -> literal list)
 //   bench_ac_kernel --literals L.txt --corpus C [--gb 4] [--sweep 1000,3000,10000,0]
 //                   [--hs-threads 16] [--hs-mb 256] [--hs-sweep 0|1] [--plugin-mb 1024] [--json OUT.json]
-//                   [--key-bytes 32] [--dense-mb 24|l2]   (automaton of the kernel rows; l2: the matcher's own, ac_tuning.h)
+//                   [--key-bytes 16] [--dense-mb 24|l2]   (automaton of the kernel rows; l2: the matcher's own, ac_tuning.h)
 //                   [--blocks-per-sm N]  (kernel rows: grid of N blocks per SM instead of all that fit; occupancy study)
 //                   [--carveout PCT]     (kernel rows: preferred shared-memory carveout, % of the maximum; the rest is L1)
 //                   [--chunk-mb 1024]    (kernel rows: chunk size; the matcher's is ac_tuning.h's kMaxChunkBytes)
