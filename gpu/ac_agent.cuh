@@ -243,8 +243,10 @@ template <EmitKind KIND, typename StateT, uint32_t NG, uint32_t BLOCK, uint32_t 
     // warp spreads the round's output items over its lanes, one item per
     // lane (an item's entry is found by binary search over the warp's scan of
     // list lengths): the warp waits on one out_ids load per 32 items, not on
-    // its longest list. Segment fields come from the lane that queued the
-    // entry. Warp-collective.
+    // its longest list. An item's lane reads its entry from the queue and
+    // takes the segment fields from the lane that queued it (fewer registers
+    // held through the drain than each entry's fields shuffled twice).
+    // Warp-collective.
     template <typename TextFn>
     __device__ void drain(uint32_t g0, uint32_t n, const Segment &sg, uint32_t te, TextFn text) {
         unsigned long long last_key = kEmptyKey; // emit()'s repeat filter; held across the walk it took two registers
@@ -255,16 +257,10 @@ template <EmitKind KIND, typename StateT, uint32_t NG, uint32_t BLOCK, uint32_t 
         for (uint32_t r = 0; r < n; r += 32) {
             const bool valid = r + lane < n;
             const uint2 e = valid ? q[r + lane] : make_uint2(0, lane << 27);
-            uint32_t hist = 0;
-            if constexpr (kCaseHistory) hist = valid ? qc[r + lane] : 0;
-            const uint32_t owner = e.y >> 27, grp = (e.y >> 26) & 1u;
-            const uint32_t seg_begin = __shfl_sync(~0u, sg.data_begin, owner);
-            const uint32_t pos_delta = __shfl_sync(~0u, sg.pos_base - sg.data_begin, owner);
-            const uint32_t payload = __shfl_sync(~0u, sg.payload, owner);
-            const uint32_t tile_end = __shfl_sync(~0u, te, owner);
+            const uint32_t tile_end = __shfl_sync(~0u, te, e.y >> 27);
             uint32_t ob = 0, cnt = 0;
             if (valid) {
-                const AcGroupView &g = p.view.groups[g0 + grp];
+                const AcGroupView &g = p.view.groups[g0 + (NG == 1 ? 0 : (e.y >> 26) & 1u)];
                 const uint32_t st = e.y & kQueueStateMask;
                 ob = wm_ld(&g.out_off[st]);
                 cnt = ac_may_own_outputs(g, st, e.x, tile_end) ? wm_ld(&g.out_off[st + 1]) - ob : 0;
@@ -282,16 +278,18 @@ template <EmitKind KIND, typename StateT, uint32_t NG, uint32_t BLOCK, uint32_t 
                 WM_UNROLL for (uint32_t step = 16; step; step >>= 1)
                     if (__shfl_sync(~0u, incl, k + step - 1) <= j) k += step;
                 const uint32_t item = j - __shfl_sync(~0u, first, k) + __shfl_sync(~0u, ob, k);
-                const uint32_t pos = __shfl_sync(~0u, e.x, k), gk = __shfl_sync(~0u, grp, k);
-                const uint32_t sb = __shfl_sync(~0u, seg_begin, k), pd = __shfl_sync(~0u, pos_delta, k);
-                const uint32_t pl = __shfl_sync(~0u, payload, k), tend = __shfl_sync(~0u, tile_end, k);
-                const uint32_t hk = kCaseHistory ? __shfl_sync(~0u, hist, k) : 0;
+                const uint32_t slot = r + (j < total ? k : 0); // lanes past the items read a queued entry too
+                const uint2 ek = q[slot];
+                const uint32_t owner = ek.y >> 27;
+                const uint32_t sb = __shfl_sync(~0u, sg.data_begin, owner);
+                const uint32_t pd = __shfl_sync(~0u, sg.pos_base - sg.data_begin, owner);
+                const uint32_t pl = __shfl_sync(~0u, sg.payload, owner), tend = __shfl_sync(~0u, te, owner);
                 Match found{0, pl, 0};
                 bool ok = false;
                 if (j < total) {
-                    const AcGroupView &g = p.view.groups[g0 + gk];
-                    ac_emit_entry(p.view, g, wm_ld(&g.out_ids[item]), pos, text, sb, pd, tend, hk,
-                                  [&](uint32_t pat, uint32_t end) {
+                    const AcGroupView &g = p.view.groups[g0 + (NG == 1 ? 0 : (ek.y >> 26) & 1u)];
+                    ac_emit_entry(p.view, g, wm_ld(&g.out_ids[item]), ek.x, text, sb, pd, tend,
+                                  kCaseHistory ? qc[slot] : 0u, [&](uint32_t pat, uint32_t end) {
                                       if constexpr (KIND == EmitKind::Positions) found.pattern = pat, found.end = end, ok = true;
                                       else emit(pat, pl, end, last_key);
                                   });
@@ -335,11 +333,24 @@ template <EmitKind KIND, typename StateT, uint32_t NG, uint32_t BLOCK, uint32_t 
         // are a repeat, 43% of its output items).
         uint32_t last_plain[NG];
         WM_UNROLL for (uint32_t k = 0; k < NG; ++k) s[k] = 0, last_plain[k] = 0;
-        const bool skip_plain = KIND == EmitKind::SetKeys && !p.queue_plain_repeats;
-        uint32_t queued = 0; // warp-uniform
+        // With p.queue_plain_repeats every hit is queued: the plain target
+        // kept has its output flag flipped, so no hit equals it (no branch).
+        const uint32_t plain_xor = p.queue_plain_repeats ? F : 0;
+        // A continuation's first tile warms up over its context first (no
+        // hits: the piece before it reported them), so the step loop needs no
+        // test of the tile's start.
+        while (__any_sync(~0u, i < tb)) {
+            if (i < tb) {
+                const uint8_t b = step_text(i);
+                ac_step_groups<StateT, NG>(v, G0, tmp.class_map + G0, s, b);
+                if constexpr (kCaseHistory) hist = ac_case_history(hist, b);
+                ++i;
+            }
+        }
         // Steps until the queue could overflow on the next step, then drains it
         // (the step loop holds no drain: one copy of it, and ptxas keeps more
         // of the walk's values in registers).
+        uint32_t queued = 0; // warp-uniform
         bool any_live = __any_sync(~0u, live);
         while (any_live) {
             do {
@@ -348,14 +359,13 @@ template <EmitKind KIND, typename StateT, uint32_t NG, uint32_t BLOCK, uint32_t 
                     ac_step_groups<StateT, NG>(v, G0, tmp.class_map + G0, s, b);
                     if constexpr (kCaseHistory) hist = ac_case_history(hist, b);
                 }
-                const bool in_tile = live && i >= tb; // the tile or its run-out
                 WM_UNROLL for (uint32_t k = 0; k < NG; ++k) {
                     const uint32_t x = s[k];
-                    bool h = in_tile && (x & F) != 0;
-                    if (skip_plain) { // selects, no branch: set_reports_hit is branch-free
+                    bool h = live && (x & F) != 0;
+                    if constexpr (KIND == EmitKind::SetKeys) { // selects, no branch: set_reports_hit is branch-free
                         uint32_t lp = last_plain[k];
-                        h = in_tile && set_reports_hit<StateT>(x, lp);
-                        last_plain[k] = in_tile ? lp : last_plain[k];
+                        h = live && set_reports_hit<StateT>(x, lp, plain_xor);
+                        last_plain[k] = live ? lp : last_plain[k];
                     }
                     const uint32_t mask = __ballot_sync(~0u, h);
                     const uint32_t slot = queued + __popc(mask & lanemask_lt());

@@ -211,11 +211,12 @@ WM_HD inline uint32_t ac_case_history(uint32_t hist, uint8_t b) { return (hist <
 // start, then the last plain target reported.
 // Written without branches: the Set kernel runs it per lane, group and step,
 // and a divergent branch there cost more than the test (run 66).
-template <typename StateT> WM_HD inline bool set_reports_hit(uint32_t t, uint32_t &last_plain) {
+// keep_xor: out_flag reports every hit (the kept target then equals none).
+template <typename StateT> WM_HD inline bool set_reports_hit(uint32_t t, uint32_t &last_plain, uint32_t keep_xor = 0) {
     const bool out = (t & out_flag<StateT>()) != 0, plain = (t & plain_flag<StateT>()) != 0; // plain implies out
     // last_plain is 0 or a plain target, so a target that is not plain differs from it.
     const bool report = out && t != last_plain;
-    last_plain = plain ? t : last_plain;
+    last_plain = plain ? t ^ keep_xor : last_plain;
     return report;
 }
 

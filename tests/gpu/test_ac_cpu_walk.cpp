@@ -132,6 +132,26 @@ TEST(CpuWalk, SetSemanticsSkipOnlyUncheckedRepeats) {
     EXPECT_EQ(count(all, 1), 5);
 }
 
+TEST(CpuWalk, SetReportsAPlainTargetOnceUntilAnotherPlainOne) {
+    // Targets as the walk sees them: plain (outputs, none checked), checked
+    // (outputs, some checked) and none (no outputs).
+    const uint32_t plain_a = 7 | kOutFlag32 | kOutPlain32, plain_b = 9 | kOutFlag32 | kOutPlain32;
+    const uint32_t checked = 11 | kOutFlag32, none = 3;
+    const std::vector<uint32_t> steps = {none, plain_a, plain_a, checked, plain_a, none, plain_b, plain_a, checked};
+    const std::vector<bool> want = {false, true, false, true, false, false, true, true, true};
+    uint32_t last = 0, every = 0;
+    for (size_t k = 0; k < steps.size(); ++k) {
+        EXPECT_EQ(set_reports_hit<uint32_t>(steps[k], last), want[k]) << "step " << k;
+        // keep_xor = the output flag (queue every repeat): each target with outputs is reported.
+        EXPECT_EQ(set_reports_hit<uint32_t>(steps[k], every, kOutFlag32), steps[k] != none) << "step " << k;
+    }
+    uint32_t last16 = 0; // 16-bit ids carry their flags in bits 15 and 14
+    const uint32_t p16 = 5 | kOutFlag16 | kOutPlain16;
+    EXPECT_TRUE(set_reports_hit<uint16_t>(p16, last16));
+    EXPECT_FALSE(set_reports_hit<uint16_t>(p16, last16));
+    EXPECT_TRUE(set_reports_hit<uint16_t>(5 | kOutFlag16, last16));
+}
+
 TEST_P(CpuWalkRandom, HyperscanEqualsNaive) {
     const int seed = GetParam();
     CaseSpec s;
