@@ -18,8 +18,8 @@
 //                   (state ids, full DFA rows of BFS-shallow states),
 //                   out_off[num_states + 1] (uint32), out_ids[] (uint32: pattern
 //                   id, kOutCheck set when the match end must be checked),
-//                   sparse part for states >= num_dense: sp_rec[n] (32-byte
-//                   records, 32-aligned), sp_over[] (entries of big records),
+//                   sparse part for states >= num_dense: sp_rec[n] (16-byte
+//                   records, 16-aligned), sp_over[] (entries of big records),
 //                   depth_end[key_len + 1] (uint32: states of trie depth <= d
 //                   are [0, depth_end[d]); ids are breadth-first, so a walk
 //                   bounds its state's depth with one compare),
@@ -30,11 +30,12 @@
 // differs from the row of its "dense fallback" d, the first dense state on its
 // failure chain (d's row holds every other transition). So a step from a
 // sparse state costs one record load, plus one dense load when the class is
-// not listed: no failure-link walk (ET Open: 99.6% of sparse visits land on a
-// record with <= 7 entries, which are held inline).
+// not listed: no failure-link walk (ET Open on zeek payloads: 99.0% of sparse
+// visits land on a record with <= 3 entries, which are held inline; 32-byte
+// records of 7 had taken two loads and seven compares, run 205).
 //   word 0: d (bits 0-23) | entry count (bits 24-31; kSpOverflow: entries in
 //           sp_over[word 1 .. word 1 + word 2))
-//   words 1-7: inline entries; unused ones repeat a real entry (so a match on
+//   words 1-3: inline entries; unused ones repeat a real entry (so a match on
 //           them is still right)
 //   entry: class (bits 24-31) | output flag (bit 23) | plain flag (bit 22) |
 //          target id (bits 0-21)
@@ -55,7 +56,7 @@
 namespace wm::gpu {
 
 constexpr uint32_t kBlobMagic = 0x43414d57u; // "WMAC"
-constexpr uint32_t kBlobVersion = 7; // 2: output flag in transition targets; 3: sparse records, kOutCheck; 4: plain flag; 5: depth_end; 6: max_key; 7: kPatExact, kOutCase, pat_case
+constexpr uint32_t kBlobVersion = 8; // 2: output flag in transition targets; 3: sparse records, kOutCheck; 4: plain flag; 5: depth_end; 6: max_key; 7: kPatExact, kOutCase, pat_case; 8: 16-byte sparse records
 constexpr uint32_t kMaxGroups = 4;
 // Top bit of a transition target: "the target state has outputs".
 constexpr uint32_t kOutFlag16 = 0x8000u;
@@ -78,7 +79,8 @@ constexpr uint32_t kCaseHistoryBytes = 32;
 constexpr uint32_t kPatExact = 0x80000000u;
 constexpr uint32_t kMaxKeySaturated = 255; // max_key of a state with a key of 255 bytes or more
 // Sparse records (see above).
-constexpr uint32_t kSpRecordWords = 8;
+constexpr uint32_t kSpRecordWords = 4;
+static_assert(kSpRecordWords % 4 == 0, "a record is whole 16-byte vectors");
 constexpr uint32_t kSpInline = kSpRecordWords - 1;
 constexpr uint32_t kSpDenseMask = 0xFFFFFFu;
 constexpr uint32_t kSpOverflow = 0xFFu;

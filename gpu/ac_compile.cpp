@@ -397,7 +397,7 @@ AcBlob compile_ac(const std::vector<Literal> &pats, const AcCompileOptions &opts
         g.dense_off = sb == 2 ? w.put_vec(narrow<uint16_t>(dense)) : w.put_vec(dense);
         g.out_off_off = w.put_vec(a.out_off);
         g.out_ids_off = w.put_vec(out_ids);
-        g.sp_rec_off = w.put(sp.rec.data(), sp.rec.size() * sizeof(uint32_t), 32); // one sector per record
+        g.sp_rec_off = w.put(sp.rec.data(), sp.rec.size() * sizeof(uint32_t), kSpRecordWords * sizeof(uint32_t)); // a record never straddles a sector
         g.sp_over_off = w.put_vec(sp.over);
         g.depth_end_off = w.put_vec(a.depth_end);
         g.max_key_off = w.put_vec(max_output_keys(a, len, h.key_len));

@@ -93,12 +93,14 @@ template <typename StateT> WM_HD constexpr uint32_t plain_flag() {
 // Both flags: a target & ~state_flags is the bare state id.
 template <typename StateT> WM_HD constexpr uint32_t state_flags() { return out_flag<StateT>() | plain_flag<StateT>(); }
 
-// Reads one sparse record (kSpRecordWords words, 32-byte aligned): on the
-// device two 16-byte loads of one sector.
+// Reads one sparse record (kSpRecordWords words, aligned to its size): on the
+// device one 16-byte load per four words.
 WM_HD inline void ac_load_record(const uint32_t *rec, uint32_t (&w)[kSpRecordWords]) {
 #ifdef __CUDA_ARCH__
-    const uint4 a = __ldg(reinterpret_cast<const uint4 *>(rec)), b = __ldg(reinterpret_cast<const uint4 *>(rec) + 1);
-    w[0] = a.x, w[1] = a.y, w[2] = a.z, w[3] = a.w, w[4] = b.x, w[5] = b.y, w[6] = b.z, w[7] = b.w;
+    WM_UNROLL for (uint32_t k = 0; k < kSpRecordWords / 4; ++k) {
+        const uint4 a = __ldg(reinterpret_cast<const uint4 *>(rec) + k);
+        w[4 * k] = a.x, w[4 * k + 1] = a.y, w[4 * k + 2] = a.z, w[4 * k + 3] = a.w;
+    }
 #else
     for (uint32_t k = 0; k < kSpRecordWords; ++k) w[k] = rec[k];
 #endif
