@@ -1,8 +1,9 @@
 // gpu/ac_agent.cuh - block-level algorithm of the Aho-Corasick scan kernels.
 //
-// A block takes BLOCK consecutive tiles (one per thread) per work unit and
-// loops over units grid-stride (persistent grid, so Count flushes its shared
-// counters once per block). Per unit: stage the unit's bytes, plus up to
+// A block takes BLOCK tiles (one per thread; a warp's 32 spread over the
+// unit, tuning::kLaneTileStride) per work unit and loops over units
+// grid-stride (persistent grid, so Count flushes its shared counters once per
+// block). Per unit: stage the unit's bytes, plus up to
 // kStageBefore bytes of look-back, into shared memory with coalesced 16-byte
 // loads; each thread then walks its tile and its run-out for a pair of groups
 // side by side (ac_step of ac_walk.cuh), reading bytes outside the staged
@@ -416,7 +417,9 @@ template <EmitKind KIND, typename StateT, uint32_t NG, uint32_t BLOCK, uint32_t 
             return tmp.unit;
         };
         for (uint32_t unit = p.d_next_unit ? next_unit(0) : blockIdx.x; unit < units; unit = next_unit(unit)) {
-            const uint32_t tile = unit * BLOCK + threadIdx.x;
+            // Spread: a warp's lanes take tiles across the unit (thread 0 the first).
+            static_assert((BLOCK & (BLOCK - 1)) == 0, "the lane stride permutes a power-of-two unit");
+            const uint32_t tile = unit * BLOCK + ((threadIdx.x * tuning::kLaneTileStride) & (BLOCK - 1));
             const uint32_t last = min(num_tiles, (unit + 1) * BLOCK) - 1;
             const bool active = tile <= last;
             Segment sg{};

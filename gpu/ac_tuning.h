@@ -34,6 +34,17 @@ constexpr uint32_t kMinBlocksPerSm = 6;
 // warp balanced on tiny payloads. A lane walks on past its tile until no key
 // that starts in it can still end (ac_walk.cuh): ~1-2 bytes on real traffic.
 constexpr uint32_t kTileBytes = 52;
+// Tiles between the tiles of consecutive lanes of a warp: thread t of a
+// block walks tile (t * kLaneTileStride) mod kBlockThreads of its unit, so
+// each warp's 32 tiles are spread over the whole unit rather than being 32
+// neighbours. Neighbouring tiles share a payload and its match density, so
+// warps of contiguous tiles finished a unit at different times and the
+// block waited at the unit's end on its slowest warp (ET Open on zeek: the
+// slowest warp took 14% longer than the mean, spread 4%; a CPU count of
+// steps and drain rounds). Odd, so lanes of one payload still read
+// distinct shared-memory banks (13-word tiles: 13 * 9 = 117 words apart).
+constexpr uint32_t kLaneTileStride = 9;
+static_assert(kLaneTileStride % 2 == 1, "an odd stride: a permutation of a unit's tiles, distinct banks");
 // Bytes staged in shared memory before the block's first tile (leading bytes
 // of long patterns, a continuation piece's warm-up); bytes further back are
 // read from global memory.

@@ -116,11 +116,14 @@ template <typename StateT> WM_HD inline uint32_t ac_sparse_target(uint32_t e) {
 // lists the classes where it differs from its dense fallback's row, so the
 // step is one record load plus at most one dense load.
 // StateT: uint16_t or uint32_t, the blob's state width.
+// Row indices are 32-bit (one multiply-add and one wide address add per
+// step): at most kSpDenseMask + 1 dense rows of at most 256 classes.
+static_assert(uint64_t{kSpDenseMask + 1} * 256 <= uint64_t{1} << 32, "dense table indices fit 32 bits");
 template <typename StateT> WM_HD inline uint32_t ac_step(const AcGroupView &g, uint32_t s, uint32_t c) {
     const StateT *dense = static_cast<const StateT *>(g.dense);
-    if (s < g.num_dense) return wm_ld(&dense[static_cast<size_t>(s) * g.num_classes + c]);
+    if (s < g.num_dense) return wm_ld(&dense[s * g.num_classes + c]);
     uint32_t w[kSpRecordWords];
-    ac_load_record(g.sp_rec + static_cast<size_t>(s - g.num_dense) * kSpRecordWords, w);
+    ac_load_record(g.sp_rec + (s - g.num_dense) * kSpRecordWords, w);
     if ((w[0] >> 24) != kSpOverflow) {
         uint32_t hit = 0;
         bool found = false;
@@ -135,7 +138,7 @@ template <typename StateT> WM_HD inline uint32_t ac_step(const AcGroupView &g, u
             else hi = mid;
         }
     }
-    return wm_ld(&dense[static_cast<size_t>(w[0] & kSpDenseMask) * g.num_classes + c]);
+    return wm_ld(&dense[(w[0] & kSpDenseMask) * g.num_classes + c]);
 }
 
 WM_HD inline uint8_t fold_ascii(uint8_t c) { return (c >= 'A' && c <= 'Z') ? c + 32 : c; }
