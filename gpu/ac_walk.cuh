@@ -111,14 +111,15 @@ template <typename StateT> WM_HD inline uint32_t ac_sparse_target(uint32_t e) {
     return (e & kSpIdMask) | ((e & kSpFlag) ? out_flag<StateT>() : 0u) | ((e & kSpPlain) ? plain_flag<StateT>() : 0u);
 }
 
+// ac_step's row indices are 32-bit (one multiply-add and one wide address add
+// per step): at most kSpDenseMask + 1 dense rows of at most 256 classes.
+static_assert(uint64_t{kSpDenseMask + 1} * 256 <= uint64_t{1} << 32, "dense table indices fit 32 bits");
+
 // One DFA step from bare state id `s` on class `c`; returns the target with its
 // output flag. Dense row for BFS-shallow states; a sparse state's record
 // lists the classes where it differs from its dense fallback's row, so the
 // step is one record load plus at most one dense load.
 // StateT: uint16_t or uint32_t, the blob's state width.
-// Row indices are 32-bit (one multiply-add and one wide address add per
-// step): at most kSpDenseMask + 1 dense rows of at most 256 classes.
-static_assert(uint64_t{kSpDenseMask + 1} * 256 <= uint64_t{1} << 32, "dense table indices fit 32 bits");
 template <typename StateT> WM_HD inline uint32_t ac_step(const AcGroupView &g, uint32_t s, uint32_t c) {
     const StateT *dense = static_cast<const StateT *>(g.dense);
     if (s < g.num_dense) return wm_ld(&dense[s * g.num_classes + c]);
