@@ -44,7 +44,9 @@ constexpr uint32_t kTileBytes = 52;
 // steps and drain rounds). Odd, so lanes of one payload still read
 // distinct shared-memory banks (13-word tiles: 13 * 9 = 117 words apart).
 constexpr uint32_t kLaneTileStride = 9;
-static_assert(kLaneTileStride % 2 == 1, "an odd stride: a permutation of a unit's tiles, distinct banks");
+static_assert(kLaneTileStride % 2 == 1, "an odd stride: a permutation of a unit's tiles");
+static_assert(kTileBytes % 4 == 0 && (kTileBytes / 4 * kLaneTileStride) % 2 == 1,
+              "lanes within one payload an odd number of words apart: distinct banks");
 // Bytes staged in shared memory before the block's first tile (leading bytes
 // of long patterns, a continuation piece's warm-up); bytes further back are
 // read from global memory.
