@@ -39,8 +39,9 @@ namespace wm::gpu {
 // NG:     groups walked side by side: 1 (one case-folded automaton, whose
 //         exact-case outputs need the case history) or 2 (case and nocase
 //         apart, no kOutCase outputs: no history kept).
+// SPARSE: false when every state has a dense row (ac_all_dense): no sparse step.
 // BLOCK:  threads per block; TILE: bytes per thread.
-template <EmitKind KIND, typename StateT, uint32_t NG, uint32_t BLOCK, uint32_t TILE> struct AcAgent {
+template <EmitKind KIND, typename StateT, uint32_t NG, bool SPARSE, uint32_t BLOCK, uint32_t TILE> struct AcAgent {
     static_assert(NG == 1 || NG == 2, "one group or a pair");
     static constexpr bool kCaseHistory = NG == 1;
     static constexpr uint32_t kCaseQueue = kCaseHistory ? tuning::kWarpQueue : 1;
@@ -344,7 +345,7 @@ template <EmitKind KIND, typename StateT, uint32_t NG, uint32_t BLOCK, uint32_t 
         while (__any_sync(~0u, i < tb)) {
             if (i < tb) {
                 const uint8_t b = step_text(i);
-                ac_step_groups<StateT, NG>(v, G0, tmp.class_map + G0, s, b);
+                ac_step_groups<StateT, NG, SPARSE>(v, G0, tmp.class_map + G0, s, b);
                 if constexpr (kCaseHistory) hist = ac_case_history(hist, b);
                 ++i;
             }
@@ -358,7 +359,7 @@ template <EmitKind KIND, typename StateT, uint32_t NG, uint32_t BLOCK, uint32_t 
             do {
                 if (live) {
                     const uint8_t b = step_text(i);
-                    ac_step_groups<StateT, NG>(v, G0, tmp.class_map + G0, s, b);
+                    ac_step_groups<StateT, NG, SPARSE>(v, G0, tmp.class_map + G0, s, b);
                     if constexpr (kCaseHistory) hist = ac_case_history(hist, b);
                 }
                 WM_UNROLL for (uint32_t k = 0; k < NG; ++k) {

@@ -187,4 +187,12 @@ inline AcView make_ac_view(const uint8_t *host_blob, const uint8_t *base) {
     return v;
 }
 
+// Whether every state of every group has a dense row: the kernels then walk
+// with no sparse step at all (ac_step's SPARSE = false).
+inline bool ac_all_dense(const AcView &v) {
+    for (uint32_t g = 0; g < v.num_groups; ++g)
+        if (v.groups[g].num_dense < v.groups[g].num_states) return false;
+    return true;
+}
+
 } // namespace wm::gpu

@@ -5,11 +5,11 @@
 
 namespace wm::gpu {
 
-// KIND, StateT, NG: see AcAgent. p: [in] by value (kernel parameter space).
-template <EmitKind KIND, typename StateT, uint32_t NG>
+// KIND, StateT, NG, SPARSE: see AcAgent. p: [in] by value (kernel parameter space).
+template <EmitKind KIND, typename StateT, uint32_t NG, bool SPARSE>
 __global__ void __launch_bounds__(tuning::kBlockThreads, tuning::kMinBlocksPerSm)
     ac_scan_kernel(const ScanParams p) {
-    using Agent = AcAgent<KIND, StateT, NG, tuning::kBlockThreads, tuning::kTileBytes>;
+    using Agent = AcAgent<KIND, StateT, NG, SPARSE, tuning::kBlockThreads, tuning::kTileBytes>;
     __shared__ typename Agent::TempStorage tmp;
     extern __shared__ __align__(16) uint32_t s_dyn[]; // Count: counters; SetKeys: dedupe table
     Agent(tmp, p, s_dyn).run();
@@ -18,12 +18,17 @@ __global__ void __launch_bounds__(tuning::kBlockThreads, tuning::kMinBlocksPerSm
 namespace detail {
 namespace {
 
-// Calls f(kernel) with the kernel of `kind` for the view's state width and
-// group count.
-template <EmitKind KIND, typename F> auto with_kernel(const AcView &v, F f) {
+// Calls f(kernel) with the kernel of `kind` for the view's state width,
+// group count and sparse states (none: the dense-only walk).
+template <EmitKind KIND, bool SPARSE, typename F> auto with_kernel_of(const AcView &v, F f) {
     if (v.state_bytes == 2)
-        return v.num_groups == 2 ? f(ac_scan_kernel<KIND, uint16_t, 2>) : f(ac_scan_kernel<KIND, uint16_t, 1>);
-    return v.num_groups == 2 ? f(ac_scan_kernel<KIND, uint32_t, 2>) : f(ac_scan_kernel<KIND, uint32_t, 1>);
+        return v.num_groups == 2 ? f(ac_scan_kernel<KIND, uint16_t, 2, SPARSE>)
+                                 : f(ac_scan_kernel<KIND, uint16_t, 1, SPARSE>);
+    return v.num_groups == 2 ? f(ac_scan_kernel<KIND, uint32_t, 2, SPARSE>) : f(ac_scan_kernel<KIND, uint32_t, 1, SPARSE>);
+}
+
+template <EmitKind KIND, typename F> auto with_kernel(const AcView &v, F f) {
+    return ac_all_dense(v) ? with_kernel_of<KIND, false>(v, f) : with_kernel_of<KIND, true>(v, f);
 }
 
 template <typename F> auto with_kernel(EmitKind kind, const AcView &v, F f) {
@@ -90,7 +95,7 @@ int resident_blocks_per_sm(EmitKind kind, const AcView &view, size_t dyn_smem) {
 
 cudaError_t probe_kernel_image() {
     cudaFuncAttributes a{};
-    return cudaFuncGetAttributes(&a, ac_scan_kernel<EmitKind::Positions, uint16_t, 1>);
+    return cudaFuncGetAttributes(&a, ac_scan_kernel<EmitKind::Positions, uint16_t, 1, false>);
 }
 
 } // namespace detail

@@ -56,21 +56,25 @@ constexpr uint32_t kStageBefore = 64;
 // 7,230 of 17,918 ET literals longer than 16 bytes are confirmed by their
 // leading bytes on a key hit (kOutCheck); such hits are rare on real traffic.
 constexpr uint32_t kKeyBytes = 16;
-// Dense-row budget over all groups: 4/5 of the device's L2, at most 40 MB
-// (H100 L2 is 50 MB, H200 60 MB). The full ET set (141k states) on an H100
-// (run 163, 2 GB of zeek payloads, Count / Set / Positions GB/s): 12 MB
-// 118 / 111 / 113, 24 MB 122 / 115 / 117, 32 MB 123 / 116 / 118, 40 MB
-// 124 / 117 / 119; at 3k patterns 212 / 201 / 218, 228 / 217 / 234, 231 /
-// 220 / 237, 231 / 220 / 237. More dense states, fewer sparse steps (a
-// sparse record plus a dense load), while the hot rows stay in L2.
-constexpr size_t kDenseBudgetMaxBytes = size_t{40} << 20;
-// Budget when the L2 size is unknown (0).
+// Dense-row budget over all groups: 1/16 of the device's memory, at most
+// 512 MB. A state past the budget (BFS order) is sparse: a 16-byte record
+// of the classes where its row differs from a dense fallback's, so its step
+// is a record load, a search and often a second load. The full ET set
+// (141,169 states of 230 classes: 130 MB of dense rows) on an H100, 2 GB of
+// zeek payloads, Set GB/s: 12 MB 111, 24 MB 115, 40 MB 117 (run 163); in
+// run 218: 40 MB 134.5, 48 MB 136.1, 64 MB 137.5, 96 MB 138.5, every row
+// dense 141.1. A warp steps its sparse lanes apart from its dense ones,
+// and with 40 MB 29% of its steps had a sparse lane (7% of lane steps); the
+// cold rows' misses in L2 cost less. With no sparse state at all, the
+// kernels walk without the sparse step (ac_all_dense).
+constexpr size_t kDenseBudgetMaxBytes = size_t{512} << 20;
+// Budget when the device's memory size is unknown (0).
 constexpr size_t kDenseBudgetBytes = size_t{24} << 20;
-// The dense-row budget for a device with l2_bytes of L2.
-inline size_t dense_budget_bytes(size_t l2_bytes) {
-    if (l2_bytes == 0) return kDenseBudgetBytes;
-    const size_t fit = l2_bytes / 5 * 4;
-    return fit < kDenseBudgetMaxBytes ? fit : kDenseBudgetMaxBytes;
+// The dense-row budget for a device with device_bytes of memory.
+inline size_t dense_budget_bytes(size_t device_bytes) {
+    if (device_bytes == 0) return kDenseBudgetBytes;
+    const size_t share = device_bytes / 16;
+    return share < kDenseBudgetMaxBytes ? share : kDenseBudgetMaxBytes;
 }
 // Set mode: shared-memory dedupe table per block (slots of 4 bytes: keys
 // relative to the unit's first payload, ac_set_hash.cuh; power of two) and

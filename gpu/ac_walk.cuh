@@ -120,9 +120,11 @@ static_assert(uint64_t{kSpDenseMask + 1} * 256 <= uint64_t{1} << 32, "dense tabl
 // lists the classes where it differs from its dense fallback's row, so the
 // step is one record load plus at most one dense load.
 // StateT: uint16_t or uint32_t, the blob's state width.
-template <typename StateT> WM_HD inline uint32_t ac_step(const AcGroupView &g, uint32_t s, uint32_t c) {
+// SPARSE: false when every state of the group has a dense row
+// (ac_all_dense): the step is the dense load alone, with no test.
+template <typename StateT, bool SPARSE = true> WM_HD inline uint32_t ac_step(const AcGroupView &g, uint32_t s, uint32_t c) {
     const StateT *dense = static_cast<const StateT *>(g.dense);
-    if (s < g.num_dense) return wm_ld(&dense[s * g.num_classes + c]);
+    if (!SPARSE || s < g.num_dense) return wm_ld(&dense[s * g.num_classes + c]);
     uint32_t w[kSpRecordWords];
     ac_load_record(g.sp_rec + (s - g.num_dense) * kSpRecordWords, w);
     if ((w[0] >> 24) != kSpOverflow) {
@@ -267,12 +269,12 @@ WM_HD inline bool ac_walk_done(const AcView &v, uint32_t g0, const uint32_t (&s)
 
 // One byte for NG groups side by side (independent table loads: ILP). s[k]
 // holds group g0 + k's last target, output flag included; class_maps[k] is
-// that group's byte -> class map.
-template <typename StateT, uint32_t NG>
+// that group's byte -> class map. SPARSE: see ac_step.
+template <typename StateT, uint32_t NG, bool SPARSE = true>
 WM_HD inline void ac_step_groups(const AcView &v, uint32_t g0, const uint8_t (*class_maps)[256], uint32_t (&s)[NG],
                                  uint8_t b) {
     constexpr uint32_t FP = state_flags<StateT>();
-    WM_UNROLL for (uint32_t k = 0; k < NG; ++k) s[k] = ac_step<StateT>(v.groups[g0 + k], s[k] & ~FP, class_maps[k][b]);
+    WM_UNROLL for (uint32_t k = 0; k < NG; ++k) s[k] = ac_step<StateT, SPARSE>(v.groups[g0 + k], s[k] & ~FP, class_maps[k][b]);
 }
 
 // Scans one tile with NG groups walked side by side (their table loads are

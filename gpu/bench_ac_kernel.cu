@@ -5,7 +5,7 @@
 //   bench_ac_kernel --import-rules OUT.txt FILE.rules...   (host only: ET/Snort -> literal list)
 //   bench_ac_kernel --literals L.txt --corpus C [--gb 4] [--sweep 1000,3000,10000,0]
 //                   [--hs-threads 16] [--hs-mb 256] [--hs-sweep 0|1] [--plugin-mb 1024] [--json OUT.json]
-//                   [--key-bytes 16] [--dense-mb 24|l2]   (automaton of the kernel rows; l2: the matcher's own, ac_tuning.h)
+//                   [--key-bytes 16] [--dense-mb 24|auto] (automaton of the kernel rows; auto: the matcher's own, ac_tuning.h)
 //                   [--blocks-per-sm N]  (kernel rows: grid of N blocks per SM instead of all that fit; occupancy study)
 //                   [--carveout PCT]     (kernel rows: preferred shared-memory carveout, % of the maximum; the rest is L1)
 //                   [--chunk-mb 1024]    (kernel rows: chunk size; the matcher's is ac_tuning.h's kMaxChunkBytes)
@@ -101,7 +101,7 @@ std::map<std::string, std::string> parse(int argc, char **argv) {
     std::map<std::string, std::string> a{{"gb", "4"}, {"sweep", "0,1000,3000,10000"}, {"hs-sweep", "0"}, {"hs-threads", "16"},
                                          {"hs-mb", "256"}, {"plugin-mb", "1024"}, {"json", "bench_ac.json"},
                                          {"key-bytes", std::to_string(tuning::kKeyBytes)},
-                                         {"dense-mb", "l2"}, {"chunk-mb", "1024"}, {"dynamic", "1"},
+                                         {"dense-mb", "auto"}, {"chunk-mb", "1024"}, {"dynamic", "1"},
                                          {"plain-repeats", "0"}, {"case-groups", "folded"}, {"unit-index", "1"}};
     for (int i = 1; i + 1 < argc; i += 2) a[std::string(argv[i]).substr(2)] = argv[i + 1];
     return a;
@@ -178,8 +178,8 @@ int main(int argc, char **argv) try {
         const bool full = pats.size() == all.size();
         AcCompileOptions co;
         co.key_bytes = static_cast<uint32_t>(std::stoul(arg["key-bytes"]));
-        co.dense_budget_bytes = arg["dense-mb"] == "l2" ? tuning::dense_budget_bytes(static_cast<size_t>(prop.l2CacheSize))
-                                                         : std::stoul(arg["dense-mb"]) << 20;
+        co.dense_budget_bytes = arg["dense-mb"] == "auto" ? tuning::dense_budget_bytes(prop.totalGlobalMem)
+                                                           : std::stoul(arg["dense-mb"]) << 20;
         if (arg["case-groups"] != "folded" && arg["case-groups"] != "split")
             throw std::invalid_argument("--case-groups: folded or split, not " + arg["case-groups"]);
         co.case_groups = arg["case-groups"] == "split" ? CaseGroups::Split : CaseGroups::Folded;

@@ -22,6 +22,11 @@ void fail_output_allocation(size_t nth);
 // When non-zero, matchers created afterwards cut batches into chunks of at
 // most this many bytes instead of tuning::kMaxChunkBytes (pipeline studies).
 void set_max_chunk_bytes(size_t bytes);
+// When non-zero, matchers created afterwards give their automaton this many
+// bytes of dense rows instead of tuning::dense_budget_bytes (1: the root's
+// row alone), so tests can walk sparse states on the device: with the
+// default budget a test's small pattern sets have none.
+void set_dense_budget_bytes(size_t bytes);
 // When non-zero, the next Positions chunk of that number (1: the next one),
 // of any matcher, fails as a CUDA error would (GpuError) just before its
 // matches reach the caller: tests of what a failure mid-batch delivers.

@@ -14,7 +14,7 @@ using namespace wm::gpu::test;
 
 namespace {
 
-void check_all_modes(const Case &c, const GpuOptions &o, const std::string &label, bool with_hs = true) {
+void check_all_modes(const Case &c, GpuMatcher &m, const std::string &label, bool with_hs = true) {
     auto ref = naive_matches(c.pats, c.view());
     sort_matches(ref);
     if (with_hs) {
@@ -22,23 +22,27 @@ void check_all_modes(const Case &c, const GpuOptions &o, const std::string &labe
         sort_matches(hs);
         ASSERT_TRUE(hs == ref) << label << ": hyperscan differs from the naive reference";
     }
-    auto m = GpuMatcher::create(c.pats, o);
     std::vector<Match> got;
-    m->scan(c.view(), OutputMode::Positions, got);
+    m.scan(c.view(), OutputMode::Positions, got);
     ASSERT_TRUE(std::is_sorted(got.begin(), got.end(), positions_order_less))
         << label << ": Positions output not sorted by (payload, end, pattern)";
     sort_matches(got);
-    ASSERT_EQ(got.size(), ref.size()) << label << " " << m->describe();
+    ASSERT_EQ(got.size(), ref.size()) << label << " " << m.describe();
     ASSERT_TRUE(got == ref) << label;
     std::vector<Match> set;
-    m->scan(c.view(), OutputMode::Set, set);
+    m.scan(c.view(), OutputMode::Set, set);
     ASSERT_TRUE(set_sorted_distinct(set)) << label << ": Set output not sorted by (payload, pattern)";
     ASSERT_TRUE(set == dedup_set(ref)) << label << ": Set";
     std::vector<uint64_t> counts;
-    m->count(c.view(), counts);
+    m.count(c.view(), counts);
     std::vector<uint64_t> hist(c.pats.size());
     for (auto &x : ref) ++hist[x.pattern];
     ASSERT_TRUE(counts == hist) << label << ": Count";
+}
+
+void check_all_modes(const Case &c, const GpuOptions &o, const std::string &label, bool with_hs = true) {
+    auto m = GpuMatcher::create(c.pats, o);
+    check_all_modes(c, *m, label, with_hs);
 }
 
 } // namespace
@@ -55,6 +59,9 @@ TEST(GpuMatcher, UsableReportsReason) {
 
 class GpuRandom : public ::testing::TestWithParam<int> {};
 
+// Seeds 16 and up give the automaton only the root's dense row, so the
+// kernels with the sparse step walk it (with the default budget these sets
+// have no sparse state, and the dense-only kernels walk them).
 TEST_P(GpuRandom, PositionsSetCountEqualReferences) {
     REQUIRE_GPU();
     const int seed = GetParam();
@@ -63,9 +70,14 @@ TEST_P(GpuRandom, PositionsSetCountEqualReferences) {
     if (seed % 4 == 2) { s.alphabet = "abcdefghABCDEFGH0123"; s.patterns = 300; s.max_len = 60; s.max_payload = 5000; }
     if (seed % 4 == 3) { s.payloads = 3000; s.max_payload = 8; }
     Case c = random_case(2000 + seed, s);
-    check_all_modes(c, GpuOptions{}, "seed " + std::to_string(seed));
+    const bool sparse = seed >= 16;
+    wm::gpu::testing::set_dense_budget_bytes(sparse ? 1 : 0);
+    auto m = GpuMatcher::create(c.pats, GpuOptions{});
+    wm::gpu::testing::set_dense_budget_bytes(0);
+    EXPECT_NE(m->describe().find(sparse ? "dense 1 states" : "sparse 0 states"), std::string::npos) << m->describe();
+    check_all_modes(c, *m, "seed " + std::to_string(seed));
 }
-INSTANTIATE_TEST_SUITE_P(Seeds, GpuRandom, ::testing::Range(0, 16));
+INSTANTIATE_TEST_SUITE_P(Seeds, GpuRandom, ::testing::Range(0, 24));
 
 TEST(GpuMatcher, EdgeCases) {
     REQUIRE_GPU();
