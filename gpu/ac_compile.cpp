@@ -148,16 +148,26 @@ std::vector<uint8_t> max_output_keys(const Automaton &a, const std::vector<uint3
     return mk;
 }
 
+// Appends sections at aligned offsets. Copied in, not zero-filled first: the
+// full ET set's 130 MB of dense rows were cleared, copied and then moved
+// again when the buffer doubled (compile_ac reserves for them).
 struct Writer {
     std::vector<uint8_t> buf;
     uint64_t put(const void *p, size_t bytes, size_t align = 16) {
         buf.resize((buf.size() + align - 1) & ~(align - 1), 0);
-        uint64_t off = buf.size();
-        buf.resize(off + bytes);
-        if (bytes) std::memcpy(buf.data() + off, p, bytes);
+        const uint64_t off = buf.size();
+        const auto *b = static_cast<const uint8_t *>(p);
+        buf.insert(buf.end(), b, b + bytes);
         return off;
     }
     template <typename T> uint64_t put_vec(const std::vector<T> &v) { return put(v.data(), v.size() * sizeof(T)); }
+    // A zeroed section to fill in place (valid until the next put).
+    uint64_t put_zeros(size_t bytes, size_t align = 16) {
+        buf.resize((buf.size() + align - 1) & ~(align - 1), 0);
+        const uint64_t off = buf.size();
+        buf.resize(off + bytes, 0);
+        return off;
+    }
 };
 
 
@@ -212,11 +222,11 @@ struct SparseRecords {
 // differs); BFS order (fail[s] < s) has fail(s)'s list ready.
 // tgt(t): state t's id with the output flag `flag` when t has outputs (and
 // `plain` when none is checked);
-// dense: the dense rows (flagged targets), C classes per row.
+// dense(k): entry k of the dense rows (flagged targets), C classes per row.
 // plain: the plain flag of the state width (set only with `flag`).
-template <typename TargetFn>
+template <typename TargetFn, typename DenseFn>
 SparseRecords build_sparse_records(const Automaton &a, uint32_t nd, TargetFn tgt, uint32_t flag, uint32_t plain,
-                                   const std::vector<uint32_t> &dense, uint32_t C) {
+                                   DenseFn dense, uint32_t C) {
     auto entry = [flag, plain](uint32_t cls, uint32_t t) {
         return (cls << 24) | (t & ~(flag | plain) & kSpIdMask) | ((t & flag) ? kSpFlag : 0) |
                ((t & plain) ? kSpPlain : 0);
@@ -243,7 +253,7 @@ SparseRecords build_sparse_records(const Automaton &a, uint32_t nd, TargetFn tgt
             w[0] |= static_cast<uint32_t>(d.size()) << 24;
             // Padding repeats a real entry (an empty record: the true class-0
             // step, which is d's), so the walk can test every slot.
-            const uint32_t pad = d.empty() ? entry(0, dense[size_t{fallback[s - nd]} * C]) : d[0];
+            const uint32_t pad = d.empty() ? entry(0, dense(size_t{fallback[s - nd]} * C)) : d[0];
             for (uint32_t k = 0; k < kSpInline; ++k) w[1 + k] = k < d.size() ? d[k] : pad;
         } else {
             w[0] |= kSpOverflow << 24;
@@ -257,7 +267,16 @@ SparseRecords build_sparse_records(const Automaton &a, uint32_t nd, TargetFn tgt
     return out;
 }
 
-template <typename S> std::vector<S> narrow(const std::vector<uint32_t> &v) { return std::vector<S>(v.begin(), v.end()); }
+// The dense rows of states [0, nd), C classes each, into `rows` (state width
+// S): a state's row is its failure state's with its own children over it.
+template <typename S, typename TargetFn>
+void fill_dense_rows(const Automaton &a, uint32_t nd, uint32_t C, TargetFn tgt, S *rows) {
+    for (uint32_t s = 0; s < nd; ++s) {
+        S *row = rows + uint64_t{s} * C;
+        if (s != 0) std::memcpy(row, rows + uint64_t{a.fail[s]} * C, C * sizeof(S));
+        for (auto &e : a.kids[s]) row[e.first] = static_cast<S>(tgt(e.second));
+    }
+}
 
 } // namespace
 
@@ -360,11 +379,19 @@ AcBlob compile_ac(const std::vector<Literal> &pats, const AcCompileOptions &opts
     h.pat_case_off = w.put_vec(case_masks(pats, boff, h.key_len));
 
     const size_t budget = groups.empty() ? 0 : opts.dense_budget_bytes / groups.size();
+    auto dense_states = [&](const Automaton &a) { // the BFS-first states that get dense rows
+        const uint64_t n = a.kids.size(), C = a.bc.count;
+        return static_cast<uint32_t>(std::clamp<uint64_t>(budget / (C * sb), 1, std::min<uint64_t>(n, kSpDenseMask + 1)));
+    };
+    size_t reserve = w.buf.size(); // the dense rows and every per-state section, one buffer
+    for (const Automaton &a : groups)
+        reserve += uint64_t{dense_states(a)} * a.bc.count * sb + a.kids.size() * (kSpRecordWords * 4 + 16) +
+                   a.out_ids.size() * 4 + 4096;
+    w.buf.reserve(reserve);
     for (size_t gi = 0; gi < groups.size(); ++gi) {
         Automaton &a = groups[gi];
         const uint32_t n = static_cast<uint32_t>(a.kids.size()), C = a.bc.count;
-        const uint32_t nd = static_cast<uint32_t>(
-            std::clamp<uint64_t>(budget / (uint64_t{C} * sb), 1, std::min<uint64_t>(n, kSpDenseMask + 1)));
+        const uint32_t nd = dense_states(a);
         // Flagged target: the walk skips out_off for states without outputs,
         // and the Set kernel repeats of states whose outputs need no check.
         const std::vector<uint32_t> out_ids = flag_checked_outputs(a.out_ids, lo, hi, len, boff, h.key_len);
@@ -376,15 +403,17 @@ AcBlob compile_ac(const std::vector<Literal> &pats, const AcCompileOptions &opts
             flagged[t] = oe == ob ? t : t | flag | (checked ? 0u : plain);
         }
         auto tgt = [&](uint32_t t) { return flagged[t]; };
-        std::vector<uint32_t> dense(uint64_t{nd} * C);
-        for (uint32_t s = 0; s < nd; ++s) {
-            uint32_t *row = &dense[uint64_t{s} * C];
-            if (s != 0) std::memcpy(row, &dense[uint64_t{a.fail[s]} * C], C * sizeof(uint32_t));
-            else std::fill(row, row + C, 0u);
-            for (auto &e : a.kids[s]) row[e.first] = tgt(e.second);
-        }
-        SparseRecords sp = build_sparse_records(a, nd, tgt, flag, plain, dense, C);
         GroupHeader &g = gh[gi];
+        g.class_map_off = w.put(a.bc.map.data(), 256);
+        // Built in place: the full ET set's rows are 130 MB.
+        g.dense_off = w.put_zeros(uint64_t{nd} * C * sb);
+        uint8_t *rows = w.buf.data() + g.dense_off;
+        if (sb == 2) fill_dense_rows(a, nd, C, tgt, reinterpret_cast<uint16_t *>(rows));
+        else fill_dense_rows(a, nd, C, tgt, reinterpret_cast<uint32_t *>(rows));
+        auto dense = [&](size_t k) -> uint32_t {
+            return sb == 2 ? reinterpret_cast<const uint16_t *>(rows)[k] : reinterpret_cast<const uint32_t *>(rows)[k];
+        };
+        SparseRecords sp = build_sparse_records(a, nd, tgt, flag, plain, dense, C);
         g.num_states = n;
         g.num_classes = C;
         g.num_dense = nd;
@@ -393,8 +422,6 @@ AcBlob compile_ac(const std::vector<Literal> &pats, const AcCompileOptions &opts
         g.num_outputs = static_cast<uint32_t>(a.out_ids.size());
         g.num_sparse_overflow = static_cast<uint32_t>(sp.over.size());
         g.num_patterns = a.num_patterns;
-        g.class_map_off = w.put(a.bc.map.data(), 256);
-        g.dense_off = sb == 2 ? w.put_vec(narrow<uint16_t>(dense)) : w.put_vec(dense);
         g.out_off_off = w.put_vec(a.out_off);
         g.out_ids_off = w.put_vec(out_ids);
         g.sp_rec_off = w.put(sp.rec.data(), sp.rec.size() * sizeof(uint32_t), kSpRecordWords * sizeof(uint32_t)); // a record never straddles a sector
