@@ -396,4 +396,15 @@ TEST(AcTuning, AllDenseOnlyWithoutSparseStates) {
     EXPECT_TRUE(ac_all_dense(a.host_view()));
     EXPECT_FALSE(ac_all_dense(r.host_view()));
     EXPECT_EQ(r.host_view().groups[0].num_dense, 1u);
+    // The dense-only step the kernels then take is the general step, and the
+    // root-only automaton's sparse steps reach the same targets.
+    const AcGroupView &g = a.host_view().groups[0], &gr = r.host_view().groups[0];
+    ASSERT_EQ(a.host_view().state_bytes, 2u);
+    ASSERT_EQ(g.num_states, gr.num_states);
+    for (uint32_t st = 0; st < g.num_states; ++st)
+        for (uint32_t c = 0; c < g.num_classes; ++c) {
+            const uint32_t t = ac_step<uint16_t, false>(g, st, c);
+            EXPECT_EQ(t, (ac_step<uint16_t, true>(g, st, c))) << "state " << st << " class " << c;
+            EXPECT_EQ(t, (ac_step<uint16_t, true>(gr, st, c))) << "state " << st << " class " << c;
+        }
 }
