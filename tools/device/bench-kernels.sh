@@ -114,7 +114,8 @@ for k in $which; do
     ncu=/usr/local/cuda/bin/ncu
     for kind in ${NCU_KINDS:-set}; do
       case $kind in positions) e=0 ;; set) e=1 ;; count) e=2 ;; *) echo "ncu: unknown kind $kind"; continue ;; esac
-      k=_ZN2wm3gpu14ac_scan_kernelILNS0_8EmitKindE${e}EjLj1EEEvNS0_10ScanParamsE
+      # Either instance: with the sparse step (Lb1) or without (Lb0, every state dense).
+      k="regex:_ZN2wm3gpu14ac_scan_kernelILNS0_8EmitKindE${e}EjLj1ELb[01]EEEvNS0_10ScanParamsE"
       run timeout 300 $ncu --kernel-name-base mangled --kernel-name "$k" --launch-skip 2 --launch-count 1 \
         --section SourceCounters --section WarpStateStats --section SpeedOfLight --section Occupancy \
         --section InstructionStats --section MemoryWorkloadAnalysis --section MemoryWorkloadAnalysis_Tables \
