@@ -59,6 +59,13 @@ TEST(GpuMatcher, UsableReportsReason) {
 
 class GpuRandom : public ::testing::TestWithParam<int> {};
 
+// Sets the dense-budget hook for matchers created in its lifetime (reset
+// even if create throws, so later tests keep the default budget).
+struct DenseBudgetHook {
+    explicit DenseBudgetHook(size_t bytes) { wm::gpu::testing::set_dense_budget_bytes(bytes); }
+    ~DenseBudgetHook() { wm::gpu::testing::set_dense_budget_bytes(0); }
+};
+
 // Seeds 16 and up give the automaton only the root's dense row, so the
 // kernels with the sparse step walk it (with the default budget these sets
 // have no sparse state, and the dense-only kernels walk them).
@@ -71,11 +78,35 @@ TEST_P(GpuRandom, PositionsSetCountEqualReferences) {
     if (seed % 4 == 3) { s.payloads = 3000; s.max_payload = 8; }
     Case c = random_case(2000 + seed, s);
     const bool sparse = seed >= 16;
-    wm::gpu::testing::set_dense_budget_bytes(sparse ? 1 : 0);
-    auto m = GpuMatcher::create(c.pats, GpuOptions{});
-    wm::gpu::testing::set_dense_budget_bytes(0);
+    std::unique_ptr<GpuMatcher> m;
+    {
+        DenseBudgetHook hook(sparse ? 1 : 0);
+        m = GpuMatcher::create(c.pats, GpuOptions{});
+    }
     EXPECT_NE(m->describe().find(sparse ? "dense 1 states" : "sparse 0 states"), std::string::npos) << m->describe();
     check_all_modes(c, *m, "seed " + std::to_string(seed));
+}
+
+// Runs of one byte under periodic patterns (|00| x 3, 5, 8; "aaaa" nocase;
+// "AAAAAAAA"): chains of plain states whose outputs grow with depth, the Set
+// kernel's plain-repeat skip, tiles, run-outs and tiny payloads; every mode
+// against the references.
+TEST(GpuMatcher, PeriodicPatternsOverRuns) {
+    REQUIRE_GPU();
+    Case c;
+    c.pats = {{std::string(3, '\0')}, {std::string(5, '\0')}, {std::string(8, '\0')}, {"aaaa", true},
+              {"AAAAAAAA"}, {"x"}, {"xax"}, {"abab"}, {"ababab"}, {std::string(16, 'A')}};
+    std::vector<std::string> pays = {std::string(300, '\0'), std::string(70, 'a') + std::string(70, 'A'), "x",
+                                     std::string(53, '\0') + "x" + std::string(9, '\0'), "",
+                                     std::string(1000, 'A') + "xaxax", std::string(51, 'a'),
+                                     "abababababababab" + std::string(40, 'b') + "abab"};
+    for (int k = 0; k < 200; ++k) pays.push_back(std::string(k % 61, k % 3 ? '\0' : 'A') + (k % 5 ? "" : "xax"));
+    for (auto &p : pays) {
+        c.data.insert(c.data.end(), p.begin(), p.end());
+        c.offs.push_back(static_cast<uint32_t>(c.data.size()));
+    }
+    auto m = GpuMatcher::create(c.pats, GpuOptions{});
+    check_all_modes(c, *m, "periodic");
 }
 INSTANTIATE_TEST_SUITE_P(Seeds, GpuRandom, ::testing::Range(0, 24));
 
