@@ -86,6 +86,7 @@ TEST_P(GpuRandom, PositionsSetCountEqualReferences) {
     EXPECT_NE(m->describe().find(sparse ? "dense 1 states" : "sparse 0 states"), std::string::npos) << m->describe();
     check_all_modes(c, *m, "seed " + std::to_string(seed));
 }
+INSTANTIATE_TEST_SUITE_P(Seeds, GpuRandom, ::testing::Range(0, 24));
 
 // Runs of one byte under periodic patterns (|00| x 3, 5, 8; "aaaa" nocase;
 // "AAAAAAAA"): chains of plain states whose outputs grow with depth, the Set
@@ -108,7 +109,6 @@ TEST(GpuMatcher, PeriodicPatternsOverRuns) {
     auto m = GpuMatcher::create(c.pats, GpuOptions{});
     check_all_modes(c, *m, "periodic");
 }
-INSTANTIATE_TEST_SUITE_P(Seeds, GpuRandom, ::testing::Range(0, 24));
 
 TEST(GpuMatcher, EdgeCases) {
     REQUIRE_GPU();
