@@ -3,7 +3,8 @@
 #   bench-kernels.sh BUNDLE DATA OUT [ac pairs chunks plain ab ncu exact seedac approx align]
 # (pairs: the plugin path's per-chunk timeline, bench_pairs_trace; chunks: the
 # chunk-size study; plain: Set kernel with and without the plain-repeat skip;
-# ab: against an old build; ncu: a profile of one launch per NCU_KINDS; groups: one
+# ab: against an old build; ncu: a profile of one launch per NCU_KINDS; floor:
+# bench_walk_floor beside bench_ac_kernel, and the floor under ncu; groups: one
 # case-folded automaton against two; carveout: shared memory against L1;
 # none of these seven in the default list)
 # Inputs (literal lists, payload corpora) are derived here from the capture
@@ -105,6 +106,21 @@ for k in $which; do
         timeout 60 "$exe" --literals /tmp/ac_literals.txt --corpus /tmp/zeek.corpus --mb 256 --pipeline 1 | grep "^batch\|^pipelined"
       done
     done ;;
+  floor)
+    # The floor of a one-byte-per-load walk (bench_walk_floor) beside the
+    # kernels over the same 2 GB, then one floor launch on the full ET set
+    # under Nsight Compute (details page).
+    ac_inputs
+    run timeout 150 bench_walk_floor --literals /tmp/ac_literals.txt --corpus /tmp/zeek.corpus --gb 2 \
+      --sweep ${FLOOR_SWEEP:-1000,3000,10000,0} ${FLOOR_ARGS:---walks 1,2 --blocks-per-sm 8,6,4 --entry-bits 32,16}
+    run timeout 150 bench_ac_kernel --literals /tmp/ac_literals.txt --corpus /tmp/zeek.corpus --gb 2 \
+      --sweep ${FLOOR_SWEEP:-1000,3000,10000,0} --plugin-mb 64 --hs-mb 64 --json "$O/bench_ac_floor.json"
+    run timeout 200 /usr/local/cuda/bin/ncu --kernel-name-base mangled --kernel-name regex:floor_kernelIjLi1E \
+      --launch-skip 2 --launch-count 1 --section SpeedOfLight --section WarpStateStats --section Occupancy \
+      --section InstructionStats --section MemoryWorkloadAnalysis --section MemoryWorkloadAnalysis_Tables \
+      bench_walk_floor --literals /tmp/ac_literals.txt --corpus /tmp/zeek.corpus --gb 0.5 --sweep 0 --walks 1 \
+      > "$O/ncu_floor.txt" 2>&1
+    tail -5 "$O/ncu_floor.txt" ;;
   ncu)
     # Where a kernel's time goes: one launch on the full ET set (32-bit states,
     # one group) under Nsight Compute per kind in NCU_KINDS (set, count,

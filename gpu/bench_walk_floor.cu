@@ -1,0 +1,308 @@
+// gpu/bench_walk_floor.cu - the floor of a walk that takes one dependent
+// table load per byte: the matcher's own automaton (compile_ac, folded
+// classes, 16-byte keys, every state a dense row where the device allows it)
+// over the same real payloads, with none of the kernel's work around the step.
+// The text is translated to class ids on the host; each thread walks fixed
+// tiles of the concatenated payloads from the root, back to the root at every
+// payload's first byte, and folds its states into one checksum word per tile.
+// No outputs, no case history, no run-out, no shared memory: about 8 thread
+// instructions per byte. So it bounds a walk shaped like the kernels' (a
+// thread per tile, one dependent load per byte) on these rows; the matcher's
+// kernels (bench_ac_kernel) pay their outputs and bookkeeping on top.
+//
+//   bench_walk_floor --literals L.txt --corpus C [--gb 2] [--sweep 1000,3000,10000,0] [--walks 1,2]
+//                    [--blocks-per-sm 8,6,4] [--entry-bits 32,16] [--narrow-limit 65535,16383]
+//
+// --walks 2: each thread walks two tiles side by side (two loads in flight).
+// --blocks-per-sm: resident blocks of 256 threads per SM (at most what fits).
+// --entry-bits 16: a 16-bit copy of the rows, each entry the bare target or
+// 0xffff where it does not fit (then the 32-bit row is read too): what
+// narrower rows would buy (no output flags in them; the kernels need those).
+// --narrow-limit 65535,16383: targets from the limit up escape to the 32-bit
+// row (16383: what is left beside two flag bits).
+// Before timing, every tile of one corpus copy is checked against the CPU
+// walk of the same rows (ac_step, shared with the kernels).
+#include "gpu/ac_bench_corpus.h"
+#include "gpu/ac_compile.h"
+#include "gpu/ac_tuning.h"
+#include "gpu/ac_walk.cuh"
+#include "gpu/cuda_check.h"
+
+#include <algorithm>
+#include <cstdio>
+#include <cstring>
+#include <map>
+#include <sstream>
+
+using namespace wm::gpu;
+using namespace wm::gpu::bench;
+
+namespace {
+
+constexpr uint32_t kTile = 64;    // bytes per tile: four 16-byte loads of class ids
+constexpr uint32_t kThreads = 256;
+
+// One step. NARROW: `narrow` holds each row entry's bare target in 16 bits,
+// 0xffff where it does not fit, and only those read the 32-bit row too.
+template <typename StateT, bool NARROW>
+WM_HD inline uint32_t floor_step(const AcGroupView &g, const uint16_t *narrow, uint32_t s, uint32_t c) {
+    if (NARROW) {
+        const uint32_t v = wm_ld(&narrow[s * g.num_classes + c]);
+        if (v != 0xffffu) return v;
+    }
+    return ac_step<StateT, false>(g, s, c) & ~state_flags<StateT>();
+}
+
+// One tile's walk: classes of kTile bytes, bit j of `starts` set where a
+// payload begins at byte j. Returns the checksum of the states stepped into;
+// counts the steps that read a 32-bit entry after a 16-bit one.
+template <typename StateT, bool NARROW>
+WM_HD inline uint32_t floor_tile(const AcGroupView &g, const uint16_t *narrow, const uint8_t *cls, uint64_t starts,
+                                 uint64_t *wide_steps) {
+    uint32_t s = 0, sum = 0;
+    for (uint32_t j = 0; j < kTile; ++j) {
+        if ((starts >> j) & 1u) s = 0;
+        if (NARROW && narrow[s * g.num_classes + cls[j]] == 0xffffu) ++*wide_steps;
+        s = floor_step<StateT, NARROW>(g, narrow, s, cls[j]);
+        sum = sum * 31u + s;
+    }
+    return sum;
+}
+
+template <typename StateT, int WALKS, bool NARROW>
+__global__ void __launch_bounds__(kThreads) floor_kernel(AcGroupView g, const uint16_t *narrow, const uint4 *cls,
+                                                        const uint64_t *starts, size_t tiles, uint32_t *out) {
+    const size_t stride = size_t{gridDim.x} * kThreads * WALKS;
+    for (size_t t0 = (size_t{blockIdx.x} * kThreads + threadIdx.x) * WALKS; t0 < tiles; t0 += stride) {
+        uint4 w[WALKS][kTile / 16];
+        uint64_t st[WALKS];
+        uint32_t s[WALKS], sum[WALKS];
+#pragma unroll
+        for (int k = 0; k < WALKS; ++k) {
+            const size_t t = min(t0 + k, tiles - 1);
+#pragma unroll
+            for (uint32_t q = 0; q < kTile / 16; ++q) w[k][q] = __ldg(&cls[t * (kTile / 16) + q]);
+            st[k] = __ldg(&starts[t]);
+            s[k] = 0, sum[k] = 0;
+        }
+#pragma unroll
+        for (uint32_t j = 0; j < kTile; ++j) { // whole: constant shifts
+#pragma unroll
+            for (int k = 0; k < WALKS; ++k) {
+                const uint4 &v = w[k][j / 16];
+                const uint32_t word = (j & 15) < 4 ? v.x : (j & 15) < 8 ? v.y : (j & 15) < 12 ? v.z : v.w;
+                const uint32_t c = (word >> (8 * (j & 3))) & 0xffu;
+                if ((st[k] >> j) & 1u) s[k] = 0;
+                s[k] = floor_step<StateT, NARROW>(g, narrow, s[k], c);
+                sum[k] = sum[k] * 31u + s[k];
+            }
+        }
+#pragma unroll
+        for (int k = 0; k < WALKS; ++k)
+            if (t0 + k < tiles) out[t0 + k] = sum[k];
+    }
+}
+
+std::map<std::string, std::string> parse(int argc, char **argv) {
+    std::map<std::string, std::string> a{{"gb", "2"}, {"sweep", "1000,3000,10000,0"}, {"walks", "1,2"}, {"blocks-per-sm", "8"},
+                                         {"entry-bits", "32"}, {"narrow-limit", "65535"}};
+    for (int i = 1; i + 1 < argc; i += 2) a[std::string(argv[i]).substr(2)] = argv[i + 1];
+    return a;
+}
+
+std::vector<size_t> list_of(const std::string &s) {
+    std::vector<size_t> v;
+    for (std::stringstream ss(s); ss.good();) {
+        std::string x;
+        std::getline(ss, x, ',');
+        v.push_back(std::stoul(x));
+    }
+    return v;
+}
+
+// Classes of the corpus tiled to >= want bytes (padded to whole tiles with
+// class 0) and the payload-start bit of every byte.
+struct FloorText {
+    std::vector<uint8_t> cls;
+    std::vector<uint64_t> starts;
+    size_t tiles = 0;
+};
+
+FloorText floor_text(const Corpus &c, const uint8_t *class_map, size_t want) {
+    FloorText t;
+    std::vector<uint8_t> one(c.bytes.size());
+    for (size_t i = 0; i < one.size(); ++i) one[i] = class_map[c.bytes[i]];
+    const size_t copies = std::max<size_t>(1, (want + one.size() - 1) / one.size());
+    t.tiles = (copies * one.size() + kTile - 1) / kTile;
+    t.cls.assign(t.tiles * kTile, 0);
+    t.starts.assign(t.tiles, 0);
+    for (size_t k = 0; k < copies; ++k) {
+        const size_t base = k * one.size();
+        std::memcpy(t.cls.data() + base, one.data(), one.size());
+        for (uint32_t p = 0; p < c.count(); ++p) {
+            const size_t at = base + c.offsets[p];
+            t.starts[at / kTile] |= uint64_t{1} << (at % kTile);
+        }
+    }
+    return t;
+}
+
+// Options of one sweep row.
+struct FloorRuns {
+    std::vector<size_t> walks, blocks_per_sm, entry_bits, narrow_limits;
+    size_t check_tiles = 0, narrow_limit = 0; // the limit of the table being run
+};
+
+// 16-bit copy of the group's rows (floor_step's NARROW table).
+// Targets from `limit` up read the 32-bit row (limit 16383: the room that
+// two flag bits in 16-bit entries would leave).
+std::vector<uint16_t> narrow_rows(const AcGroupView &hg, uint32_t limit) {
+    const auto *rows = static_cast<const uint32_t *>(hg.dense);
+    std::vector<uint16_t> n(size_t{hg.num_states} * hg.num_classes);
+    for (size_t i = 0; i < n.size(); ++i) {
+        const uint32_t t = rows[i] & ~state_flags<uint32_t>();
+        n[i] = static_cast<uint16_t>(t < limit ? t : 0xffffu);
+    }
+    return n;
+}
+
+template <typename StateT, int WALKS, bool NARROW>
+void run_variant(const AcGroupView &hg, const AcGroupView &dg, const uint16_t *h_narrow, const uint16_t *d_narrow,
+                 const FloorText &text, const uint4 *d_cls, const uint64_t *d_starts, uint32_t *d_out,
+                 const FloorRuns &runs, const cudaDeviceProp &prop, const std::string &label) {
+    auto kernel = floor_kernel<StateT, WALKS, NARROW>;
+    int fit = 0;
+    WM_CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&fit, kernel, kThreads, 0));
+    // Check: one corpus copy's tiles against the CPU walk of the same rows.
+    const size_t n = runs.check_tiles;
+    kernel<<<static_cast<unsigned>(fit * prop.multiProcessorCount), kThreads>>>(dg, d_narrow, d_cls, d_starts, n, d_out);
+    WM_CUDA_CHECK(cudaGetLastError());
+    std::vector<uint32_t> got(n);
+    WM_CUDA_CHECK(cudaMemcpy(got.data(), d_out, n * 4, cudaMemcpyDeviceToHost));
+    size_t bad = 0;
+    uint64_t wide = 0;
+    for (size_t t = 0; t < n; ++t)
+        bad += got[t] != floor_tile<StateT, NARROW>(hg, h_narrow, text.cls.data() + t * kTile, text.starts[t], &wide);
+    if (bad) throw std::runtime_error(label + ": " + std::to_string(bad) + " of " + std::to_string(n) +
+                                      " tiles differ from the CPU walk");
+    for (size_t want : runs.blocks_per_sm) {
+        const int per_sm = std::min<int>(fit, static_cast<int>(want));
+        const unsigned grid = static_cast<unsigned>(per_sm * prop.multiProcessorCount);
+        cudaEvent_t a, b;
+        WM_CUDA_CHECK(cudaEventCreate(&a));
+        WM_CUDA_CHECK(cudaEventCreate(&b));
+        std::vector<float> ms;
+        for (int r = 0; r < 9; ++r) {
+            WM_CUDA_CHECK(cudaEventRecord(a));
+            kernel<<<grid, kThreads>>>(dg, d_narrow, d_cls, d_starts, text.tiles, d_out);
+            WM_CUDA_CHECK(cudaGetLastError());
+            WM_CUDA_CHECK(cudaEventRecord(b));
+            WM_CUDA_CHECK(cudaEventSynchronize(b));
+            float x;
+            WM_CUDA_CHECK(cudaEventElapsedTime(&x, a, b));
+            if (r >= 2) ms.push_back(x); // two warm-ups
+        }
+        cudaEventDestroy(a);
+        cudaEventDestroy(b);
+        std::sort(ms.begin(), ms.end());
+        const double med = ms[ms.size() / 2];
+        std::printf("%-26s %2u-bit entries  walks %d  blocks/SM %d  %8.3f ms  %7.1f GB/s", label.c_str(),
+                    NARROW ? 16u : 8u * static_cast<unsigned>(sizeof(StateT)), WALKS, per_sm, med,
+                    text.tiles * double(kTile) / 1e6 / med);
+        if (NARROW)
+            std::printf("  (ids < %zu: %.2f%% of steps read a 32-bit entry too)", runs.narrow_limit,
+                        100.0 * wide / (double(n) * kTile));
+        std::printf("\n");
+    }
+}
+
+template <typename StateT>
+void run_width(const AcGroupView &hg, const AcGroupView &dg, const FloorText &text, FloorRuns runs,
+               const cudaDeviceProp &prop, const std::string &label) {
+    uint4 *d_cls;
+    uint64_t *d_starts;
+    uint32_t *d_out;
+    uint16_t *d_narrow = nullptr;
+    WM_CUDA_CHECK(cudaMalloc(&d_cls, text.cls.size()));
+    WM_CUDA_CHECK(cudaMalloc(&d_starts, text.starts.size() * 8));
+    WM_CUDA_CHECK(cudaMalloc(&d_out, text.tiles * 4));
+    WM_CUDA_CHECK(cudaMemcpy(d_cls, text.cls.data(), text.cls.size(), cudaMemcpyHostToDevice));
+    WM_CUDA_CHECK(cudaMemcpy(d_starts, text.starts.data(), text.starts.size() * 8, cudaMemcpyHostToDevice));
+    for (size_t bits : runs.entry_bits) for (size_t limit : runs.narrow_limits) {
+        std::vector<uint16_t> narrow;
+        if (bits != 16 && limit != runs.narrow_limits[0]) continue;
+        if (bits == 16) {
+            if (sizeof(StateT) == 2) continue; // the rows are 16-bit already
+            narrow = narrow_rows(hg, static_cast<uint32_t>(limit));
+            runs.narrow_limit = limit;
+            WM_CUDA_CHECK(cudaMalloc(&d_narrow, narrow.size() * 2));
+            WM_CUDA_CHECK(cudaMemcpy(d_narrow, narrow.data(), narrow.size() * 2, cudaMemcpyHostToDevice));
+        }
+        for (size_t w : runs.walks) {
+            if (bits == 16 && w == 2)
+                run_variant<StateT, 2, true>(hg, dg, narrow.data(), d_narrow, text, d_cls, d_starts, d_out, runs, prop, label);
+            else if (bits == 16)
+                run_variant<StateT, 1, true>(hg, dg, narrow.data(), d_narrow, text, d_cls, d_starts, d_out, runs, prop, label);
+            else if (w == 2)
+                run_variant<StateT, 2, false>(hg, dg, nullptr, nullptr, text, d_cls, d_starts, d_out, runs, prop, label);
+            else
+                run_variant<StateT, 1, false>(hg, dg, nullptr, nullptr, text, d_cls, d_starts, d_out, runs, prop, label);
+        }
+        cudaFree(d_narrow);
+        d_narrow = nullptr;
+    }
+    cudaFree(d_cls);
+    cudaFree(d_starts);
+    cudaFree(d_out);
+}
+
+} // namespace
+
+int main(int argc, char **argv) try {
+    auto arg = parse(argc, argv);
+    const auto all = load_literals(arg.at("literals"));
+    const Corpus corpus = load_corpus(arg.at("corpus"));
+    cudaDeviceProp prop{};
+    WM_CUDA_CHECK(cudaGetDeviceProperties(&prop, 0));
+    std::printf("device %s, %d SMs; corpus %u payloads, %zu bytes; tiles of %u bytes\n", prop.name,
+                prop.multiProcessorCount, corpus.count(), corpus.bytes.size(), kTile);
+    const size_t want = static_cast<size_t>(std::stod(arg["gb"]) * 1e9);
+    FloorRuns runs;
+    runs.walks = list_of(arg["walks"]);
+    runs.blocks_per_sm = list_of(arg["blocks-per-sm"]);
+    runs.entry_bits = list_of(arg["entry-bits"]);
+    runs.narrow_limits = list_of(arg["narrow-limit"]);
+    runs.check_tiles = corpus.bytes.size() / kTile;
+    for (size_t n : list_of(arg["sweep"])) {
+        const auto pats = literal_subset(all, n == 0 || n > all.size() ? all.size() : n, 7);
+        AcCompileOptions co;
+        co.key_bytes = tuning::kKeyBytes;
+        co.dense_budget_bytes = tuning::dense_budget_bytes(prop.totalGlobalMem);
+        const AcBlob blob = compile_ac(pats, co);
+        const AcView hv = make_ac_view(blob.bytes.data(), blob.bytes.data());
+        if (hv.num_groups != 1 || !ac_all_dense(hv)) {
+            std::fprintf(stderr, "%zu patterns: the floor needs one group with every state dense (%s)\n", pats.size(),
+                         blob.describe().c_str());
+            return 1;
+        }
+        uint8_t *d_blob;
+        WM_CUDA_CHECK(cudaMalloc(&d_blob, blob.bytes.size()));
+        WM_CUDA_CHECK(cudaMemcpy(d_blob, blob.bytes.data(), blob.bytes.size(), cudaMemcpyHostToDevice));
+        const AcView dv = make_ac_view(blob.bytes.data(), d_blob);
+        const FloorText text = floor_text(corpus, hv.groups[0].class_map, want);
+        const std::string label = std::to_string(pats.size()) + " patterns, " +
+                                  std::to_string(hv.groups[0].num_states) + " states";
+        std::printf("%s: %u classes, %.1f MB of rows, %.2f GB of text\n", label.c_str(), hv.groups[0].num_classes,
+                    double(hv.groups[0].num_states) * hv.groups[0].num_classes * hv.state_bytes / 1e6,
+                    text.tiles * double(kTile) / 1e9);
+        if (hv.state_bytes == 2)
+            run_width<uint16_t>(hv.groups[0], dv.groups[0], text, runs, prop, label);
+        else
+            run_width<uint32_t>(hv.groups[0], dv.groups[0], text, runs, prop, label);
+        cudaFree(d_blob);
+    }
+    return 0;
+} catch (const std::exception &e) {
+    std::fprintf(stderr, "bench_walk_floor: %s\n", e.what());
+    return 1;
+}
