@@ -24,15 +24,16 @@
 // walk of the same rows (ac_step, shared with the kernels).
 #include "gpu/ac_bench_corpus.h"
 #include "gpu/ac_compile.h"
+#include "gpu/approx/bench_common.h"
 #include "gpu/ac_tuning.h"
 #include "gpu/ac_walk.cuh"
 #include "gpu/cuda_check.h"
 
+#include <CLI/CLI.hpp>
+
 #include <algorithm>
 #include <cstdio>
 #include <cstring>
-#include <map>
-#include <sstream>
 
 using namespace wm::gpu;
 using namespace wm::gpu::bench;
@@ -53,18 +54,27 @@ WM_HD inline uint32_t floor_step(const AcGroupView &g, const uint16_t *narrow, u
     return ac_step<StateT, false>(g, s, c) & ~state_flags<StateT>();
 }
 
-// One tile's walk: classes of kTile bytes, bit j of `starts` set where a
-// payload begins at byte j. Returns the checksum of the states stepped into;
-// counts the steps that read a 32-bit entry after a 16-bit one.
+// One byte of a tile: back to the root where a payload starts, one step on
+// class c, the state folded into the tile's checksum.
 template <typename StateT, bool NARROW>
-WM_HD inline uint32_t floor_tile(const AcGroupView &g, const uint16_t *narrow, const uint8_t *cls, uint64_t starts,
-                                 uint64_t *wide_steps) {
+WM_HD inline void floor_byte(const AcGroupView &g, const uint16_t *narrow, bool payload_start, uint32_t c, uint32_t &s,
+                             uint32_t &sum) {
+    if (payload_start) s = 0;
+    s = floor_step<StateT, NARROW>(g, narrow, s, c);
+    sum = sum * 31u + s;
+}
+
+// One tile's walk on the host: classes of kTile bytes, bit j of `starts` set
+// where a payload begins at byte j. Returns the checksum; counts the steps
+// that read a 32-bit entry after a 16-bit one.
+template <typename StateT, bool NARROW>
+uint32_t floor_tile(const AcGroupView &g, const uint16_t *narrow, const uint8_t *cls, uint64_t starts,
+                    uint64_t *wide_steps) {
     uint32_t s = 0, sum = 0;
     for (uint32_t j = 0; j < kTile; ++j) {
-        if ((starts >> j) & 1u) s = 0;
-        if (NARROW && narrow[s * g.num_classes + cls[j]] == 0xffffu) ++*wide_steps;
-        s = floor_step<StateT, NARROW>(g, narrow, s, cls[j]);
-        sum = sum * 31u + s;
+        const bool start = (starts >> j) & 1u;
+        if (NARROW && narrow[(start ? 0 : s) * g.num_classes + cls[j]] == 0xffffu) ++*wide_steps;
+        floor_byte<StateT, NARROW>(g, narrow, start, cls[j], s, sum);
     }
     return sum;
 }
@@ -92,32 +102,13 @@ __global__ void __launch_bounds__(kThreads) floor_kernel(AcGroupView g, const ui
                 const uint4 &v = w[k][j / 16];
                 const uint32_t word = (j & 15) < 4 ? v.x : (j & 15) < 8 ? v.y : (j & 15) < 12 ? v.z : v.w;
                 const uint32_t c = (word >> (8 * (j & 3))) & 0xffu;
-                if ((st[k] >> j) & 1u) s[k] = 0;
-                s[k] = floor_step<StateT, NARROW>(g, narrow, s[k], c);
-                sum[k] = sum[k] * 31u + s[k];
+                floor_byte<StateT, NARROW>(g, narrow, (st[k] >> j) & 1u, c, s[k], sum[k]);
             }
         }
 #pragma unroll
         for (int k = 0; k < WALKS; ++k)
             if (t0 + k < tiles) out[t0 + k] = sum[k];
     }
-}
-
-std::map<std::string, std::string> parse(int argc, char **argv) {
-    std::map<std::string, std::string> a{{"gb", "2"}, {"sweep", "1000,3000,10000,0"}, {"walks", "1,2"}, {"blocks-per-sm", "8"},
-                                         {"entry-bits", "32"}, {"narrow-limit", "65535"}};
-    for (int i = 1; i + 1 < argc; i += 2) a[std::string(argv[i]).substr(2)] = argv[i + 1];
-    return a;
-}
-
-std::vector<size_t> list_of(const std::string &s) {
-    std::vector<size_t> v;
-    for (std::stringstream ss(s); ss.good();) {
-        std::string x;
-        std::getline(ss, x, ',');
-        v.push_back(std::stoul(x));
-    }
-    return v;
 }
 
 // Classes of the corpus tiled to >= want bytes (padded to whole tiles with
@@ -147,10 +138,10 @@ FloorText floor_text(const Corpus &c, const uint8_t *class_map, size_t want) {
     return t;
 }
 
-// Options of one sweep row.
+// Options of the sweep's rows.
 struct FloorRuns {
-    std::vector<size_t> walks, blocks_per_sm, entry_bits, narrow_limits;
-    size_t check_tiles = 0, narrow_limit = 0; // the limit of the table being run
+    std::vector<unsigned> walks{1, 2}, blocks_per_sm{8}, entry_bits{32}, narrow_limits{65535};
+    size_t check_tiles = 0;
 };
 
 // 16-bit copy of the group's rows (floor_step's NARROW table).
@@ -166,10 +157,11 @@ std::vector<uint16_t> narrow_rows(const AcGroupView &hg, uint32_t limit) {
     return n;
 }
 
+// One kernel instance over the text; narrow_limit: the 16-bit table's (NARROW).
 template <typename StateT, int WALKS, bool NARROW>
 void run_variant(const AcGroupView &hg, const AcGroupView &dg, const uint16_t *h_narrow, const uint16_t *d_narrow,
-                 const FloorText &text, const uint4 *d_cls, const uint64_t *d_starts, uint32_t *d_out,
-                 const FloorRuns &runs, const cudaDeviceProp &prop, const std::string &label) {
+                 unsigned narrow_limit, const FloorText &text, const uint4 *d_cls, const uint64_t *d_starts,
+                 uint32_t *d_out, const FloorRuns &runs, const cudaDeviceProp &prop, const std::string &label) {
     auto kernel = floor_kernel<StateT, WALKS, NARROW>;
     int fit = 0;
     WM_CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&fit, kernel, kThreads, 0));
@@ -185,39 +177,26 @@ void run_variant(const AcGroupView &hg, const AcGroupView &dg, const uint16_t *h
         bad += got[t] != floor_tile<StateT, NARROW>(hg, h_narrow, text.cls.data() + t * kTile, text.starts[t], &wide);
     if (bad) throw std::runtime_error(label + ": " + std::to_string(bad) + " of " + std::to_string(n) +
                                       " tiles differ from the CPU walk");
-    for (size_t want : runs.blocks_per_sm) {
+    wm::approx::bench::DeviceTimer timer;
+    for (unsigned want : runs.blocks_per_sm) {
         const int per_sm = std::min<int>(fit, static_cast<int>(want));
         const unsigned grid = static_cast<unsigned>(per_sm * prop.multiProcessorCount);
-        cudaEvent_t a, b;
-        WM_CUDA_CHECK(cudaEventCreate(&a));
-        WM_CUDA_CHECK(cudaEventCreate(&b));
-        std::vector<float> ms;
-        for (int r = 0; r < 9; ++r) {
-            WM_CUDA_CHECK(cudaEventRecord(a));
+        const double med = timer.median_ms(7, [&] {
             kernel<<<grid, kThreads>>>(dg, d_narrow, d_cls, d_starts, text.tiles, d_out);
             WM_CUDA_CHECK(cudaGetLastError());
-            WM_CUDA_CHECK(cudaEventRecord(b));
-            WM_CUDA_CHECK(cudaEventSynchronize(b));
-            float x;
-            WM_CUDA_CHECK(cudaEventElapsedTime(&x, a, b));
-            if (r >= 2) ms.push_back(x); // two warm-ups
-        }
-        cudaEventDestroy(a);
-        cudaEventDestroy(b);
-        std::sort(ms.begin(), ms.end());
-        const double med = ms[ms.size() / 2];
+        });
         std::printf("%-26s %2u-bit entries  walks %d  blocks/SM %d  %8.3f ms  %7.1f GB/s", label.c_str(),
                     NARROW ? 16u : 8u * static_cast<unsigned>(sizeof(StateT)), WALKS, per_sm, med,
                     text.tiles * double(kTile) / 1e6 / med);
         if (NARROW)
-            std::printf("  (ids < %zu: %.2f%% of steps read a 32-bit entry too)", runs.narrow_limit,
+            std::printf("  (ids < %u: %.2f%% of steps read a 32-bit entry too)", narrow_limit,
                         100.0 * wide / (double(n) * kTile));
         std::printf("\n");
     }
 }
 
 template <typename StateT>
-void run_width(const AcGroupView &hg, const AcGroupView &dg, const FloorText &text, FloorRuns runs,
+void run_width(const AcGroupView &hg, const AcGroupView &dg, const FloorText &text, const FloorRuns &runs,
                const cudaDeviceProp &prop, const std::string &label) {
     uint4 *d_cls;
     uint64_t *d_starts;
@@ -228,25 +207,28 @@ void run_width(const AcGroupView &hg, const AcGroupView &dg, const FloorText &te
     WM_CUDA_CHECK(cudaMalloc(&d_out, text.tiles * 4));
     WM_CUDA_CHECK(cudaMemcpy(d_cls, text.cls.data(), text.cls.size(), cudaMemcpyHostToDevice));
     WM_CUDA_CHECK(cudaMemcpy(d_starts, text.starts.data(), text.starts.size() * 8, cudaMemcpyHostToDevice));
-    for (size_t bits : runs.entry_bits) for (size_t limit : runs.narrow_limits) {
+    // The 32-bit rows once, a 16-bit table per limit (the 16-bit state rows
+    // of a small set are narrow already).
+    std::vector<unsigned> tables;
+    for (unsigned bits : runs.entry_bits)
+        if (bits == 32) tables.push_back(0);
+        else if (sizeof(StateT) == 4) tables.insert(tables.end(), runs.narrow_limits.begin(), runs.narrow_limits.end());
+    for (unsigned limit : tables) {
         std::vector<uint16_t> narrow;
-        if (bits != 16 && limit != runs.narrow_limits[0]) continue;
-        if (bits == 16) {
-            if (sizeof(StateT) == 2) continue; // the rows are 16-bit already
-            narrow = narrow_rows(hg, static_cast<uint32_t>(limit));
-            runs.narrow_limit = limit;
+        if (limit) {
+            narrow = narrow_rows(hg, limit);
             WM_CUDA_CHECK(cudaMalloc(&d_narrow, narrow.size() * 2));
             WM_CUDA_CHECK(cudaMemcpy(d_narrow, narrow.data(), narrow.size() * 2, cudaMemcpyHostToDevice));
         }
-        for (size_t w : runs.walks) {
-            if (bits == 16 && w == 2)
-                run_variant<StateT, 2, true>(hg, dg, narrow.data(), d_narrow, text, d_cls, d_starts, d_out, runs, prop, label);
-            else if (bits == 16)
-                run_variant<StateT, 1, true>(hg, dg, narrow.data(), d_narrow, text, d_cls, d_starts, d_out, runs, prop, label);
+        for (unsigned w : runs.walks) {
+            if (limit && w == 2)
+                run_variant<StateT, 2, true>(hg, dg, narrow.data(), d_narrow, limit, text, d_cls, d_starts, d_out, runs, prop, label);
+            else if (limit)
+                run_variant<StateT, 1, true>(hg, dg, narrow.data(), d_narrow, limit, text, d_cls, d_starts, d_out, runs, prop, label);
             else if (w == 2)
-                run_variant<StateT, 2, false>(hg, dg, nullptr, nullptr, text, d_cls, d_starts, d_out, runs, prop, label);
+                run_variant<StateT, 2, false>(hg, dg, nullptr, nullptr, 0, text, d_cls, d_starts, d_out, runs, prop, label);
             else
-                run_variant<StateT, 1, false>(hg, dg, nullptr, nullptr, text, d_cls, d_starts, d_out, runs, prop, label);
+                run_variant<StateT, 1, false>(hg, dg, nullptr, nullptr, 0, text, d_cls, d_starts, d_out, runs, prop, label);
         }
         cudaFree(d_narrow);
         d_narrow = nullptr;
@@ -259,21 +241,35 @@ void run_width(const AcGroupView &hg, const AcGroupView &dg, const FloorText &te
 } // namespace
 
 int main(int argc, char **argv) try {
-    auto arg = parse(argc, argv);
-    const auto all = load_literals(arg.at("literals"));
-    const Corpus corpus = load_corpus(arg.at("corpus"));
+    CLI::App app{"The floor of a one-load-per-byte walk of the AC rows over real payloads"};
+    std::string literals, corpus_path;
+    double gb = 2;
+    std::vector<size_t> sweep{1000, 3000, 10000, 0};
+    FloorRuns runs;
+    app.add_option("--literals", literals, "literal list (bench_ac_kernel --import-rules)")->required();
+    app.add_option("--corpus", corpus_path, "payload corpus (bench_ac_kernel --extract)")->required();
+    app.add_option("--gb", gb, "GB of text (the corpus tiled)")->check(CLI::Range(0.001, 16.0));
+    app.add_option("--sweep", sweep, "pattern counts (0: every literal)")->delimiter(',');
+    app.add_option("--walks", runs.walks, "tiles per thread side by side")->delimiter(',')->check(CLI::IsMember({1, 2}));
+    app.add_option("--blocks-per-sm", runs.blocks_per_sm, "resident blocks of 256 threads per SM")
+        ->delimiter(',')
+        ->check(CLI::Range(1, 8));
+    app.add_option("--entry-bits", runs.entry_bits, "row entries: 32 (the kernels') and/or 16")
+        ->delimiter(',')
+        ->check(CLI::IsMember({16, 32}));
+    app.add_option("--narrow-limit", runs.narrow_limits, "16-bit rows: targets from here up read the 32-bit row")
+        ->delimiter(',')
+        ->check(CLI::Range(1, 65535));
+    CLI11_PARSE(app, argc, argv);
+    const auto all = load_literals(literals);
+    const Corpus corpus = load_corpus(corpus_path);
     cudaDeviceProp prop{};
     WM_CUDA_CHECK(cudaGetDeviceProperties(&prop, 0));
     std::printf("device %s, %d SMs; corpus %u payloads, %zu bytes; tiles of %u bytes\n", prop.name,
                 prop.multiProcessorCount, corpus.count(), corpus.bytes.size(), kTile);
-    const size_t want = static_cast<size_t>(std::stod(arg["gb"]) * 1e9);
-    FloorRuns runs;
-    runs.walks = list_of(arg["walks"]);
-    runs.blocks_per_sm = list_of(arg["blocks-per-sm"]);
-    runs.entry_bits = list_of(arg["entry-bits"]);
-    runs.narrow_limits = list_of(arg["narrow-limit"]);
+    const size_t want = static_cast<size_t>(gb * 1e9);
     runs.check_tiles = corpus.bytes.size() / kTile;
-    for (size_t n : list_of(arg["sweep"])) {
+    for (size_t n : sweep) {
         const auto pats = literal_subset(all, n == 0 || n > all.size() ? all.size() : n, 7);
         AcCompileOptions co;
         co.key_bytes = tuning::kKeyBytes;
