@@ -21,17 +21,39 @@
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
-#include <map>
 #include <string>
+
+#include <CLI/CLI.hpp>
 
 using namespace wm::gpu;
 
 namespace {
 
-std::map<std::string, std::string> parse(int argc, char **argv) {
-    std::map<std::string, std::string> a{{"mb", "256"}, {"calls", "7"}, {"filter", "1"}, {"pipeline", "0"}, {"chunk-mb", "0"}};
-    for (int i = 1; i + 1 < argc; i += 2) a[std::string(argv[i]).substr(2)] = argv[i + 1];
-    return a;
+// Command-line options (CLI11: unknown options and out-of-range values are refused).
+struct Options {
+    std::string literals, corpus;
+    size_t mb = 256, chunk_mb = 0; // chunk_mb 0: ac_tuning.h's kMaxChunkBytes
+    int calls = 7;
+    bool filter = true, pipeline = false;
+};
+
+// Parses argv into o; returns -1 to go on, else the exit status (help, or an error already printed).
+int parse(int argc, char **argv, Options &o) {
+    CLI::App app{"Where GpuMatcher::scan_set_pairs() calls spend their time, chunk by chunk"};
+    app.add_option("--literals", o.literals, "literal list (bench_ac_kernel --import-rules)")
+        ->required()
+        ->check(CLI::ExistingFile);
+    app.add_option("--corpus", o.corpus, "payload corpus (bench_ac_kernel --extract)")
+        ->required()
+        ->check(CLI::ExistingFile);
+    app.add_option("--mb", o.mb, "MB of payloads per call (the corpus tiled)")->check(CLI::Range(1, 65536));
+    app.add_option("--calls", o.calls, "calls timed")->check(CLI::Range(1, 1000));
+    app.add_option("--filter", o.filter, "1: scopes on half the patterns and payload metadata");
+    app.add_option("--pipeline", o.pipeline, "1: submit_set_pairs / collect_set_pairs two deep");
+    app.add_option("--chunk-mb", o.chunk_mb, "the matcher's chunk size in MB (0: ac_tuning.h's)")
+        ->check(CLI::Range(0, 4095));
+    CLI11_PARSE(app, argc, argv);
+    return -1;
 }
 
 double h2d_ms(const uint8_t *pinned, size_t bytes) {
@@ -60,20 +82,21 @@ double h2d_ms(const uint8_t *pinned, size_t bytes) {
 } // namespace
 
 int main(int argc, char **argv) try {
-    auto arg = parse(argc, argv);
-    const auto pats = bench::load_literals(arg.at("literals"));
-    const bench::Corpus corpus = bench::load_corpus(arg.at("corpus"));
-    testing::set_max_chunk_bytes(std::stoul(arg["chunk-mb"]) << 20);
+    Options opt;
+    if (const int rc = parse(argc, argv, opt); rc >= 0) return rc;
+    const auto pats = bench::load_literals(opt.literals);
+    const bench::Corpus corpus = bench::load_corpus(opt.corpus);
+    testing::set_max_chunk_bytes(opt.chunk_mb << 20);
     GpuOptions go;
-    go.max_batch_bytes = std::max<size_t>(go.max_batch_bytes, std::stoul(arg["chunk-mb"]) << 20);
+    go.max_batch_bytes = std::max<size_t>(go.max_batch_bytes, opt.chunk_mb << 20);
     auto m = GpuMatcher::create(pats, go);
-    const size_t want = std::stoul(arg["mb"]) << 20;
+    const size_t want = opt.mb << 20;
     std::vector<uint32_t> offs;
     uint8_t *pin = m->pinned_buffer(bench::tiled_size(corpus, want));
     const size_t bytes = bench::tile_corpus(corpus, want, pin, bench::tiled_size(corpus, want), offs);
     const BatchView b{pin, offs.data(), static_cast<uint32_t>(offs.size() - 1)};
     std::vector<PayloadMeta> meta;
-    if (arg["filter"] == "1") {
+    if (opt.filter) {
         std::vector<PatternScope> sc(pats.size());
         for (uint32_t p = 0; p < sc.size(); ++p) sc[p] = {p, static_cast<uint8_t>(p % 2 ? 6 : 0), {}};
         m->set_scopes(sc);
@@ -82,11 +105,11 @@ int main(int argc, char **argv) try {
     }
     testing::set_chunk_trace(true);
     const PayloadMeta *mp = meta.empty() ? nullptr : meta.data();
-    const int calls = std::stoi(arg["calls"]);
+    const int calls = opt.calls;
     std::vector<double> ms;
     size_t pairs = 0;
     const SetPair *out = nullptr;
-    if (arg["pipeline"] == "1") {
+    if (opt.pipeline) {
         for (int rep = 0; rep < 2; ++rep) { // the first pass warms up; the trace and time are the second's
             const auto t0 = std::chrono::steady_clock::now();
             m->submit_set_pairs(b, mp);
@@ -109,10 +132,10 @@ int main(int argc, char **argv) try {
     const double h2d = h2d_ms(pin, bytes);
     std::printf("%s\n%sbatch %.1f MB, %u payloads, %zu pairs; call median %.3f ms (min %.3f) = %.2f GB/s; pinned H2D "
                 "of the batch %.3f ms = %.2f GB/s; call / H2D %.2f\n",
-                m->describe().c_str(), arg["pipeline"] == "1" ? "pipelined calls (per call: total / calls); " : "",
+                m->describe().c_str(), opt.pipeline ? "pipelined calls (per call: total / calls); " : "",
                 bytes / 1e6, b.count, pairs, ms[ms.size() / 2], ms[0],
                 bytes / 1e6 / ms[ms.size() / 2], h2d, bytes / 1e6 / h2d, h2d / ms[ms.size() / 2]);
-    std::printf("%s, ms from its start:\n%s", arg["pipeline"] == "1" ? "all calls" : "last call",
+    std::printf("%s, ms from its start:\n%s", opt.pipeline ? "all calls" : "last call",
                 testing::format_chunk_trace(trace).c_str());
     return 0;
 } catch (const std::exception &e) {
