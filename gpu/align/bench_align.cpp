@@ -9,6 +9,7 @@
 #include "capture/offline_capture.h"
 #include "gpu/align/align_search.h"
 
+#include <CLI/CLI.hpp>
 #include <nlohmann/json.hpp>
 #include <parasail.h>
 
@@ -18,8 +19,8 @@
 #include <cstdio>
 #include <cstring>
 #include <fstream>
+#include <limits>
 #include <random>
-#include <sstream>
 #include <thread>
 #include <vector>
 
@@ -29,13 +30,46 @@ namespace {
 
 constexpr double kSeedGcupsS1070 = 1.04, kSeedGcupsGtx480 = 1.6;
 
-[[noreturn]] void usage(const char *why) {
-    std::fprintf(stderr,
-                 "error: %s\nusage: bench_align [--sizes-mb 1,2,4,...,256] [--query 1024] [--repeats 5]\n"
-                 "       [--devices all|N] [--corpus FILE] [--make-corpus PCAP OUT] [--rowpar-max-mb 16]\n"
-                 "       [--parasail-mb 16] [--peer-threads N (0 = all cores)] [--overlap N (0 = exact)] [--json OUT]\n",
-                 why);
-    std::exit(2);
+// Command-line options (CLI11: unknown options and out-of-range values are refused).
+struct Options {
+    std::vector<double> sizes_mb{1, 2, 4, 8, 16, 32, 64, 128, 256};
+    size_t query = 1024;
+    int repeats = 5;
+    std::string devices = "all", corpus, json;
+    std::vector<std::string> make_corpus; // PCAP OUT
+    double rowpar_max_mb = 16, parasail_mb = 16;
+    uint64_t overlap = 0; // 0: exact_overlap()
+    int peer_threads = 0; // 0: every host core
+};
+
+// Parses argv into o; returns -1 to go on, else the exit status (help, or an error already printed).
+int parse(int argc, char **argv, Options &o) {
+    CLI::App app{"The seed's Figure 13.7 sweep: Smith-Waterman GCUPS per database size, beside parasail"};
+    app.option_defaults()->always_capture_default();
+    app.add_option("--sizes-mb", o.sizes_mb, "database sizes in M residues")
+        ->delimiter(',')
+        ->check(CLI::Range(0.001, 65536.0));
+    app.add_option("--query", o.query, "query length")->check(CLI::Range(1, 1024));
+    app.add_option("--repeats", o.repeats, "timed searches per size (median)")
+        ->check(CLI::Range(1, std::numeric_limits<int>::max()));
+    app.add_option("--devices", o.devices, "GPUs: all, or N (the first N)")
+        ->check(CLI::IsMember({"all"}) | CLI::Range(1, 64));
+    app.add_option("--corpus", o.corpus, "payload bytes the payload databases are tiled from (--make-corpus)")
+        ->check(CLI::ExistingFile);
+    app.add_option("--make-corpus", o.make_corpus, "PCAP OUT: host only, a capture's payload bytes -> a corpus")
+        ->expected(2)
+        ->default_str("")
+        ->check(CLI::ExistingFile.application_index(0));
+    app.add_option("--rowpar-max-mb", o.rowpar_max_mb, "row-parallel kernel on sizes up to this")
+        ->check(CLI::Range(0.0, 65536.0));
+    app.add_option("--parasail-mb", o.parasail_mb, "M residues of the CPU peer's database")
+        ->check(CLI::Range(0.001, 65536.0));
+    app.add_option("--peer-threads", o.peer_threads, "parasail threads (0: all cores)")->check(CLI::Range(0, 1024));
+    app.add_option("--overlap", o.overlap, "section overlap in residues (0: exact_overlap, no alignment lost)")
+        ->check(CLI::Range(0, std::numeric_limits<int>::max())); // refuses -N, which would wrap to 2^64 - N
+    app.add_option("--json", o.json, "JSON output file (none without)");
+    CLI11_PARSE(app, argc, argv);
+    return -1;
 }
 
 void fill_dna(std::vector<uint8_t> &v, uint64_t seed) {
@@ -103,68 +137,43 @@ double parasail_gcups(const std::vector<uint8_t> &q, const std::vector<uint8_t> 
 } // namespace
 
 int main(int argc, char **argv) {
-    std::vector<double> sizes_mb{1, 2, 4, 8, 16, 32, 64, 128, 256};
-    size_t m = 1024;
-    int repeats = 5;
-    std::string devices_arg = "all", corpus, json_out, make_pcap, make_out;
-    double rowpar_max = 16, parasail_mb = 16;
-    uint64_t overlap = 0;
-    int peer_threads = 0;
-    for (int i = 1; i < argc; ++i) {
-        const std::string a = argv[i];
-        auto val = [&]() -> std::string {
-            if (i + 1 >= argc) usage(("missing value for " + a).c_str());
-            return argv[++i];
-        };
-        if (a == "--sizes-mb") {
-            sizes_mb.clear();
-            std::stringstream ss(val());
-            for (std::string t; std::getline(ss, t, ',');) sizes_mb.push_back(std::stod(t));
-        } else if (a == "--query") m = std::stoul(val());
-        else if (a == "--repeats") repeats = std::stoi(val());
-        else if (a == "--devices") devices_arg = val();
-        else if (a == "--corpus") corpus = val();
-        else if (a == "--make-corpus") {
-            make_pcap = val();
-            make_out = val();
-        } else if (a == "--rowpar-max-mb") rowpar_max = std::stod(val());
-        else if (a == "--parasail-mb") parasail_mb = std::stod(val());
-        else if (a == "--overlap") overlap = std::stoull(val());
-        else if (a == "--json") json_out = val();
-        else if (a == "--peer-threads") peer_threads = std::stoi(val());
-        else usage(("unknown argument " + a).c_str());
-    }
-    if (!make_pcap.empty()) {
-        const auto bytes = read_payloads(make_pcap, 16u << 20);
+    Options opt;
+    if (const int rc = parse(argc, argv, opt); rc >= 0) return rc;
+    if (!opt.make_corpus.empty()) {
+        const std::string &make_out = opt.make_corpus[1];
+        const auto bytes = read_payloads(opt.make_corpus[0], 16u << 20);
         std::ofstream(make_out, std::ios::binary).write((const char *)bytes.data(), bytes.size());
         std::printf("wrote %zu payload bytes to %s\n", bytes.size(), make_out.c_str());
         return 0;
     }
-    if (repeats < 1 || m == 0 || m > 1024) usage("need --repeats >= 1 and 1 <= --query <= 1024");
+    const size_t m = opt.query; // the seed's name for the query length
     std::string why;
     if (!align_gpu_usable(0, &why)) {
         std::fprintf(stderr, "bench_align: no usable GPU: %s\n", why.c_str());
         return 1;
     }
     std::vector<int> devices;
-    const int ndev = devices_arg == "all" ? align_device_count() : std::stoi(devices_arg);
+    const int ndev = opt.devices == "all" ? align_device_count() : std::stoi(opt.devices);
     for (int k = 0; k < ndev; ++k) devices.push_back(k);
-    const int cores = peer_threads > 0 ? peer_threads : (int)std::thread::hardware_concurrency();
+    const int cores = opt.peer_threads > 0 ? opt.peer_threads : (int)std::thread::hardware_concurrency();
     const ScoreParams p; // the seed's scores
     std::vector<uint8_t> payload_corpus;
-    if (!corpus.empty()) {
-        std::ifstream in(corpus, std::ios::binary);
+    if (!opt.corpus.empty()) {
+        std::ifstream in(opt.corpus, std::ios::binary);
         payload_corpus.assign(std::istreambuf_iterator<char>(in), {});
-        if (payload_corpus.size() < 2 * m) usage("corpus too small");
+        if (payload_corpus.size() < 2 * m) {
+            std::fprintf(stderr, "error: corpus too small\n");
+            return 2;
+        }
     }
     nlohmann::json J;
     J["devices"] = devices.size();
     J["query"] = m;
-    J["repeats"] = repeats;
+    J["repeats"] = opt.repeats;
     J["seed_gcups"] = {{"tesla_s1070", kSeedGcupsS1070}, {"gtx480", kSeedGcupsGtx480}};
 
     // CPU peer first (same host, all cores).
-    std::vector<uint8_t> q(m), pdb((size_t)(parasail_mb * (1 << 20)));
+    std::vector<uint8_t> q(m), pdb((size_t)(opt.parasail_mb * (1 << 20)));
     fill_dna(q, 7);
     fill_dna(pdb, 8);
     std::vector<double> pg;
@@ -172,15 +181,15 @@ int main(int argc, char **argv) {
     for (int r = 0; r < 3; ++r) pg.push_back(parasail_gcups(q, pdb, p, cores, &pbest));
     const double peer = median(pg);
     std::printf("parasail sw_striped_profile_16, %d threads, query %zu x %.0fM DNA: %.2f GCUPS (best score %d)\n",
-                cores, m, parasail_mb, peer, pbest);
-    J["parasail"] = {{"gcups", peer}, {"threads", cores}, {"db_mb", parasail_mb}};
+                cores, m, opt.parasail_mb, peer, pbest);
+    J["parasail"] = {{"gcups", peer}, {"threads", cores}, {"db_mb", opt.parasail_mb}};
 
     std::printf("\n%-8s %-7s %9s %10s %10s %9s %9s %8s %9s %8s %8s\n", "source", "size", "kernel", "total_ms",
                 "score_ms", "topk_ms", "trace_ms", "trace%", "GCUPS", "xS1070", "xpeer");
     uint64_t seed = 100;
     for (const std::string source : {"dna", "payload"}) {
         if (source == "payload" && payload_corpus.empty()) continue;
-        for (double mb : sizes_mb) {
+        for (double mb : opt.sizes_mb) {
             const uint64_t n = (uint64_t)(mb * (1 << 20));
             std::vector<uint8_t> db(n);
             std::mt19937_64 rng(++seed);
@@ -192,16 +201,16 @@ int main(int argc, char **argv) {
                     std::memcpy(db.data() + at, payload_corpus.data() + from, len);
                     at += len;
                 }
-            const uint64_t ov = overlap ? overlap : exact_overlap(m, p);
+            const uint64_t ov = opt.overlap ? opt.overlap : exact_overlap(m, p);
             DatabaseSearcher searcher(db.data(), n, devices, 1, ov);
             for (Kernel kern : {Kernel::Production, Kernel::RowParallel}) {
-                if (kern == Kernel::RowParallel && (mb > rowpar_max || devices.size() > 1)) continue;
+                if (kern == Kernel::RowParallel && (mb > opt.rowpar_max_mb || devices.size() > 1)) continue;
                 SearchOptions o;
                 o.kernel = kern;
-                o.overlap = overlap;
+                o.overlap = opt.overlap;
                 std::vector<double> tot, sc, tk, tb, ph[3];
                 int best = 0;
-                const int reps = kern == Kernel::RowParallel ? 1 : repeats;
+                const int reps = kern == Kernel::RowParallel ? 1 : opt.repeats;
                 for (int r = -1; r < reps; ++r) { // r = -1: warm-up
                     std::vector<uint8_t> qq(m);
                     if (source == "dna") fill_dna(qq, ++seed);
@@ -238,6 +247,6 @@ int main(int argc, char **argv) {
             }
         }
     }
-    if (!json_out.empty()) std::ofstream(json_out) << J.dump(2) << "\n";
+    if (!opt.json.empty()) std::ofstream(opt.json) << J.dump(2) << "\n";
     return 0;
 }

@@ -7,10 +7,14 @@
 //      cores, same (pattern, text) pairs, distances cross-checked;
 //   3. 100 approximate rules (k = 1..3) over a capture's payloads: GPU direct
 //      and prefilter routes vs Hyperscan (extended parameters) on all cores.
+//
+//   bench_approx [--pcap FILE] [--json OUT] [--threads 16] [--repeats 5] [--only seed|kdiff|rules] [--no-seed-cpu]
 #include "gpu/approx/bench_common.h"
 #include "gpu/approx/seed_asm.h"
 #include "gpu/approx/seed_kernels.h"
 #include "gpu/cuda_check.h"
+
+#include <CLI/CLI.hpp>
 
 #include <cstdio>
 #include <cstring>
@@ -118,39 +122,33 @@ void run_seed_table(const Options &o, nlohmann::json &out) {
 
 using namespace wm::approx::bench;
 
-static void usage(const char *argv0) {
-    std::fprintf(stderr,
-                 "usage: %s [--pcap FILE] [--json OUT] [--threads N] [--repeats N]\n"
-                 "          [--only seed|kdiff|rules] [--no-seed-cpu]\n"
-                 "  --pcap FILE    capture for the approximate-rules replay part (skipped without)\n"
-                 "  --json OUT     results file (default bench_approx.json)\n"
-                 "  --threads N    CPU peer threads (edlib, Hyperscan), default 16\n"
-                 "  --repeats N    timed repeats after one warm-up, median reported (default 5)\n"
-                 "  --only PART    run one part\n"
-                 "  --no-seed-cpu  skip the sequential CPU column of Table 1\n",
-                 argv0);
+// Parses argv into o; returns -1 to go on, else the exit status (help, or an error already printed).
+static int parse(int argc, char **argv, Options &o) {
+    CLI::App app{"Approximate matching: the seed's Table 1, k-differences vs edlib, approximate rules vs Hyperscan"};
+    app.option_defaults()->always_capture_default();
+    app.add_option("--pcap", o.pcap, "capture for the approximate-rules replay part (skipped without)")
+        ->check(CLI::ExistingFile);
+    app.add_option("--json", o.json, "results file");
+    app.add_option("--threads", o.threads, "CPU peer threads (edlib, Hyperscan)")->check(CLI::Range(1, 1024));
+    app.add_option("--repeats", o.repeats, "timed repeats after one warm-up, median reported")
+        ->check(CLI::Range(1, 1000));
+    std::string only;
+    app.add_option("--only", only, "run one part")->check(CLI::IsMember({"seed", "kdiff", "rules"}));
+    bool no_seed_cpu = false;
+    app.add_flag("--no-seed-cpu", no_seed_cpu, "skip the sequential CPU column of Table 1");
+    CLI11_PARSE(app, argc, argv);
+    o.seed_cpu = !no_seed_cpu;
+    if (!only.empty()) {
+        o.seed = only == "seed";
+        o.kdiff = only == "kdiff";
+        o.rules = only == "rules";
+    }
+    return -1;
 }
 
 int main(int argc, char **argv) {
     Options o;
-    for (int i = 1; i < argc; ++i) {
-        const std::string a = argv[i];
-        auto val = [&]() -> std::string {
-            if (i + 1 >= argc) { usage(argv[0]); std::exit(2); }
-            return argv[++i];
-        };
-        if (a == "--pcap") o.pcap = val();
-        else if (a == "--json") o.json = val();
-        else if (a == "--threads") o.threads = std::stoi(val());
-        else if (a == "--repeats") o.repeats = std::stoi(val());
-        else if (a == "--no-seed-cpu") o.seed_cpu = false;
-        else if (a == "--only") {
-            const std::string p = val();
-            o.seed = p == "seed";
-            o.kdiff = p == "kdiff";
-            o.rules = p == "rules";
-        } else { usage(argv[0]); return 2; }
-    }
+    if (const int rc = parse(argc, argv, o); rc >= 0) return rc;
     try {
         std::string why;
         if (!wm::gpu::gpu_usable(0, &why)) {

@@ -1,9 +1,13 @@
 // gpu/exact/bench_exact_export.cpp - bench_exact_export: ET Open rule files +
 // a pcap -> the literal and corpus files `bench_exact engine` reads on the GPU
 // machine (host only; kept apart so bench_exact needs no libpcap there).
+//
+//   bench_exact_export --rules-dir DIR --pcap F --literals OUT --corpus OUT [--corpus-mb 4]
 #include "capture/offline_capture.h"
 #include "gpu/exact/bench_exact_io.h"
 #include "rules/ids_import.h"
+
+#include <CLI/CLI.hpp>
 
 #include <algorithm>
 #include <cstdio>
@@ -16,9 +20,10 @@ using namespace wm::gpu::exact::bench;
 
 namespace {
 
+// Command-line options (CLI11: unknown options and out-of-range values are refused).
 struct Options {
     std::string rules_dir, pcap_path, literals_path, corpus_path;
-    size_t corpus_max_bytes = 4u << 20;
+    size_t corpus_mb = 4;
 };
 
 int export_inputs(const Options &o) {
@@ -41,7 +46,7 @@ int export_inputs(const Options &o) {
     wm::capture::OfflineCapture cap(o.pcap_path);
     wm_packet_t pkt{};
     pkt.struct_size = sizeof pkt;
-    while (cap.next(&pkt) == WM_SUCCESS && c.data.size() < o.corpus_max_bytes) {
+    while (cap.next(&pkt) == WM_SUCCESS && c.data.size() < (o.corpus_mb << 20)) {
         if (pkt.payload_len == 0) continue;
         c.data.append(reinterpret_cast<const char *>(pkt.payload), pkt.payload_len);
         c.offsets.push_back(static_cast<uint32_t>(c.data.size()));
@@ -53,31 +58,26 @@ int export_inputs(const Options &o) {
 }
 
 
-int usage(const char *why) {
-    std::fprintf(stderr, "bench_exact_export: %s\n"
-                 "usage: bench_exact_export --rules-dir DIR --pcap F --literals OUT --corpus OUT [--corpus-mb 4]\n"
-                 "  literals: distinct (bytes, nocase, offset, depth) prefilter literals of DIR/*.rules\n"
-                 "  corpus:   the first payloads of the pcap, up to --corpus-mb MiB\n", why);
-    return 2;
+// Parses argv into o; returns -1 to go on, else the exit status (help, or an error already printed).
+int parse(int argc, char **argv, Options &o) {
+    CLI::App app{"ET Open rule files + a pcap -> the literal and corpus files `bench_exact engine` reads"};
+    app.option_defaults()->always_capture_default();
+    app.add_option("--rules-dir", o.rules_dir, "rule files (DIR/*.rules)")->required()->check(CLI::ExistingDirectory);
+    app.add_option("--pcap", o.pcap_path, "capture")->required()->check(CLI::ExistingFile);
+    app.add_option("--literals", o.literals_path, "out: distinct (bytes, nocase, offset, depth) prefilter literals")
+        ->required();
+    app.add_option("--corpus", o.corpus_path, "out: the first payloads of the pcap, up to --corpus-mb MiB")
+        ->required();
+    app.add_option("--corpus-mb", o.corpus_mb, "corpus size in MiB")->check(CLI::Range(1, 4095)); // 32-bit offsets
+    CLI11_PARSE(app, argc, argv);
+    return -1;
 }
 
 } // namespace
 
 int main(int argc, char **argv) {
     Options o;
-    for (int i = 1; i < argc; ++i) {
-        const std::string a = argv[i];
-        if (i + 1 >= argc) return usage(("missing value for " + a).c_str());
-        const std::string v = argv[++i];
-        if (a == "--rules-dir") o.rules_dir = v;
-        else if (a == "--pcap") o.pcap_path = v;
-        else if (a == "--literals") o.literals_path = v;
-        else if (a == "--corpus") o.corpus_path = v;
-        else if (a == "--corpus-mb") o.corpus_max_bytes = std::stoul(v) << 20;
-        else return usage(("unknown flag " + a).c_str());
-    }
-    if (o.rules_dir.empty() || o.pcap_path.empty() || o.literals_path.empty() || o.corpus_path.empty())
-        return usage("--rules-dir, --pcap, --literals and --corpus are required");
+    if (const int rc = parse(argc, argv, o); rc >= 0) return rc;
     try {
         return export_inputs(o);
     } catch (const std::exception &e) {

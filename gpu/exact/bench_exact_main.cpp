@@ -1,49 +1,70 @@
-// gpu/exact/bench_exact_main.cpp - bench_exact: seed tables and engine routing. Every flag is in usage(); bad arguments print it.
+// gpu/exact/bench_exact_main.cpp - bench_exact: seed tables and engine routing.
+//
+//   bench_exact tables [--sizes 20,22,24,26,28,30] [--m 1000] [--reps 10] [--cpu-reps 3] [--json F]
+//   bench_exact engine --literals F --corpus F [--batch-mb 64] [--reps 10] [--json F]
+//
+// tables: the seed's Tables 1-4 (brute force, duel, KMP) + device-resident kernel throughput.
+// engine: ET Open literals > 32/64/128 B: long literal (duel) matcher vs Aho-Corasick (inputs:
+// bench_exact_export, run where the rules and captures are). Options by CLI11 (`bench_exact tables --help`).
 #include "gpu/exact/bench_exact_common.h"
 #include "gpu/exact/exact_matcher.h"
+
+#include <CLI/CLI.hpp>
 
 #include <cstdio>
 #include <cstring>
 #include <fstream>
-#include <sstream>
+#include <limits>
 
 using namespace wm::gpu::exact::bench;
 
-static int usage(const char *why) {
-    if (why) std::fprintf(stderr, "bench_exact: %s\n", why);
-    std::fprintf(stderr,
-                 "usage: bench_exact tables [--sizes 20,22,24,26,28,30] [--m 1000] [--reps 10] [--cpu-reps 3] [--json F]\n"
-                 "       bench_exact engine --literals F --corpus F [--batch-mb 64] [--reps 10] [--json F]\n"
+namespace {
 
-                 "  tables: the seed's Tables 1-4 (brute force, duel, KMP) + device-resident kernel throughput\n"
-                 "  engine: ET Open literals > 32/64/128 B: long literal (duel) matcher vs Aho-Corasick\n"
-                 "  (engine inputs: bench_exact_export, run where the rules and captures are)\n");
-    return 2;
+enum class Command { Tables, Engine };
+
+// Parses argv into o and cmd; returns -1 to go on, else the exit status (help, or an error already printed).
+int parse(int argc, char **argv, Options &o, Command &cmd) {
+    CLI::App app{"Exact long-pattern matching: the seed's tables and the engine's routing of long literals"};
+    app.option_defaults()->always_capture_default();
+    app.require_subcommand(1);
+    CLI::App *tables = app.add_subcommand(
+        "tables", "the seed's Tables 1-4 (brute force, duel, KMP) + device-resident kernel throughput");
+    tables->add_option("--sizes", o.log_sizes, "log2 of the text sizes")
+        ->delimiter(',')
+        ->check(CLI::Range(10, 32)); // 1 KiB .. 4 GiB: match positions are 32-bit
+    tables->add_option("--m", o.m, "pattern length")->check(CLI::Range(1u, std::numeric_limits<uint32_t>::max()));
+    tables->add_option("--cpu-reps", o.cpu_reps, "repeats of the CPU peers")
+        ->check(CLI::Range(1, std::numeric_limits<int>::max()));
+    CLI::App *engine = app.add_subcommand(
+        "engine", "ET Open literals > 32/64/128 B: long literal (duel) matcher vs Aho-Corasick");
+    engine->footer("(engine inputs: bench_exact_export, run where the rules and captures are)");
+    engine->add_option("--literals", o.literals_path, "literal file (bench_exact_export)")
+        ->required()
+        ->check(CLI::ExistingFile);
+    engine->add_option("--corpus", o.corpus_path, "corpus file (bench_exact_export)")
+        ->required()
+        ->check(CLI::ExistingFile);
+    size_t batch_mb = o.batch_bytes >> 20;
+    engine->add_option("--batch-mb", batch_mb, "MB of payloads per batch (the corpus repeated)")
+        ->check(CLI::Range(1, 4095)); // 32-bit payload offsets
+    for (CLI::App *sub : {tables, engine}) {
+        sub->add_option("--reps", o.reps, "timed repeats (median)")
+            ->check(CLI::Range(1, std::numeric_limits<int>::max()));
+        sub->add_option("--json", o.json_path, "results file");
+    }
+    CLI11_PARSE(app, argc, argv);
+    cmd = tables->parsed() ? Command::Tables : Command::Engine;
+    o.batch_bytes = batch_mb << 20;
+    return -1;
 }
+
+} // namespace
 
 int main(int argc, char **argv) {
     std::setvbuf(stdout, nullptr, _IOLBF, 0); // keep partial output if a run is cut short
-    if (argc < 2) return usage("missing subcommand");
-    const std::string cmd = argv[1];
     Options o;
-    for (int i = 2; i < argc; ++i) {
-        const std::string a = argv[i];
-        if (i + 1 >= argc) return usage(("missing value for " + a).c_str());
-        const std::string v = argv[++i];
-        if (a == "--sizes") {
-            o.log_sizes.clear();
-            std::stringstream ss(v);
-            for (std::string t; std::getline(ss, t, ',');) o.log_sizes.push_back(std::stoi(t));
-        } else if (a == "--m") o.m = std::stoul(v);
-        else if (a == "--reps") o.reps = std::stoi(v);
-        else if (a == "--cpu-reps") o.cpu_reps = std::stoi(v);
-        else if (a == "--json") o.json_path = v;
-        else if (a == "--literals") o.literals_path = v;
-        else if (a == "--corpus") o.corpus_path = v;
-        else if (a == "--batch-mb") o.batch_bytes = std::stoul(v) << 20;
-        else return usage(("unknown flag " + a).c_str());
-    }
-    if (o.reps < 1 || o.cpu_reps < 1 || o.m < 1) return usage("reps and m must be >= 1");
+    Command cmd{};
+    if (const int rc = parse(argc, argv, o, cmd); rc >= 0) return rc;
     try {
         std::string why;
         if (!wm::gpu::exact::exact_gpu_usable(0, &why)) {
@@ -51,12 +72,7 @@ int main(int argc, char **argv) {
             return 1;
         }
         nlohmann::json out;
-        int bad = 0;
-        if (cmd == "tables") bad = run_seed_tables(o, out);
-        else if (cmd == "engine") {
-            if (o.literals_path.empty() || o.corpus_path.empty()) return usage("engine needs --literals and --corpus");
-            bad = run_engine(o, out);
-        } else return usage(("unknown subcommand " + cmd).c_str());
+        const int bad = cmd == Command::Tables ? run_seed_tables(o, out) : run_engine(o, out);
         std::ofstream(o.json_path) << out.dump(2) << '\n';
         std::printf("\nwrote %s%s\n", o.json_path.c_str(), bad ? " -- DISAGREEMENTS FOUND" : "");
         return bad ? 1 : 0;

@@ -5,6 +5,8 @@
 // the CPU peer (same DFA walk on all host cores) with the ratio, and a count
 // check of every variant and repeat against Baseline and of the first repeat
 // against the CPU. Writes JSON. Exit status 1 on any count mismatch.
+//
+//   bench_seed_ac [--tables 2|5|2,5] [--reps 7] [--warmup 2] [--cpu-reps 3] [--log2-len-cap K] [--json PATH]
 #include "gpu/seed_ac/bench_seed_ac_configs.h"
 #include "gpu/seed_ac/seed_ac_cpu_walk.h"
 #include "gpu/seed_ac/seed_ac_cuda_check.h"
@@ -12,13 +14,13 @@
 #include "gpu/seed_ac/seed_ac_problem.h"
 #include "gpu/seed_ac/seed_ac_walk.h"
 
+#include <CLI/CLI.hpp>
 #include <nlohmann/json.hpp>
 
 #include <algorithm>
 #include <chrono>
 #include <cmath>
 #include <cstdio>
-#include <cstdlib>
 #include <cstring>
 #include <fstream>
 #include <string>
@@ -30,57 +32,31 @@ namespace {
 using namespace wm::seed_ac;
 using nlohmann::json;
 
+// Command-line options (CLI11: unknown options and out-of-range values are refused).
 struct Options {
-    bool table2 = true, table5 = true;
+    std::vector<int> tables{2, 5}; // which of the study's tables run
     int warmup = 2, reps = 7, cpu_reps = 3;
     int log2_cap = 40; // shrink L to at most 2^cap (smoke runs); printed
     std::string json_path = "bench_seed_ac.json";
+
+    bool runs_table(int table) const { return std::find(tables.begin(), tables.end(), table) != tables.end(); }
 };
 
-[[noreturn]] void usage(const char *argv0, const std::string &error) {
-    if (!error.empty()) std::fprintf(stderr, "error: %s\n", error.c_str());
-    std::fprintf(stderr,
-                 "usage: %s [--tables 2|5|2,5] [--reps N] [--warmup N] [--cpu-reps N]\n"
-                 "          [--log2-len-cap K] [--json PATH]\n"
-                 "  --tables        which of the study's tables to run (default 2,5)\n"
-                 "  --reps          timed repeats per variant, fresh text each (default 7)\n"
-                 "  --warmup        untimed repeats first (default 2)\n"
-                 "  --cpu-reps      repeats of the CPU peer (default 3)\n"
-                 "  --log2-len-cap  use L = min(L, 2^K), for smoke runs (default: the study's L)\n"
-                 "  --json          output file (default bench_seed_ac.json)\n",
-                 argv0);
-    std::exit(error.empty() ? 0 : 2);
-}
-
-Options parse(int argc, char **argv) {
-    Options o;
-    for (int i = 1; i < argc; ++i) {
-        const std::string a = argv[i];
-        auto value = [&]() -> std::string {
-            if (i + 1 >= argc) usage(argv[0], a + " needs a value");
-            return argv[++i];
-        };
-        auto number = [&](int lo, int hi) {
-            const std::string v = value();
-            char *end = nullptr;
-            const long x = std::strtol(v.c_str(), &end, 10);
-            if (*end || x < lo || x > hi) usage(argv[0], "bad value for " + a + ": " + v);
-            return static_cast<int>(x);
-        };
-        if (a == "--help" || a == "-h") usage(argv[0], "");
-        else if (a == "--tables") {
-            const std::string v = value();
-            o.table2 = v.find('2') != std::string::npos;
-            o.table5 = v.find('5') != std::string::npos;
-            if (!o.table2 && !o.table5) usage(argv[0], "--tables wants 2, 5 or 2,5");
-        } else if (a == "--reps") o.reps = number(1, 1000);
-        else if (a == "--warmup") o.warmup = number(0, 100);
-        else if (a == "--cpu-reps") o.cpu_reps = number(1, 100);
-        else if (a == "--log2-len-cap") o.log2_cap = number(5, 40);
-        else if (a == "--json") o.json_path = value();
-        else usage(argv[0], "unknown argument " + a);
-    }
-    return o;
+// Parses argv into o; returns -1 to go on, else the exit status (help, or an error already printed).
+int parse(int argc, char **argv, Options &o) {
+    CLI::App app{"The 2023 AC-GPU study's Tables 5 and 2 with the seed_ac kernels, beside a CPU peer"};
+    app.option_defaults()->always_capture_default();
+    app.add_option("--tables", o.tables, "which of the study's tables to run: 2, 5 or 2,5")
+        ->delimiter(',')
+        ->check(CLI::IsMember({2, 5}));
+    app.add_option("--reps", o.reps, "timed repeats per variant, fresh text each")->check(CLI::Range(1, 1000));
+    app.add_option("--warmup", o.warmup, "untimed repeats first")->check(CLI::Range(0, 100));
+    app.add_option("--cpu-reps", o.cpu_reps, "repeats of the CPU peer")->check(CLI::Range(1, 100));
+    app.add_option("--log2-len-cap", o.log2_cap, "use L = min(L, 2^K), for smoke runs (40: the study's L)")
+        ->check(CLI::Range(5, 40));
+    app.add_option("--json", o.json_path, "output file");
+    CLI11_PARSE(app, argc, argv);
+    return -1;
 }
 
 double median(std::vector<double> v) {
@@ -166,7 +142,8 @@ int self_check(cudaStream_t s) {
 } // namespace
 
 int main(int argc, char **argv) try {
-    const Options opt = parse(argc, argv);
+    Options opt;
+    if (const int rc = parse(argc, argv, opt); rc >= 0) return rc;
     std::string why;
     if (!gpu_usable(0, &why)) {
         std::fprintf(stderr, "bench_seed_ac: %s\n", why.c_str());
@@ -191,7 +168,7 @@ int main(int argc, char **argv) try {
     std::vector<std::string> summary;
 
     for (const bench::SeedConfig &cfg : bench::seed_configs()) {
-        if ((cfg.table == 2 && !opt.table2) || (cfg.table == 5 && !opt.table5)) continue;
+        if (!opt.runs_table(cfg.table)) continue;
         const int lg = std::min(cfg.log2_text, opt.log2_cap);
         const uint64_t len = 1ull << lg;
         const uint64_t pattern_seed = 0x5eedac00ull + cfg.alphabet * 100000ull + cfg.patterns * 100ull + cfg.length;
