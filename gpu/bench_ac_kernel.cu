@@ -215,9 +215,14 @@ int main(int argc, char **argv) try {
     std::printf("text %.2f GB (corpus x %zu); pinned H2D %.1f GB/s; device copy %.0f GB/s (read+write)\n", total / 1e9,
                 total / corpus.bytes.size(), h2d_gbs, d2d_gbs);
 
-    nlohmann::json js = {{"device", prop.name},      {"text_bytes", total},   {"corpus_payloads", corpus.count()},
-                         {"corpus_bytes", corpus.bytes.size()}, {"h2d_gbs", h2d_gbs}, {"d2d_gbs", d2d_gbs},
-                         {"hs_threads", hs_threads},  {"runs", nlohmann::json::array()}};
+    nlohmann::ordered_json js = {{"device", prop.name},
+                                 {"text_bytes", total},
+                                 {"corpus_payloads", corpus.count()},
+                                 {"corpus_bytes", corpus.bytes.size()},
+                                 {"h2d_gbs", h2d_gbs},
+                                 {"d2d_gbs", d2d_gbs},
+                                 {"hs_threads", hs_threads},
+                                 {"runs", nlohmann::ordered_json::array()}};
     auto write_json = [&] { std::ofstream(opt.json) << js.dump() << "\n"; }; // complete after every set
     std::printf("\n%-8s %-10s %9s %9s %9s %14s %12s %10s %10s %9s %9s\n", "patterns", "states", "Count", "Set",
                 "Positions", "positions", "distinct", "plug-pin", "plug-page", "HS", "Set/HS");
