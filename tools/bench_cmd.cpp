@@ -10,8 +10,10 @@
 #include <nlohmann/json.hpp>
 
 #include <algorithm>
+#include <cerrno>
 #include <chrono>
 #include <cstdio>
+#include <cstring>
 #include <fstream>
 #include <thread>
 #include <vector>
@@ -38,14 +40,23 @@ bool load_corpus(const std::string &pcap, size_t target, Corpus &c) {
     Corpus one; // one pass over the capture
     wm_packet_t p;
     wm_packet_init(&p);
-    while (wm_capture_next(cap, &p, nullptr) == WM_SUCCESS) {
+    int rc;
+    while ((rc = wm_capture_next(cap, &p, &err)) == WM_SUCCESS) {
         one.data.insert(one.data.end(), p.payload, p.payload + p.payload_len);
         one.offsets.push_back(one.data.size());
         one.meta.push_back({p.proto, p.src_port, p.dst_port});
     }
     wm_capture_close(cap);
-    if (one.data.empty())
+    // A truncated or corrupt capture would make a corpus of its first part: refuse it.
+    if (rc != WM_END) {
+        fmt::print(stderr, "bench: {} ({}): {}\n", pcap, wm_status_name(rc), err && err->message ? err->message : "");
+        wm_error_free(err);
         return false;
+    }
+    if (one.data.empty()) {
+        fmt::print(stderr, "bench: {} has no TCP or UDP payload bytes to make a corpus of\n", pcap);
+        return false;
+    }
     c.data.reserve(target + one.data.size());
     while (c.data.size() < target) {
         size_t base = c.data.size();
@@ -260,6 +271,11 @@ std::vector<Result> run_replay(const wm_ruleset_t *rs, const std::string &pcap, 
 } // namespace
 
 int run_bench(const BenchArgs &a) {
+    // Refuse an unwritable --json before the runs rather than after them.
+    if (!a.json.empty() && !std::ofstream(a.json, std::ios::app)) {
+        fmt::print(stderr, "bench: cannot write {}: {}\n", a.json, std::strerror(errno));
+        return 1;
+    }
     wm_ruleset_t *rs = nullptr;
     wm_error_t *err = nullptr;
     if (wm_ruleset_load_file(a.rules.c_str(), &rs, &err) != WM_SUCCESS) {
@@ -407,8 +423,20 @@ int run_bench(const BenchArgs &a) {
     }
     for (const Result &r : replays) row(r, capture_payload);
     for (const Result &r : replay_big) row(r, big_payload);
-    if (!a.json.empty())
-        std::ofstream(a.json) << j.dump(2) << "\n";
+    if (res.empty() && replays.empty() && replay_big.empty()) {
+        fmt::print(stderr, "bench: no row's name contains any of --rows\n");
+        wm_ruleset_free(rs);
+        return 1;
+    }
     wm_ruleset_free(rs);
+    if (!a.json.empty()) {
+        std::ofstream out(a.json);
+        out << j.dump(2) << "\n";
+        out.close();
+        if (!out) {
+            fmt::print(stderr, "bench: cannot write {}: {}\n", a.json, std::strerror(errno));
+            return 1;
+        }
+    }
     return 0;
 }

@@ -14,10 +14,9 @@ int report_failure(int rc, wm_error_t *err, const std::string &what) {
 int print_alert(const wm_alert_t *a, void *printer) {
     auto *p = static_cast<AlertPrinter *>(printer);
     char *json = nullptr;
-    if (wm_alert_to_json(p->rs, a, &json) == WM_SUCCESS) {
-        std::fputs(json, p->out);
-        std::fputc('\n', p->out);
-    }
+    bool written = true;
+    if (wm_alert_to_json(p->rs, a, &json) == WM_SUCCESS)
+        written = std::fputs(json, p->out) != EOF && std::fputc('\n', p->out) != EOF;
     wm_free(json);
-    return 0;
+    return written ? 0 : 1; // a failed write (disk full, closed pipe) stops the scan: alerts would be lost
 }

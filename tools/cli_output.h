@@ -18,5 +18,5 @@ struct AlertPrinter {
     FILE *out;
 };
 
-// wm_alert_fn that prints through an AlertPrinter.
+// wm_alert_fn that prints through an AlertPrinter; returns 1 (stop) when a write fails.
 int print_alert(const wm_alert_t *a, void *printer);

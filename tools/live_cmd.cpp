@@ -3,6 +3,7 @@
 // and print the stats. Alerts go out line-buffered as batches complete.
 #include "live_cmd.h"
 
+#include "cli_checks.h"
 #include "cli_output.h"
 
 #include "warpmatch.h"
@@ -11,8 +12,10 @@
 #include <nlohmann/json.hpp>
 
 #include <algorithm>
+#include <cerrno>
 #include <csignal>
 #include <cstdio>
+#include <cstring>
 #include <sys/time.h>
 #include <thread>
 
@@ -69,14 +72,14 @@ CLI::App *add_live_command(CLI::App &app, LiveArgs &a) {
     c->add_option("-i,--interface", a.interface, "interface to capture on")->required();
     c->add_option("-r,--rules", a.rules, "YAML rule file")->required();
     c->add_option("--bpf", a.bpf, "capture filter (tcpdump syntax)");
-    c->add_option("--snaplen", a.snaplen, "bytes kept per packet")->check(CLI::PositiveNumber);
-    c->add_option("--buffer-mb", a.buffer_mb, "kernel capture buffer in MiB")
-        ->check(CLI::PositiveNumber);
+    c->add_option("--snaplen", a.snaplen, "bytes kept per packet")->check(CLI::Range(1, 262144));
+    c->add_option("--buffer-mb", a.buffer_mb, "kernel capture buffer in MiB")->check(CLI::Range(1, 65536));
     c->add_flag("--immediate", a.immediate, "deliver every packet at once (lower latency, more CPU)");
     c->add_option("--max-latency-ms", a.max_latency_ms,
                   "scan a batch at the latest this long after its first packet")
-        ->check(CLI::PositiveNumber);
-    c->add_option("--batch-mb", a.batch_mb, "close a batch at this size (default: 1 CPU, 32 GPU)");
+        ->check(CLI::Range(1u, 3600000u));
+    c->add_option("--batch-mb", a.batch_mb, "close a batch at this size (0: by backend, 1 CPU, 32 GPU)")
+        ->check(finite_range(0, 4095));
     c->add_flag("--streams,!--no-streams", a.streams,
                 "reassemble TCP and IP fragments, match across segments (default off)");
     c->add_option("-o,--output", a.output, "write alerts and stats here instead of stdout");
@@ -87,7 +90,8 @@ CLI::App *add_live_command(CLI::App &app, LiveArgs &a) {
     c->add_flag("--verify", a.verify,
                 "cross-check GPU batches against Hyperscan, stream windows against "
                 "Hyperscan stream mode");
-    c->add_option("--duration", a.duration_s, "stop after this many seconds (0: on a signal)");
+    c->add_option("--duration", a.duration_s, "stop after this many seconds (0: on a signal)")
+        ->check(finite_range(0, 366 * 86400.0)); // setitimer's range, and a year is enough
     c->add_option("--device", a.device, "CUDA device ordinal");
     c->add_option("--cpu-threads", a.cpu_threads,
                   "threads Hyperscan scans a batch with on the CPU backend and for --verify "
@@ -128,9 +132,12 @@ int run_live(const LiveArgs &a) {
     lo.streams = a.streams;
     lo.verify_streams = a.streams && a.verify;
     int status = 1;
-    FILE *out = a.output.empty() ? stdout : std::fopen(a.output.c_str(), "w");
-    if (!out) {
-        fmt::print(stderr, "warpmatch: cannot write {}\n", a.output);
+    const bool overwrites_rules = same_file_as_any(a.output, {a.rules}); // before fopen truncates it
+    FILE *out = overwrites_rules ? nullptr : a.output.empty() ? stdout : std::fopen(a.output.c_str(), "w");
+    if (overwrites_rules) {
+        fmt::print(stderr, "warpmatch: -o {} is the rule file; not overwriting it\n", a.output);
+    } else if (!out) {
+        fmt::print(stderr, "warpmatch: cannot write {}: {}\n", a.output, std::strerror(errno));
     } else if (int rc = wm_live_open(&lo, &g_live, &err)) {
         status = report_failure(rc, err, fmt::format("opening {}", a.interface));
     } else {
@@ -147,7 +154,7 @@ int run_live(const LiveArgs &a) {
         g_live = nullptr;
         wm_live_close(live);
     }
-    if (out && out != stdout) std::fclose(out);
+    if (out && !finish_output(out, a.output.empty() ? "standard output" : a.output)) status = 1;
     wm_scanner_free(sc);
     wm_ruleset_free(rs);
     return status;

@@ -1,6 +1,7 @@
 // warpmatch: command-line front end. Thin by design: it parses arguments and
 // prints; every piece of logic is in libwarpmatch behind warpmatch.h.
 #include "bench_cmd.h"
+#include "cli_checks.h"
 #include "cli_output.h"
 #ifdef WM_HAVE_LIVE_CMD
 #include "live_cmd.h"
@@ -11,7 +12,9 @@
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
+#include <cerrno>
 #include <cstdio>
+#include <cstring>
 #include <string>
 #include <thread>
 #include <unistd.h>
@@ -61,8 +64,14 @@ int run_replay(const ReplayArgs &a) {
     fmt::print(stderr, "warpmatch: backend {}\n", wm_scanner_backend_reason(sc));
 
     FILE *out = stdout;
+    if (same_file_as_any(a.output, {a.capture, a.rules})) {
+        fmt::print(stderr, "warpmatch: -o {} is the capture or the rule file; not overwriting it\n", a.output);
+        wm_scanner_free(sc);
+        wm_ruleset_free(rs);
+        return 1;
+    }
     if (!a.output.empty() && !(out = std::fopen(a.output.c_str(), "w"))) {
-        fmt::print(stderr, "warpmatch: cannot write {}\n", a.output);
+        fmt::print(stderr, "warpmatch: cannot write {}: {}\n", a.output, std::strerror(errno));
         wm_scanner_free(sc);
         wm_ruleset_free(rs);
         return 1;
@@ -93,14 +102,21 @@ int run_replay(const ReplayArgs &a) {
     }
     wm_free(json);
     wm_free(stream_json);
-    if (out != stdout)
-        std::fclose(out);
+    const bool written = finish_output(out, a.output.empty() ? "standard output" : a.output);
     fmt::print(stderr,
                "warpmatch: {} packets, {} payloads ({:.1f} MB), {} alerts in {:.3f} s "
                "({:.2f} Gbit/s of payload)\n",
                st.capture.packets, st.capture.payloads, st.capture.payload_bytes / 1e6, st.alerts,
                st.seconds, st.gbit_per_s);
+    if (const uint64_t n = st.capture.skipped[WM_SKIP_UNSUPPORTED_LINK])
+        fmt::print(stderr, "warpmatch: warning: {} packets skipped: a link type warpmatch does not decode\n", n);
+    // A write that failed stopped the scan through the alert callback: that is the error to name.
+    if (!written && rc == WM_SCAN_TERMINATED) {
+        wm_error_free(err);
+        rc = WM_SUCCESS;
+    }
     int status = report_failure(rc, err, fmt::format("replaying {}", a.capture).c_str());
+    if (!written) status = 1;
     wm_scanner_free(sc);
     wm_ruleset_free(rs);
     return status;
@@ -177,12 +193,15 @@ int main(int argc, char **argv) {
     replay->add_flag("--streams,!--no-streams", ra.streams,
                      "reassemble TCP (and IP fragments) and match across segments "
                      "(default: off, every payload on its own)");
-    replay->add_option("--verify-sample", ra.verify_sample, "cross-check one batch in N");
+    replay->add_option("--verify-sample", ra.verify_sample, "cross-check one batch in N")
+        ->check(CLI::Range(0u, 1000000000u));
     replay->add_option("--device", ra.device, "CUDA device ordinal");
     replay->add_option("--read-threads", ra.read_threads,
                        "threads decoding a window of a classic pcap (default: cores - 1, at most 16)");
     replay->add_option("--window-mb", ra.window_mb,
-                       "MiB of capture per window (default: 1/8 of the file, 4-16 MiB on the GPU)");
+                       "MiB of capture per window (default: 1/8 of the file, 4-16 MiB on the GPU; "
+                       "at most 1024 and the file's size)")
+        ->check(CLI::Range(size_t{0}, size_t{1024}));
     replay->add_option("--cpu-threads", ra.cpu_threads,
                        "threads Hyperscan scans a batch with on the CPU backend and for --verify "
                        "(default: every core)");
@@ -205,10 +224,12 @@ int main(int argc, char **argv) {
     auto *bench = app.add_subcommand("bench", "throughput of every engine on one corpus, same run");
     bench->add_option("capture", ba.capture, "capture whose payloads form the corpus")->required();
     bench->add_option("-r,--rules", ba.rules, "YAML rule file")->required();
-    bench->add_option("--corpus-mb", ba.corpus_mb, "tile the payloads up to this many MiB");
-    bench->add_option("--batch-mb", ba.batch_mb, "batch size in MiB");
-    bench->add_option("--threads", ba.threads, "Hyperscan threads (default: all cores)");
-    bench->add_option("--repeats", ba.repeats, "timed repeats (median reported)");
+    bench->add_option("--corpus-mb", ba.corpus_mb, "tile the payloads up to this many MiB")
+        ->check(CLI::Range(size_t{1}, size_t{65536}));
+    bench->add_option("--batch-mb", ba.batch_mb, "batch size in MiB (payload offsets are 32-bit)")
+        ->check(CLI::Range(size_t{1}, size_t{4095}));
+    bench->add_option("--threads", ba.threads, "Hyperscan threads (0: all cores)")->check(CLI::Range(0, 1024));
+    bench->add_option("--repeats", ba.repeats, "timed repeats (median reported)")->check(CLI::Range(1, 1000));
     bench->add_option("--json", ba.json, "also write the results here");
     bench->add_flag("--positions", ba.positions, "also time positions mode (every match delivered)");
     bench->add_option("--replay-capture", ba.replay_capture,
@@ -223,6 +244,14 @@ int main(int argc, char **argv) {
     auto *live = add_live_command(app, la);
 #endif
 
+    // CLI11 takes an unknown first word for a stray argument ("A subcommand is required"): name it.
+    if (argc > 1 && argv[1][0] != '-') {
+        const auto known = app.get_subcommands([&](CLI::App *c) { return c->check_name(argv[1]); });
+        if (known.empty()) {
+            fmt::print(stderr, "warpmatch: unknown command '{}'\nRun with --help for the commands.\n", argv[1]);
+            return static_cast<int>(CLI::ExitCodes::ExtrasError);
+        }
+    }
     CLI11_PARSE(app, argc, argv);
     if (*bench)
         return run_bench(ba);

@@ -129,7 +129,8 @@ typedef struct wm_replay_options {
      * threads at once. */
     unsigned read_threads;   /**< threads decoding a window; 0 = cores - 1, at most 16 */
     size_t window_bytes;     /**< file bytes per window; 0 = 1/8 of the file,
-                                  within 4-16 MB on the GPU, 1-16 MB on the CPU */
+                                  within 4-16 MB on the GPU, 1-16 MB on the CPU;
+                                  at most 1 GiB and the file's size (>= 1 MiB) */
     /* Since 0.7. When on_window_alerts is set, it receives each window's (on the CPU each
      * batch's) alerts as one array (what the scanner hands back, not copied) and the
      * per-alert callback is not called: a host taking millions of alerts a

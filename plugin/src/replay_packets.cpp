@@ -249,6 +249,18 @@ uint64_t default_window_bytes(const std::string &path, bool gpu) {
     return std::clamp<uint64_t>(ec ? hi : size / 8, lo, hi);
 }
 
+// A caller's window, cut to the reader's largest and to the file (at least
+// 1 MiB): the scanner takes four buffers of the window's size up front, and a
+// window past the file's end only costs memory (4 GB asked for a 16 KB file
+// took 16.8 GB).
+uint64_t window_bytes_for(const std::string &path, bool gpu, uint64_t asked) {
+    if (asked == 0) return default_window_bytes(path, gpu);
+    std::error_code ec;
+    const uint64_t size = std::filesystem::file_size(path, ec);
+    const uint64_t file_cap = ec ? capture::WindowReader::kMaxWindowBytes : std::max<uint64_t>(size, 1u << 20);
+    return std::min({asked, file_cap, capture::WindowReader::kMaxWindowBytes});
+}
+
 unsigned default_threads() {
     // One core stays with the scanning thread.
     const unsigned n = std::thread::hardware_concurrency();
@@ -267,7 +279,7 @@ int replay_file(Scanner &sc, const std::string &path, const ReplayCallbacks &cb,
     const auto t0 = Clock::now();
     auto last_progress = t0;
     const bool gpu = sc.backend() == WM_BACKEND_GPU;
-    const uint64_t window = tuning.window_bytes ? tuning.window_bytes : default_window_bytes(path, gpu);
+    const uint64_t window = window_bytes_for(path, gpu, tuning.window_bytes);
     capture::WindowReader reader(path, window, tuning.threads ? tuning.threads : default_threads());
     WindowScanner ws(sc, cb, stats, tuning.pipeline);
     stats.capture = wm_capture_stats_t{};

@@ -22,7 +22,7 @@ double seconds_since(std::chrono::steady_clock::time_point t0) {
 } // namespace
 
 WindowReader::WindowReader(const std::string &path, uint64_t window_bytes, unsigned threads)
-    : path_(path), window_bytes_(std::clamp<uint64_t>(window_bytes, 1, uint64_t{1} << 30)),
+    : path_(path), window_bytes_(std::clamp<uint64_t>(window_bytes, 1, kMaxWindowBytes)),
       threads_(std::clamp(threads, 1u, 64u)), pool_(threads_) {
     // Opening with libpcap first gives the error of a plain read for a file
     // that is missing or not a capture, and the link type as libpcap maps it.

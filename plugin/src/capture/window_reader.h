@@ -42,6 +42,9 @@ struct PayloadWindow {
 
 class WindowReader {
   public:
+    // Largest window (bigger requests are cut to it).
+    static constexpr uint64_t kMaxWindowBytes = uint64_t{1} << 30;
+
     // Throws CaptureError when the file cannot be opened. window_bytes: file
     // bytes per window (at least one record); threads: parts decoded in
     // parallel per window.

@@ -55,8 +55,13 @@ LiveCapture::LiveCapture(const LiveSettings &s) {
                                ? " (needs CAP_NET_RAW: setcap cap_net_raw,cap_net_admin+eip "
                                  "on the binary, see docs/streams.md)"
                                : "";
-        std::string msg = "cannot capture on " + s.interface + ": " + pcap_statustostr(rc) +
-                          " " + pcap_geterr(p) + hint;
+        // libpcap's detail often repeats its status text ("No such device exists"): print it once.
+        const std::string status = pcap_statustostr(rc), detail = pcap_geterr(p);
+        std::string msg = "cannot capture on " + s.interface + ": " +
+                          (detail.empty() || detail == status ? status
+                           : detail.find(status) != std::string::npos ? detail
+                                                                       : status + ": " + detail) +
+                          hint;
         pcap_close(p);
         throw PcapError(msg);
     }

@@ -1,0 +1,42 @@
+#include "cli_checks.h"
+
+#include <fmt/format.h>
+
+#include <cerrno>
+#include <cmath>
+#include <cstdio>
+#include <cstring>
+#include <sys/stat.h>
+
+CLI::Validator finite_range(double lo, double hi) {
+    return CLI::Validator(
+        [lo, hi](std::string &v) -> std::string {
+            double x = 0;
+            if (!CLI::detail::lexical_cast(v, x) || !std::isfinite(x) || x < lo || x > hi)
+                return fmt::format("{} is not a number from {:g} to {:g}", v, lo, hi);
+            return {};
+        },
+        fmt::format("NUMBER in [{:g}, {:g}]", lo, hi));
+}
+
+bool same_file_as_any(const std::string &output, const std::vector<std::string> &inputs) {
+    struct stat o {};
+    if (output.empty() || ::stat(output.c_str(), &o) != 0) return false; // a new file destroys nothing
+    for (const std::string &in : inputs) {
+        struct stat i {};
+        if (::stat(in.c_str(), &i) == 0 && i.st_dev == o.st_dev && i.st_ino == o.st_ino) return true;
+    }
+    return false;
+}
+
+bool finish_output(FILE *out, const std::string &name) {
+    // ferror: an earlier write failed (disk full, closed stdout); the flush or
+    // close reports what was still buffered.
+    const bool earlier = std::ferror(out) != 0;
+    errno = 0;
+    const bool flushed = (out == stdout ? std::fflush(out) : std::fclose(out)) == 0;
+    if (!earlier && flushed) return true;
+    const int e = errno ? errno : EIO;
+    fmt::print(stderr, "warpmatch: writing {} failed: {}; alerts may be missing from it\n", name, std::strerror(e));
+    return false;
+}

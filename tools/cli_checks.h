@@ -1,0 +1,20 @@
+// Checks the CLI's subcommands share: option validators and the output
+// file's safety and completeness (public C API only).
+#pragma once
+
+#include <CLI/CLI.hpp>
+
+#include <string>
+#include <vector>
+
+// A number in [lo, hi] (CLI::Range lets NaN through, and CLI::PositiveNumber
+// prints its upper bound as a 300-digit number).
+CLI::Validator finite_range(double lo, double hi);
+
+// Whether `output` names the same file as one of `inputs` (an existing file
+// with the same device and inode): writing it would destroy an input.
+bool same_file_as_any(const std::string &output, const std::vector<std::string> &inputs);
+
+// Flushes and closes `out` (stdout is only flushed); on a write error prints
+// "warpmatch: writing NAME failed: REASON" and returns false.
+bool finish_output(FILE *out, const std::string &name);
