@@ -117,3 +117,20 @@ TEST(CliBadInput, BenchRowsThatMatchNoRowFail) {
     EXPECT_EQ(r.status, 1);
     EXPECT_NE(r.err.find("--rows"), std::string::npos) << r.err;
 }
+
+TEST(CliBadInput, PacketsOfAnUnsupportedLinkTypeAreReported) {
+    // A classic pcap of link type 147 (DLT_USER0) with three 20-byte records.
+    std::string pcap;
+    const auto put32 = [&](uint32_t v) { pcap.append(reinterpret_cast<const char *>(&v), 4); };
+    const auto put16 = [&](uint16_t v) { pcap.append(reinterpret_cast<const char *>(&v), 2); };
+    put32(0xa1b2c3d4), put16(2), put16(4), put32(0), put32(0), put32(65535), put32(147);
+    for (uint32_t k = 0; k < 3; ++k) {
+        put32(1700000000 + k), put32(0), put32(20), put32(20);
+        pcap.append(20, 'x');
+    }
+    const std::string path = wm::test::scratch_path("link147.pcap");
+    std::ofstream(path, std::ios::binary) << pcap;
+    auto r = run_command("replay " + path + " -r " + kDemoRules + " --backend cpu");
+    EXPECT_EQ(r.status, 0) << r.err;
+    EXPECT_NE(r.err.find("3 packets skipped: a link type warpmatch does not decode"), std::string::npos) << r.err;
+}
