@@ -110,6 +110,10 @@ bool parse_content(const std::string &value, Content *c, std::string *error) {
     if (q == std::string::npos) return *error = "unterminated content string", false;
     if (!ids::decode_content(v.substr(1, q - 1), &c->bytes, error)) return false;
     if (c->bytes.empty()) return *error = "empty content", false;
+    if (c->bytes.size() > kMaxPatternBytes) // the loader would reject the YAML we write
+        return *error = fmt::format("content is {} bytes, longer than the maximum of {}", c->bytes.size(),
+                                    kMaxPatternBytes),
+               false;
     std::string tail = trim(v.substr(q + 1));
     if (tail.empty()) return true;
     if (tail[0] != ',') return *error = "unexpected text after content string", false;
@@ -152,7 +156,17 @@ struct Importer {
         std::string why;
         if (!ids::parse_rule_line(text, &rl, &why)) return parse_error(where, why);
 
+        // The sid first, so that every later parse error names it.
         std::optional<uint64_t> sid;
+        for (const Option &o : rl.options) {
+            if (o.name != "sid") continue;
+            sid = plain_number(o.value);
+            if (!sid || *sid > 0xffffffffULL) return parse_error(where, fmt::format("bad sid \"{}\"", o.value));
+        }
+        if (!sid) return parse_error(where, "no sid");
+        const auto id = static_cast<uint32_t>(*sid);
+        const std::string where_sid = fmt::format("{}: sid {}", where, id);
+
         std::string msg;
         int severity = 3;
         std::vector<Content> contents;
@@ -167,14 +181,14 @@ struct Importer {
             } else if (o.name == "content") {
                 Content c;
                 c.in_buffer = sticky;
-                if (!parse_content(o.value, &c, &why)) return parse_error(where, why);
+                if (!parse_content(o.value, &c, &why)) return parse_error(where_sid, why);
                 contents.push_back(std::move(c));
-            } else if (o.name == "sid") {
-                sid = plain_number(o.value);
-                if (!sid || *sid > 0xffffffffULL)
-                    return parse_error(where, fmt::format("bad sid \"{}\"", o.value));
             } else if (o.name == "msg") {
                 msg = ids::unquote(o.value);
+                // It becomes the EVE signature, which the loader requires to be UTF-8.
+                if (size_t bad = invalid_utf8_offset(msg); bad != std::string::npos)
+                    return parse_error(where_sid, fmt::format("msg is not valid UTF-8 (byte 0x{:02X} at offset {})",
+                                                              static_cast<unsigned char>(msg[bad]), bad));
             } else if (o.name == "priority") {
                 if (auto p = plain_number(o.value))
                     severity = static_cast<int>(std::clamp<uint64_t>(*p, 1, 4));
@@ -182,8 +196,6 @@ struct Importer {
                 apply_modifier(contents.back(), o.name, o.value);
             }
         }
-        if (!sid) return parse_error(where, "no sid");
-        auto id = static_cast<uint32_t>(*sid);
         if (auto [it, fresh] = seen_sid.emplace(id, where); !fresh) {
             ++rep.skipped_duplicate_sid;
             rep.details.push_back(

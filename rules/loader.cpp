@@ -6,12 +6,14 @@
 #include "rules/loader_internal.h"
 
 #include <fmt/format.h>
+#include <yaml-cpp/eventhandler.h>
 
 #include <algorithm>
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
 #include <map>
+#include <sstream>
 #include <tuple>
 
 namespace wm::rules {
@@ -176,28 +178,76 @@ std::vector<Rule> parse_rules(const YAML::Node &seq, const YAML::Node &key, Load
     return rules;
 }
 
+// Where a second YAML document starts: its `---` marker, or after a bare
+// `...` its first token. Loaded nodes do not carry that (an empty document's
+// mark is past the marker), yaml-cpp's document events do. Also finds a
+// second document that has a syntax error. Runs only when there is one, or
+// on a syntax error: the clean single-document load pays nothing for it.
+std::optional<YAML::Mark> second_document_start(const std::string &yaml) {
+    struct DocumentStarts : YAML::EventHandler {
+        std::vector<YAML::Mark> marks;
+        void OnDocumentStart(const YAML::Mark &m) override { marks.push_back(m); }
+        void OnDocumentEnd() override {}
+        void OnNull(const YAML::Mark &, YAML::anchor_t) override {}
+        void OnAlias(const YAML::Mark &, YAML::anchor_t) override {}
+        void OnScalar(const YAML::Mark &, const std::string &, YAML::anchor_t, const std::string &) override {}
+        void OnSequenceStart(const YAML::Mark &, const std::string &, YAML::anchor_t,
+                             YAML::EmitterStyle::value) override {}
+        void OnSequenceEnd() override {}
+        void OnMapStart(const YAML::Mark &, const std::string &, YAML::anchor_t, YAML::EmitterStyle::value) override {}
+        void OnMapEnd() override {}
+    } starts;
+    std::istringstream in(yaml);
+    YAML::Parser parser(in);
+    try {
+        while (starts.marks.size() < 2 && parser.HandleNextDocument(starts)) {
+        }
+    } catch (const YAML::Exception &) {
+        // A syntax error: the documents started before it still count.
+    }
+    if (starts.marks.size() < 2) return std::nullopt;
+    return starts.marks[1];
+}
+
+void report_second_document(const std::string &yaml, LoadContext &ctx) {
+    if (auto mark = second_document_start(yaml))
+        ctx.error(*mark, -1, "only one YAML document is allowed in a rules file; a second one starts here");
+}
+
+// Document order, whatever order the checks ran in.
+[[noreturn]] void throw_sorted(LoadContext &ctx) {
+    std::stable_sort(ctx.diags.begin(), ctx.diags.end(), [](const Diagnostic &a, const Diagnostic &b) {
+        return std::tie(a.where.line, a.where.column) < std::tie(b.where.line, b.where.column);
+    });
+    throw RuleError(std::move(ctx.diags));
+}
+
 } // namespace
 
 // The whole document in one yaml-cpp parse, every problem reported.
 static RuleSet load_whole(const std::string &yaml, const std::string &name) {
     LoadContext ctx(name, yaml);
-    YAML::Node root;
+    std::vector<YAML::Node> docs;
     try {
-        root = YAML::Load(yaml);
+        docs = YAML::LoadAll(yaml);
     } catch (const YAML::ParserException &e) {
         ctx.error(e.mark, -1, "YAML syntax error: " + e.msg);
-        throw RuleError(std::move(ctx.diags));
+        report_second_document(yaml, ctx); // the syntax error may be in it
+        throw_sorted(ctx);
     }
+    // yaml-cpp's Load() would drop later documents unread: refuse them, but still check the first.
+    if (docs.size() > 1) report_second_document(yaml, ctx);
+    const YAML::Node root = docs.empty() ? YAML::Node() : docs[0];
 
     RuleSet rs;
     rs.name = name;
     if (root.IsNull() || !root.IsDefined()) {
         ctx.diags.push_back({{name, 0, 0}, -1, "rules file is empty (expected \"version\" and \"rules\")"});
-        throw RuleError(std::move(ctx.diags));
+        throw_sorted(ctx);
     }
     if (!root.IsMap()) {
         ctx.error(root.Mark(), -1, "top level must be a mapping with \"version\" and \"rules\"");
-        throw RuleError(std::move(ctx.diags));
+        throw_sorted(ctx);
     }
 
     std::map<std::string, YAML::Node> top, top_keys;
@@ -226,15 +276,7 @@ static RuleSet load_whole(const std::string &yaml, const std::string &name) {
     if (top.count("rules")) rs.rules = parse_rules(top["rules"], top_keys["rules"], ctx);
     else ctx.error(root.Mark(), -1, "missing required key \"rules\"");
 
-    if (!ctx.diags.empty()) {
-        // Document order, whatever order the checks ran in.
-        std::stable_sort(ctx.diags.begin(), ctx.diags.end(),
-                         [](const Diagnostic &a, const Diagnostic &b) {
-                             return std::tie(a.where.line, a.where.column) <
-                                    std::tie(b.where.line, b.where.column);
-                         });
-        throw RuleError(std::move(ctx.diags));
-    }
+    if (!ctx.diags.empty()) throw_sorted(ctx);
     rs.version = kSchemaVersion;
     std::sort(rs.rules.begin(), rs.rules.end(),
               [](const Rule &a, const Rule &b) { return a.id < b.id; });

@@ -1,4 +1,4 @@
-// rules/rule.cpp - diagnostics and the content hash.
+// rules/rule.cpp - diagnostics, the UTF-8 check and the content hash.
 //
 // The hash is 64-bit FNV-1a over a canonical byte serialization of the
 // semantic fields only (not name, source, pattern_text, an align rule's
@@ -24,6 +24,40 @@ std::string Diagnostic::to_string() const {
     if (!prefix.empty()) out = prefix + ": ";
     if (rule_id >= 0) out += fmt::format("rule {}: ", rule_id);
     return out + message;
+}
+
+size_t invalid_utf8_offset(const std::string &text) {
+    for (size_t i = 0; i < text.size();) {
+        const auto lead = static_cast<unsigned char>(text[i]);
+        if (lead < 0x80) {
+            ++i;
+            continue;
+        }
+        // Sequence length, and the second byte's range: narrower after E0/F0
+        // (overlong), ED (surrogates) and F4 (above U+10FFFF).
+        size_t len = 0;
+        unsigned char lo = 0x80, hi = 0xBF;
+        if (lead >= 0xC2 && lead <= 0xDF) {
+            len = 2;
+        } else if (lead >= 0xE0 && lead <= 0xEF) {
+            len = 3;
+            lo = lead == 0xE0 ? 0xA0 : lo;
+            hi = lead == 0xED ? 0x9F : hi;
+        } else if (lead >= 0xF0 && lead <= 0xF4) {
+            len = 4;
+            lo = lead == 0xF0 ? 0x90 : lo;
+            hi = lead == 0xF4 ? 0x8F : hi;
+        } else {
+            return i;
+        }
+        if (text.size() - i < len) return i;
+        for (size_t k = 1; k < len; ++k) {
+            const auto c = static_cast<unsigned char>(text[i + k]);
+            if (c < (k == 1 ? lo : 0x80) || c > (k == 1 ? hi : 0xBF)) return i;
+        }
+        i += len;
+    }
+    return std::string::npos;
 }
 
 namespace {

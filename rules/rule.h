@@ -103,6 +103,12 @@ RuleSet load_rules_string(const std::string &yaml, const std::string &name);
 std::optional<std::string> decode_pattern(const std::string &text, std::string *error,
                                           size_t *column);
 
+// Offset of the first byte of `text` that does not begin a well-formed UTF-8
+// sequence (RFC 3629: no overlong forms, surrogates or code points above
+// U+10FFFF), or std::string::npos when all of it is UTF-8. Text that reaches
+// JSON output (msg) must pass; patterns are bytes and need not.
+size_t invalid_utf8_offset(const std::string &text);
+
 // Canonical text form of a byte string (printable ASCII kept, others |HH|),
 // such that decode_pattern(encode_pattern(b)) == b.
 std::string encode_pattern(const std::string &bytes);

@@ -102,6 +102,17 @@ struct RuleParser {
         return n.Scalar();
     }
 
+    // Text that reaches EVE JSON must be UTF-8: the writer would turn bad
+    // bytes into U+FFFD. The column points at the first bad byte.
+    void utf8_field(const YAML::Node &n, const std::string &text, const char *name) {
+        const size_t bad = invalid_utf8_offset(text);
+        if (bad == std::string::npos) return;
+        auto start = value_start(n, ctx);
+        error(n, fmt::format("{} is not valid UTF-8 (byte 0x{:02X} at offset {})", name,
+                             static_cast<unsigned char>(text[bad]), bad),
+              start ? *start + bad : 0);
+    }
+
     void pattern_field(const YAML::Node &n, Rule &r, bool *decoded) {
         auto text = string_field(n, "pattern");
         if (!text) return;
@@ -238,7 +249,10 @@ std::optional<Rule> parse_rule(const YAML::Node &node, LoadContext &ctx,
     if (auto *n = get("msg")) {
         auto s = p.string_field(*n, "msg");
         if (s && s->empty()) p.error(*n, "msg must not be empty");
-        if (s) r.msg = *s;
+        if (s) {
+            p.utf8_field(*n, *s, "msg");
+            r.msg = *s;
+        }
     }
     if (auto *n = get("severity")) {
         uint64_t v = 0;

@@ -218,7 +218,9 @@ int main(int argc, char **argv) {
     auto *import = rules->add_subcommand("import", "convert Suricata/Snort 3 rules to warpmatch YAML");
     import->add_option("files", import_files, "Suricata or Snort 3 .rules files")->required();
     import->add_option("-o,--output", import_out, "YAML file to write")->required();
-    import->add_flag("-v,--verbose", import_verbose, "list every skipped rule");
+    import->add_flag("-v,--verbose", import_verbose,
+                     "list all parse errors and duplicate sids (up to 1000), not only the first 10; rules with "
+                     "no content or only negated contents are only counted");
 
     BenchArgs ba;
     auto *bench = app.add_subcommand("bench", "throughput of every engine on one corpus, same run");

@@ -196,7 +196,10 @@ typedef struct wm_import_report {
     size_t skipped_negated_only;
     size_t skipped_parse_error;
     size_t skipped_duplicate_sid;
-    /** Human-readable lines "file:line: reason", at most 1000 of them. */
+    /** Human-readable lines, one per parse error ("file:line: sid N: reason",
+     *  without "sid N: " when the sid is what failed) or duplicate sid
+     *  ("file:line: duplicate sid N (first at file:line)"), at most 1000 of
+     *  them. Rules with no content or only negated ones are only counted. */
     const char *details;
 } wm_import_report_t;
 

@@ -9,7 +9,8 @@
 
 namespace wm {
 
-ApproxEngine::ApproxEngine(const std::vector<rules::Rule> &rules, ApproxBackend backend, int device)
+ApproxEngine::ApproxEngine(const std::vector<rules::Rule> &rules, ApproxBackend backend, int device,
+                           const hs_database_t *shared_db)
     : backend_(backend) {
     std::vector<approx::ApproxPattern> pats;
     for (uint32_t i = 0; i < rules.size(); ++i) {
@@ -33,53 +34,15 @@ ApproxEngine::ApproxEngine(const std::vector<rules::Rule> &rules, ApproxBackend 
         gpu_ = approx::ApproxMatcher::create(pats, o);
         return;
     }
-    std::vector<std::string> regexes;
-    std::vector<const char *> exprs;
-    std::vector<unsigned> flags, ids;
-    std::vector<hs_expr_ext_t> exts(pats.size());
-    std::vector<const hs_expr_ext_t *> ext_ptrs;
-    for (uint32_t i = 0; i < pats.size(); ++i) {
-        regexes.push_back(hs_escape_bytes(pats[i].bytes));
-        flags.push_back(pats[i].nocase ? HS_FLAG_CASELESS : 0);
-        ids.push_back(i);
-        exts[i] = hs_expr_ext_t{};
-        if (pats[i].metric == approx::Metric::Levenshtein) {
-            exts[i].flags = HS_EXT_FLAG_EDIT_DISTANCE;
-            exts[i].edit_distance = pats[i].k;
-        } else {
-            exts[i].flags = HS_EXT_FLAG_HAMMING_DISTANCE;
-            exts[i].hamming_distance = pats[i].k;
-        }
-    }
-    for (uint32_t i = 0; i < pats.size(); ++i) {
-        exprs.push_back(regexes[i].c_str());
-        ext_ptrs.push_back(&exts[i]);
-    }
-    hs_compile_error_t *err = nullptr;
-    hs_error_t rc = hs_compile_ext_multi(exprs.data(), flags.data(), ids.data(), ext_ptrs.data(),
-                                         static_cast<unsigned>(exprs.size()), HS_MODE_BLOCK,
-                                         nullptr, &db_, &err);
-    if (rc != HS_SUCCESS) {
-        std::string msg = err ? err->message : "unknown error";
-        int expr = err ? err->expression : -1;
-        hs_free_compile_error(err);
-        if (expr >= 0 && static_cast<size_t>(expr) < pats.size()) {
-            const auto &r = rules[rule_index_[expr]];
-            throw rules::RuleError({rules::Diagnostic{
-                r.where, r.id, fmt::format("Hyperscan rejected the approximate pattern: {}", msg)}});
-        }
-        throw std::runtime_error(fmt::format("Hyperscan compile failed: {}", msg));
-    }
-    rc = hs_alloc_scratch(db_, &scratch_);
+    if (!shared_db) owned_db_.reset(compile_approximate(rules)); // expression i = pats[i]
+    db_ = shared_db ? shared_db : owned_db_.get();
+    hs_error_t rc = hs_alloc_scratch(db_, &scratch_);
     if (rc != HS_SUCCESS)
         throw StatusError(rc == HS_NOMEM ? WM_NOMEM : WM_ENGINE_ERROR,
                           fmt::format("hs_alloc_scratch failed (error {})", rc));
 }
 
-ApproxEngine::~ApproxEngine() {
-    hs_free_scratch(scratch_);
-    hs_free_database(db_);
-}
+ApproxEngine::~ApproxEngine() { hs_free_scratch(scratch_); }
 
 bool ApproxEngine::keep(uint32_t i, uint32_t end, Match *m) const {
     const uint32_t start = end >= len_[i] ? end - len_[i] : 0;

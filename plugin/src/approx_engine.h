@@ -3,7 +3,8 @@
 // engines handle them). Two backends, chosen by the constructor:
 //   Cpu  a Hyperscan block-mode database compiled with extended parameters
 //        (hs_expr_ext: HS_EXT_FLAG_EDIT_DISTANCE / HS_EXT_FLAG_HAMMING_DISTANCE),
-//        each pattern escaped as a regex of \xHH bytes; one scratch per engine.
+//        each pattern escaped as a regex of \xHH bytes (compile_approximate:
+//        the CompiledRuleSet's, built at load); one scratch per engine.
 //   Gpu  the bit-parallel k-differences kernels (gpu/approx/approx_matcher.h).
 //
 // Semantics (identical on both backends, tested against a plain DP):
@@ -40,9 +41,11 @@ class ApproxEngine final : public Engine {
     // naming the rule when Hyperscan rejects one, std::invalid_argument when
     // the GPU kernels cannot take one (see gpu/approx/kdiff.h), and
     // wm::gpu::GpuError when the Gpu backend has no usable device.
-    ApproxEngine(const std::vector<rules::Rule> &rules, ApproxBackend backend, int device = 0);
+    ApproxEngine(const std::vector<rules::Rule> &rules, ApproxBackend backend, int device = 0)
+        : ApproxEngine(rules, backend, device, nullptr) {}
+    // The Cpu backend scans the rule set's own database (compiled at load).
     ApproxEngine(const CompiledRuleSet &rs, ApproxBackend backend, int device = 0)
-        : ApproxEngine(rs.rules(), backend, device) {}
+        : ApproxEngine(rs.rules(), backend, device, rs.hs_approx_database()) {}
     ~ApproxEngine() override;
 
     const char *name() const override {
@@ -58,12 +61,17 @@ class ApproxEngine final : public Engine {
     const approx::ApproxMatcher *gpu_matcher() const { return gpu_.get(); }
 
   private:
+    // shared_db: compile_approximate(rules) compiled by the caller, or null
+    // to compile it here (owned_db_).
+    ApproxEngine(const std::vector<rules::Rule> &rules, ApproxBackend backend, int device,
+                 const hs_database_t *shared_db);
     bool keep(uint32_t rule, uint32_t end, Match *m) const;
 
     ApproxBackend backend_;
     std::vector<uint32_t> rule_index_;  // approximate pattern i -> rule index
     std::vector<uint32_t> len_, offset_, depth_; // per approximate pattern
-    hs_database_t *db_ = nullptr;
+    std::unique_ptr<hs_database_t, HsDatabaseDeleter> owned_db_;
+    const hs_database_t *db_ = nullptr; // owned_db_ or the rule set's
     hs_scratch_t *scratch_ = nullptr;
     std::unique_ptr<approx::ApproxMatcher> gpu_;
 };

@@ -27,42 +27,84 @@ std::string hs_escape_bytes(const std::string &bytes) {
 
 namespace {
 
-hs_database_t *compile_literals(const std::vector<rules::Rule> &rules) {
-    std::vector<std::string> regexes;
-    std::vector<const char *> exprs;
-    std::vector<unsigned> flags, ids;
-    regexes.reserve(rules.size());
-    for (size_t i = 0; i < rules.size(); ++i) {
-        if (!CompiledRuleSet::is_literal(rules[i]))
-            continue; // ApproxEngine's own database; AlignEngine has no database
-        regexes.push_back(hs_escape_bytes(rules[i].pattern));
-        flags.push_back(rules[i].nocase ? HS_FLAG_CASELESS : 0);
-        ids.push_back(static_cast<unsigned>(i));
-    }
-    for (const auto &r : regexes)
-        exprs.push_back(r.c_str());
-    if (exprs.empty())
+// Compiles expression i = regexes[i] with flags[i], ids[i] and, when exts is
+// not empty, exts[i]. A rejection that Hyperscan pins on one expression names
+// its rule, rules[rule_of[i]], as the loader's diagnostics do.
+hs_database_t *compile_or_name_rule(const std::vector<std::string> &regexes, const std::vector<unsigned> &flags,
+                                    const std::vector<unsigned> &ids, const std::vector<hs_expr_ext_t> &exts,
+                                    const std::vector<rules::Rule> &rules, const std::vector<size_t> &rule_of,
+                                    const char *kind) {
+    if (regexes.empty())
         return nullptr;
+    std::vector<const char *> exprs;
+    std::vector<const hs_expr_ext_t *> ext_ptrs;
+    for (size_t i = 0; i < regexes.size(); ++i) {
+        exprs.push_back(regexes[i].c_str());
+        if (!exts.empty())
+            ext_ptrs.push_back(&exts[i]);
+    }
     hs_database_t *db = nullptr;
     hs_compile_error_t *err = nullptr;
-    hs_error_t rc = hs_compile_multi(exprs.data(), flags.data(), ids.data(),
-                                     static_cast<unsigned>(exprs.size()), HS_MODE_BLOCK, nullptr,
-                                     &db, &err);
+    hs_error_t rc = hs_compile_ext_multi(exprs.data(), flags.data(), ids.data(),
+                                         ext_ptrs.empty() ? nullptr : ext_ptrs.data(),
+                                         static_cast<unsigned>(exprs.size()), HS_MODE_BLOCK, nullptr, &db, &err);
     if (rc != HS_SUCCESS) {
         std::string msg = err ? err->message : "unknown error";
         int expr = err ? err->expression : -1;
         hs_free_compile_error(err);
-        if (expr >= 0 && static_cast<size_t>(expr) < ids.size()) {
-            const auto &r = rules[ids[expr]];
+        if (expr >= 0 && static_cast<size_t>(expr) < rule_of.size()) {
+            const auto &r = rules[rule_of[expr]];
             throw rules::RuleError({rules::Diagnostic{
-                r.where, r.id, fmt::format("Hyperscan rejected the pattern: {}", msg)}});
+                r.where, r.id, fmt::format("Hyperscan rejected the {}: {}", kind, msg)}});
         }
         throw std::runtime_error(fmt::format("Hyperscan compile failed: {}", msg));
     }
     return db;
 }
 
+hs_database_t *compile_literals(const std::vector<rules::Rule> &rules) {
+    std::vector<std::string> regexes;
+    std::vector<unsigned> flags, ids;
+    std::vector<size_t> rule_of;
+    regexes.reserve(rules.size());
+    for (size_t i = 0; i < rules.size(); ++i) {
+        if (!CompiledRuleSet::is_literal(rules[i]))
+            continue; // compile_approximate has the approximate ones; align rules need none
+        regexes.push_back(hs_escape_bytes(rules[i].pattern));
+        flags.push_back(rules[i].nocase ? HS_FLAG_CASELESS : 0);
+        ids.push_back(static_cast<unsigned>(i));
+        rule_of.push_back(i);
+    }
+    return compile_or_name_rule(regexes, flags, ids, {}, rules, rule_of, "pattern");
+}
+
 } // namespace
+
+hs_database_t *compile_approximate(const std::vector<rules::Rule> &rules) {
+    std::vector<std::string> regexes;
+    std::vector<unsigned> flags, ids;
+    std::vector<hs_expr_ext_t> exts;
+    std::vector<size_t> rule_of;
+    for (size_t i = 0; i < rules.size(); ++i) {
+        const rules::Rule &r = rules[i];
+        if (!CompiledRuleSet::is_approximate(r))
+            continue;
+        regexes.push_back(hs_escape_bytes(r.pattern));
+        flags.push_back(r.nocase ? HS_FLAG_CASELESS : 0);
+        ids.push_back(static_cast<unsigned>(ids.size()));
+        rule_of.push_back(i);
+        hs_expr_ext_t ext{};
+        if (r.max_edits) {
+            ext.flags = HS_EXT_FLAG_EDIT_DISTANCE;
+            ext.edit_distance = *r.max_edits;
+        } else {
+            ext.flags = HS_EXT_FLAG_HAMMING_DISTANCE;
+            ext.hamming_distance = *r.max_mismatches;
+        }
+        exts.push_back(ext);
+    }
+    return compile_or_name_rule(regexes, flags, ids, exts, rules, rule_of, "approximate pattern");
+}
 
 CompiledRuleSet::CompiledRuleSet(rules::RuleSet rs) : rs_(std::move(rs)) {
     std::sort(rs_.rules.begin(), rs_.rules.end(),
@@ -86,6 +128,7 @@ CompiledRuleSet::CompiledRuleSet(rules::RuleSet rs) : rs_(std::move(rs)) {
         any_pattern = true;
     }
     db_.reset(compile_literals(rs_.rules));
+    approx_db_.reset(compile_approximate(rs_.rules));
     hash_ = rules::content_hash(rs_);
     eve_alert_.reserve(rs_.rules.size());
     for (const auto &r : rs_.rules) {

@@ -24,14 +24,25 @@ struct HsDatabaseDeleter {
 // can survive, and no literal-API bug is reached; see compiled_ruleset.cpp).
 std::string hs_escape_bytes(const std::string &bytes);
 
+// Hyperscan database of the approximate rules among `rules` (extended
+// parameters: edit or Hamming distance), expression id i = the i-th of them
+// in `rules` order; null when there are none. Throws rules::RuleError naming
+// the rule when Hyperscan rejects one (too long, k too large, too costly).
+hs_database_t *compile_approximate(const std::vector<rules::Rule> &rules);
+
 class CompiledRuleSet {
   public:
-    // Throws rules::RuleError (validation) or std::runtime_error (compile).
+    // Throws rules::RuleError (a pattern Hyperscan rejects, with its rule) or
+    // std::runtime_error (any other compile failure).
     explicit CompiledRuleSet(rules::RuleSet rs);
 
     const rules::RuleSet &ruleset() const { return rs_; }
     const std::vector<rules::Rule> &rules() const { return rs_.rules; }
     const hs_database_t *hs_database() const { return db_.get(); }
+    // The approximate rules' database (compile_approximate), null when there
+    // are none. Compiled here rather than per scanner so that loading, and
+    // so `rules check`, fails on a pattern Hyperscan rejects.
+    const hs_database_t *hs_approx_database() const { return approx_db_.get(); }
     uint64_t hash() const { return hash_; }
     // Three kinds of rules, each run by its own engines: align rules (an
     // `align:` reference, no pattern) by AlignEngine; rules with max_edits /
@@ -91,7 +102,7 @@ class CompiledRuleSet {
     rules::RuleSet rs_;
     std::vector<RuleScope> scope_;
     std::vector<rules::PortRange> scope_ports_;
-    std::unique_ptr<hs_database_t, HsDatabaseDeleter> db_;
+    std::unique_ptr<hs_database_t, HsDatabaseDeleter> db_, approx_db_;
     std::unordered_map<uint32_t, size_t> index_;
     std::vector<std::string> eve_alert_;
     uint64_t hash_ = 0;

@@ -49,3 +49,31 @@ TEST(CliRules, ImportEtOpen) {
     ASSERT_EQ(check.status, 0) << check.err.substr(0, 2000);
     fs::remove(out);
 }
+
+// Check compiles approximate rules as replay does: what Hyperscan rejects fails
+// here, with the rule's place, instead of passing and failing in replay.
+TEST(CliRules, CheckRejectsApproximatePatternsHyperscanCannotTake) {
+    fs::path p = wm::test::scratch_path("approx-too-costly.yaml");
+    std::ofstream(p) << "version: 1\nrules:\n  - id: 4\n    msg: m\n    pattern: \"" << std::string(100, 'x')
+                     << "\"\n    max_mismatches: 30\n";
+    auto r = run_command("rules check " + p.string());
+    EXPECT_EQ(r.status, 1);
+    EXPECT_NE(r.err.find(p.string() + ":3:5: rule 4: Hyperscan rejected the approximate pattern: "),
+              std::string::npos)
+        << r.err;
+}
+
+// Import skips what its own loader would refuse, so check passes on its output.
+TEST(CliRules, ImportedFilePassesCheckWhenAContentIsTooLong) {
+    fs::path rules = wm::test::scratch_path("long-content.rules"), out = wm::test::scratch_path("long.yaml");
+    std::ofstream(rules) << "alert tcp any any -> any any (msg:\"long\"; content:\"" << std::string(70000, 'A')
+                         << "\"; sid:5;)\nalert tcp any any -> any any (msg:\"short\"; content:\"abc\"; sid:6;)\n";
+    auto r = run_command("rules import " + rules.string() + " -o " + out.string());
+    ASSERT_EQ(r.status, 0) << r.err;
+    EXPECT_NE(r.out.find("imported 1 rules"), std::string::npos) << r.out;
+    EXPECT_NE(r.out.find(rules.string() + ":1: sid 5: content is 70000 bytes, longer than the maximum of 65535"),
+              std::string::npos)
+        << r.out;
+    auto check = run_command("rules check " + out.string());
+    EXPECT_EQ(check.status, 0) << check.err;
+}

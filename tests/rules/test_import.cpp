@@ -110,7 +110,7 @@ TEST(ImportIds, SuricataSyntax) {
                                path + ":11: duplicate sid 2 (first at " + path + ":4)",
                                path + ":12: no option list in parentheses",
                                path + ":21: no sid",
-                               path + ":22: odd number of hex digits in content",
+                               path + ":22: sid 14: odd number of hex digits in content",
                            }));
     check(res.rules, {
                          {1, "fp", true, 0, 0, Protocol::Tcp, 1},
@@ -156,6 +156,40 @@ TEST(ImportIds, Snort3Syntax) {
                          {303, "bare", false, 0, 0, Protocol::Any, 3},
                          {42886, "HttpBrowser/1.0", true, 0, 0, Protocol::Tcp, 3},
                      });
+}
+
+// The loader refuses longer patterns, so importing them would write YAML that
+// `rules check` rejects: such a rule is a parse error (listed with its sid).
+TEST(ImportIds, ContentLongerThanThePatternMaximumIsAParseError) {
+    const std::string too_long(kMaxPatternBytes + 4465, 'A'); // 70,000 bytes
+    std::string hex_run = "|41";
+    for (size_t i = 1; i < too_long.size(); ++i) hex_run += " 41";
+    hex_run += "|";
+    const std::string path = write_file(
+        "long.rules", "alert tcp any any -> any any (msg:\"plain\"; content:\"" + too_long + "\"; sid:5;)\n"
+                      "alert tcp any any -> any any (msg:\"hex\"; content:\"" + hex_run + "\"; sid:6;)\n"
+                      "alert tcp any any -> any any (msg:\"not chosen\"; content:\"xyz\"; fast_pattern; content:\"" +
+                      too_long + "\"; sid:7;)\n"
+                      "alert tcp any any -> any any (msg:\"maximum\"; content:\"" +
+                      std::string(kMaxPatternBytes, 'B') + "\"; sid:8;)\n");
+    ImportResult res = import_ids_rules({path});
+    EXPECT_EQ(res.report.skipped_parse_error, 3u);
+    const std::string why = ": content is 70000 bytes, longer than the maximum of 65535";
+    EXPECT_EQ(res.report.details, (std::vector<std::string>{path + ":1: sid 5" + why, path + ":2: sid 6" + why,
+                                                            path + ":3: sid 7" + why}));
+    check(res.rules, {{8, std::string(kMaxPatternBytes, 'B'), false, 0, 0, Protocol::Tcp, 3}});
+}
+
+// The msg becomes the EVE signature, which the loader requires to be UTF-8.
+TEST(ImportIds, MsgThatIsNotUtf8IsAParseError) {
+    const std::string path = write_file("latin1.rules",
+                                        "alert tcp any any -> any any (msg:\"caf\xE9\"; content:\"abc\"; sid:1;)\n"
+                                        "alert tcp any any -> any any (msg:\"caf\xC3\xA9\"; content:\"x\"; sid:2;)\n");
+    ImportResult res = import_ids_rules({path});
+    EXPECT_EQ(res.report.skipped_parse_error, 1u);
+    EXPECT_EQ(res.report.details,
+              std::vector<std::string>{path + ":1: sid 1: msg is not valid UTF-8 (byte 0xE9 at offset 3)"});
+    check(res.rules, {{2, "x", false, 0, 0, Protocol::Tcp, 3}});
 }
 
 TEST(ImportIds, DuplicateSidsAcrossFilesKeepTheFirst) {

@@ -1,0 +1,92 @@
+// ABI suite: loading a rule set compiles its approximate rules (Hyperscan
+// extended parameters), so a pattern Hyperscan cannot take fails
+// wm_ruleset_load_file, and so `warpmatch rules check`, with the rule's
+// file:line:col and id, instead of passing and failing later in replay.
+#include "warpmatch.h"
+
+#include <gtest/gtest.h>
+
+#include <unistd.h>
+
+#include <cstdio>
+#include <fstream>
+#include <string>
+
+namespace {
+
+// A rule file of one approximate rule (id 1, at line 3 column 5).
+std::string approx_rule_file(const std::string &name, const std::string &pattern, const std::string &knob) {
+    const std::string path = ::testing::TempDir() + "wm-abi-" + std::to_string(getpid()) + "-" + name;
+    std::ofstream(path) << "version: 1\nrules:\n  - id: 1\n    msg: m\n    pattern: \"" << pattern << "\"\n    "
+                        << knob << "\n";
+    return path;
+}
+
+// Varied bytes, so Hyperscan cannot shortcut a run of one byte.
+std::string text_of(size_t n) {
+    std::string s;
+    for (size_t i = 0; s.size() < n; ++i) s += "abcdefghijklmnopqrstuvwxyz0123456789"[(i * 7 + i / 36) % 36];
+    return s;
+}
+
+struct RejectedCase {
+    const char *name;
+    std::string pattern, knob, hyperscan_says;
+};
+
+} // namespace
+
+TEST(AbiApproxLoad, PatternsHyperscanRejectsFailTheLoadWithTheirRule) {
+    const RejectedCase cases[] = {
+        {"edits.yaml", text_of(1000), "max_edits: 10", "Resource limit exceeded."},
+        {"mismatches.yaml", text_of(100), "max_mismatches: 30", "Edit distance is too big."},
+        {"length.yaml", text_of(65535), "max_edits: 4000", "Pattern length exceeds limit."},
+    };
+    for (const auto &c : cases) {
+        SCOPED_TRACE(c.name);
+        const std::string path = approx_rule_file(c.name, c.pattern, c.knob);
+        wm_ruleset_t *rs = nullptr;
+        wm_error_t *err = nullptr;
+        EXPECT_EQ(wm_ruleset_load_file(path.c_str(), &rs, &err), WM_RULE_ERROR);
+        EXPECT_EQ(rs, nullptr);
+        ASSERT_NE(err, nullptr);
+        ASSERT_EQ(err->count, 1u);
+        EXPECT_EQ(std::string(err->diagnostics[0].file), path);
+        EXPECT_EQ(err->diagnostics[0].line, 3u);
+        EXPECT_EQ(err->diagnostics[0].column, 5u);
+        EXPECT_EQ(err->diagnostics[0].rule_id, 1);
+        EXPECT_EQ(std::string(err->message),
+                  path + ":3:5: rule 1: Hyperscan rejected the approximate pattern: " + c.hyperscan_says);
+        wm_error_free(err);
+        std::remove(path.c_str());
+    }
+}
+
+// What Hyperscan takes still loads, and scans.
+TEST(AbiApproxLoad, AcceptedApproximateRulesLoadAndMatch) {
+    const std::string path = approx_rule_file("ok.yaml", "password", "max_edits: 1");
+    wm_ruleset_t *rs = nullptr;
+    ASSERT_EQ(wm_ruleset_load_file(path.c_str(), &rs, nullptr), WM_SUCCESS);
+    wm_ruleset_info_t info;
+    wm_ruleset_info_init(&info);
+    ASSERT_EQ(wm_ruleset_info(rs, &info), WM_SUCCESS);
+    EXPECT_EQ(info.approximate_rules, 1u);
+    wm_scanner_options_t o;
+    wm_scanner_options_init(&o);
+    o.backend = WM_BACKEND_CPU;
+    wm_scanner_t *sc = nullptr;
+    ASSERT_EQ(wm_scanner_create(rs, &o, &sc, nullptr), WM_SUCCESS);
+    const char payload[] = "user=x&pasword=1"; // one edit away
+    uint32_t offsets[] = {0, sizeof(payload) - 1};
+    const wm_batch_t batch{reinterpret_cast<const uint8_t *>(payload), offsets, 1, nullptr};
+    int matches = 0;
+    auto count = [](uint32_t, uint32_t, uint32_t, uint32_t, void *ctx) {
+        ++*static_cast<int *>(ctx);
+        return 0;
+    };
+    ASSERT_EQ(wm_scan_batch(sc, &batch, count, &matches, nullptr), WM_SUCCESS);
+    EXPECT_GT(matches, 0);
+    wm_scanner_free(sc);
+    wm_ruleset_free(rs);
+    std::remove(path.c_str());
+}
