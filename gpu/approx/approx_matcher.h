@@ -33,7 +33,7 @@ constexpr size_t kAutoMinBytes = 1u << 20;
 class ApproxMatcher {
   public:
     virtual ~ApproxMatcher() = default;
-    // Throws std::invalid_argument (bad pattern, see compile_kdiff) or
+    // Throws KdiffPatternError (a pattern the kernels cannot take, see compile_kdiff) or
     // wm::gpu::GpuError (no usable GPU: "built without CUDA support", ...).
     static std::unique_ptr<ApproxMatcher> create(const std::vector<ApproxPattern> &patterns,
                                                  const ApproxOptions &opts);

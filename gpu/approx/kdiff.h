@@ -11,6 +11,7 @@
 #pragma once
 
 #include <cstdint>
+#include <stdexcept>
 #include <string>
 #include <vector>
 
@@ -75,9 +76,20 @@ struct KdiffBlob {
     std::string describe() const;
 };
 
-// Throws std::invalid_argument naming the pattern index when a pattern is
-// empty, longer than 1024 bytes, has m <= k (Levenshtein: vacuous, as
-// Hyperscan), or (Hamming) needs more Shift-And state than the kernel keeps.
+// A pattern the kernels cannot take: what() is "approximate pattern N: why";
+// `pattern` is N, its index in compile_kdiff's input, so a caller can name
+// the rule it came from.
+struct KdiffPatternError : std::invalid_argument {
+    KdiffPatternError(uint32_t index, const std::string &reason)
+        : std::invalid_argument("approximate pattern " + std::to_string(index) + ": " + reason), pattern(index),
+          why(reason) {}
+    uint32_t pattern;
+    std::string why;
+};
+
+// Throws KdiffPatternError when a pattern is empty, longer than 1024 bytes,
+// has m <= k (Levenshtein: vacuous, as Hyperscan), or (Hamming) needs more
+// Shift-And state than the kernel keeps.
 KdiffBlob compile_kdiff(const std::vector<ApproxPattern> &patterns);
 
 // The kernel's per-lane walk run on the CPU (same step functions), over every

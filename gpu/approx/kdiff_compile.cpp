@@ -35,7 +35,7 @@ KdiffBlob compile_kdiff(const std::vector<ApproxPattern> &patterns) {
         const auto &p = patterns[i];
         const size_t m = p.bytes.size();
         auto bad = [&](const std::string &why) {
-            throw std::invalid_argument("approximate pattern " + std::to_string(i) + ": " + why);
+            throw KdiffPatternError(i, why);
         };
         if (m == 0) bad("empty pattern");
         if (m > tuning::kMaxWords * 64)

@@ -31,7 +31,14 @@ ApproxEngine::ApproxEngine(const std::vector<rules::Rule> &rules, ApproxBackend 
     if (backend == ApproxBackend::Gpu) {
         approx::ApproxOptions o;
         o.device = device;
-        gpu_ = approx::ApproxMatcher::create(pats, o);
+        try {
+            gpu_ = approx::ApproxMatcher::create(pats, o);
+        } catch (const approx::KdiffPatternError &e) {
+            // The kernels' limits are stricter than Hyperscan's (length, Hamming k): name the rule.
+            const rules::Rule &r = rules[rule_index_.at(e.pattern)];
+            throw rules::RuleError({rules::Diagnostic{
+                r.where, r.id, fmt::format("the GPU's approximate kernels cannot take this pattern: {}", e.why)}});
+        }
         return;
     }
     if (!shared_db) owned_db_.reset(compile_approximate(rules)); // expression i = pats[i]

@@ -74,6 +74,10 @@ void Scanner::setup_approx(int device) {
             if (!fallback_allowed_)
                 throw StatusError(WM_GPU_ERROR, e.what());
             reason_ += fmt::format("; approximate rules on Hyperscan because {}", e.what());
+        } catch (const rules::RuleError &e) { // a pattern past the kernels' limits, which Hyperscan takes
+            if (!fallback_allowed_)
+                throw;
+            reason_ += fmt::format("; approximate rules on Hyperscan because {}", e.what());
         }
     }
     approx_ = std::make_unique<ApproxEngine>(rs_, ApproxBackend::Cpu);

@@ -90,3 +90,59 @@ TEST(AbiApproxLoad, AcceptedApproximateRulesLoadAndMatch) {
     wm_ruleset_free(rs);
     std::remove(path.c_str());
 }
+
+// A pattern Hyperscan takes but the GPU kernels cannot (longer than their
+// 1,024 bytes): under auto the approximate rules run on Hyperscan and the
+// scanner says why, naming the rule; under gpu the scanner is refused with
+// the rule's location.
+TEST(AbiApproxLoad, PatternPastTheGpuKernelsRunsOnHyperscanUnderAuto) {
+    wm_scanner_options_t o;
+    wm_scanner_options_init(&o);
+    o.backend = WM_BACKEND_GPU;
+    {
+        wm_ruleset_t *probe = nullptr;
+        const std::string yaml = "version: 1\nrules:\n  - {id: 1, msg: m, pattern: abc}\n";
+        ASSERT_EQ(wm_ruleset_load_string(yaml.data(), yaml.size(), "probe.yaml", &probe, nullptr), WM_SUCCESS);
+        wm_scanner_t *sc = nullptr;
+        const int rc = wm_scanner_create(probe, &o, &sc, nullptr);
+        wm_scanner_free(sc);
+        wm_ruleset_free(probe);
+        if (rc != WM_SUCCESS) GTEST_SKIP() << "no usable GPU (" << wm_status_name(rc) << ")";
+    }
+    const std::string pattern = text_of(1500);
+    const std::string path = approx_rule_file("wide.yaml", pattern, "max_edits: 1");
+    wm_ruleset_t *rs = nullptr;
+    ASSERT_EQ(wm_ruleset_load_file(path.c_str(), &rs, nullptr), WM_SUCCESS) << "Hyperscan takes it";
+
+    wm_scanner_t *sc = nullptr;
+    wm_error_t *err = nullptr;
+    EXPECT_EQ(wm_scanner_create(rs, &o, &sc, &err), WM_RULE_ERROR);
+    ASSERT_NE(err, nullptr);
+    ASSERT_EQ(err->count, 1u);
+    EXPECT_EQ(err->diagnostics[0].line, 3u);
+    EXPECT_EQ(err->diagnostics[0].rule_id, 1);
+    EXPECT_NE(std::string(err->message).find("the GPU's approximate kernels cannot take this pattern"),
+              std::string::npos)
+        << err->message;
+    wm_error_free(err);
+
+    o.backend = WM_BACKEND_AUTO;
+    ASSERT_EQ(wm_scanner_create(rs, &o, &sc, nullptr), WM_SUCCESS);
+    const std::string reason = wm_scanner_backend_reason(sc);
+    EXPECT_NE(reason.find("approximate rules on Hyperscan because " + path + ":3:5: rule 1"), std::string::npos)
+        << reason;
+    std::string payload = "xx" + pattern + "yy";
+    payload[700] ^= 0x20; // one substitution
+    uint32_t offsets[] = {0, static_cast<uint32_t>(payload.size())};
+    const wm_batch_t batch{reinterpret_cast<const uint8_t *>(payload.data()), offsets, 1, nullptr};
+    int matches = 0;
+    auto count = [](uint32_t, uint32_t, uint32_t, uint32_t, void *ctx) {
+        ++*static_cast<int *>(ctx);
+        return 0;
+    };
+    ASSERT_EQ(wm_scan_batch(sc, &batch, count, &matches, nullptr), WM_SUCCESS);
+    EXPECT_EQ(matches, 1);
+    wm_scanner_free(sc);
+    wm_ruleset_free(rs);
+    std::remove(path.c_str());
+}

@@ -111,6 +111,20 @@ TEST(KdiffCpu, RejectsPatternsTheKernelsCannotTake) {
     EXPECT_NO_THROW(compile_kdiff({{std::string(1024, 'a'), 1, Metric::Levenshtein, false}}));
 }
 
+// The engine names the rule from the index a rejection carries.
+TEST(KdiffCpu, ARejectionCarriesThePatternIndex) {
+    try {
+        compile_kdiff({{"abcd", 1, Metric::Levenshtein, false},
+                       {"efgh", 1, Metric::Hamming, false},
+                       {std::string(1025, 'a'), 1, Metric::Levenshtein, false}});
+        FAIL() << "a 1025-byte pattern is past the kernels";
+    } catch (const KdiffPatternError &e) {
+        EXPECT_EQ(e.pattern, 2u);
+        EXPECT_NE(e.why.find("1025 bytes exceeds the GPU limit of 1024"), std::string::npos) << e.why;
+        EXPECT_EQ(std::string(e.what()), "approximate pattern 2: " + e.why);
+    }
+}
+
 // Hyperscan's extended parameters compute the same end offsets (it reports no
 // distance). Patterns with m <= k + 1 are outside both (rules/ rejects them).
 TEST(KdiffCpu, HyperscanExtParamsAgree) {
