@@ -18,7 +18,8 @@
  *      wm_scan_batch_set_submit() / _collect()
  *                               the same, pipelined: batch N + 1 is copied to
  *                               the GPU while batch N is still being scanned.
- *   4. wm_scanner_free(), wm_ruleset_free().
+ *   4. wm_scanner_free(), wm_ruleset_free(), in either order: a scanner
+ *      keeps the compiled rules it was created from until it is freed.
  *
  * Conventions:
  *   - Every function returns WM_SUCCESS (0) or a negative wm_status code.
@@ -385,7 +386,9 @@ typedef struct wm_scanner_stats {
     uint64_t matches;
     uint64_t verified_batches;
     uint64_t verify_mismatches;
-    /** Where the time went (seconds, summed over batches): the engines
+    /** Appended during 0.1: a caller built against the struct without
+     *  them passes its shorter struct_size and gets the counters above.
+     *  Where the time went (seconds, summed over batches): the engines
      *  (GPU or Hyperscan, including transfers), ordering and filtering the
      *  matches on the host, and the match callbacks. Where positions are
      *  ordered and filtered on the engine's threads while the callbacks run

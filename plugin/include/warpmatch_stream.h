@@ -215,8 +215,10 @@ WM_API int wm_live_run(wm_live_t *live, wm_scanner_t *sc, wm_alert_fn on_alert, 
  *  SIGTERM handler, or from another thread. */
 WM_API void wm_live_stop(wm_live_t *live);
 
-/** Counters so far (pcap_stats is read at the end of wm_live_run).
- *  stream_stats may be NULL. */
+/** Counters of the last wm_live_run, filled when it returns (the capture
+ *  counters, alerts, batches and pcap_stats alike): call it after
+ *  wm_live_run has returned, not while it runs on another thread (all zeros
+ *  before the first run). stream_stats may be NULL. */
 WM_API int wm_live_stats(const wm_live_t *live, wm_live_stats_t *st,
                          wm_stream_stats_t *stream_stats);
 /** Format live stats as one JSON object, malloc'ed, freed with wm_free(). */

@@ -103,6 +103,7 @@ WM_API int wm_replay_file(wm_scanner_t *sc, const char *path, wm_alert_fn on_ale
     if (!sc || !path || !*path || !size_ok(stats))
         return set_error(err, WM_INVALID,
                          "wm_replay_file: scanner, path and initialised stats are required");
+    wm_replay_stats_init(stats); // filled in every case, also when the capture cannot be opened
     if (!sc->scanner.try_acquire())
         return set_error(err, WM_SCRATCH_IN_USE, "wm_replay_file: scanner in use by another thread");
     struct Release {

@@ -61,7 +61,7 @@ WM_API int wm_scanner_create(const wm_ruleset_t *rs, const wm_scanner_options_t 
     if (opts->gpu_device < 0)
         return set_error(err, WM_INVALID, "gpu_device must be >= 0");
     try {
-        *out = new wm_scanner(rs->compiled, *opts);
+        *out = new wm_scanner(rs->owner, *opts);
         return WM_SUCCESS;
     } catch (...) {
         return status_from_current_exception(err);
@@ -225,12 +225,19 @@ int batch_buffer_call(const char *fn, wm_scanner_t *sc, unsigned slot, size_t by
         return set_error(err, WM_INVALID,
                          std::string(fn) + ": slot " + std::to_string(slot) + " out of range (0 to " +
                                              std::to_string(WM_BATCH_BUFFER_SLOTS - 1) + ")");
+    // A batch's offsets are 32-bit: a bigger buffer could not be scanned.
+    if (bytes > UINT32_MAX)
+        return set_error(err, WM_INVALID,
+                         fmt::format("{}: {} bytes is more than a batch can hold ({}: its offsets are 32-bit)", fn,
+                                     bytes, UINT32_MAX));
     if (!sc->scanner.try_acquire())
         return set_error(err, WM_SCRATCH_IN_USE, std::string(fn) + ": scanner in use");
     Holding hold{sc->scanner};
     try {
         *buf = sc->scanner.batch_buffer(bytes, slot);
         return WM_SUCCESS;
+    } catch (const std::bad_alloc &) {
+        return set_error(err, WM_NOMEM, fmt::format("{}: out of memory for {} bytes", fn, bytes));
     } catch (...) {
         return status_from_current_exception(err);
     }
@@ -255,10 +262,15 @@ WM_API void wm_scanner_stats_init(wm_scanner_stats_t *st) {
 }
 
 WM_API int wm_scanner_stats(const wm_scanner_t *sc, wm_scanner_stats_t *st) {
-    if (!sc || !size_ok(st))
+    // A caller built before the *_seconds fields (early 0.1) passes the shorter
+    // struct: fill what it has.
+    constexpr size_t v01_size = offsetof(wm_scanner_stats_t, engine_seconds);
+    if (!sc || !st || (st->struct_size != v01_size && !size_ok(st)))
         return WM_INVALID;
-    *st = sc->scanner.stats();
-    st->struct_size = sizeof(*st);
+    const size_t caller_size = st->struct_size;
+    wm_scanner_stats_t all = sc->scanner.stats();
+    all.struct_size = caller_size;
+    std::memcpy(st, &all, caller_size);
     return WM_SUCCESS;
 }
 

@@ -7,13 +7,20 @@
 
 #include <memory>
 
+// The compiled rules are shared with every scanner made from them, so
+// wm_ruleset_free may come before wm_scanner_free (a scanner reads its rule
+// set's databases on every scan).
 struct wm_ruleset {
-    explicit wm_ruleset(wm::rules::RuleSet rs) : compiled(std::move(rs)) {}
-    wm::CompiledRuleSet compiled;
+    explicit wm_ruleset(wm::rules::RuleSet rs)
+        : owner(std::make_shared<const wm::CompiledRuleSet>(std::move(rs))), compiled(*owner) {}
+    std::shared_ptr<const wm::CompiledRuleSet> owner;
+    const wm::CompiledRuleSet &compiled;
 };
 
 struct wm_scanner {
-    wm_scanner(const wm::CompiledRuleSet &rs, const wm_scanner_options_t &o) : scanner(rs, o) {}
+    wm_scanner(std::shared_ptr<const wm::CompiledRuleSet> rs, const wm_scanner_options_t &o)
+        : rules(std::move(rs)), scanner(*rules, o) {}
+    std::shared_ptr<const wm::CompiledRuleSet> rules; // declared before scanner: destroyed after it
     wm::Scanner scanner;
 };
 

@@ -139,6 +139,9 @@ WM_API int wm_replay_file_ex(wm_scanner_t *sc, const char *path, const wm_replay
         return set_error(err, WM_INVALID,
                          "wm_replay_file_ex: scanner, path, and options and stats initialised "
                          "with their *_init functions are required");
+    // Filled in every case: a capture that cannot be opened leaves zeros, not the last replay's counts.
+    wm_replay_stats_init(stats);
+    if (stream_stats) wm_stream_stats_init(stream_stats);
     if (!sc->scanner.try_acquire())
         return set_error(err, WM_SCRATCH_IN_USE, "wm_replay_file_ex: scanner in use by another thread");
     Release release{sc->scanner};
