@@ -39,6 +39,20 @@ std::vector<uint32_t> rules_in(wm_scanner_t *sc, const std::string &payload) {
     return ids;
 }
 
+// A rule set of kRules and a CPU scanner of it.
+struct OneScanner : ::testing::Test {
+    wm_ruleset_t *rs = nullptr;
+    wm_scanner_t *sc = nullptr;
+    void SetUp() override {
+        ASSERT_EQ(wm_ruleset_load_string(kRules, sizeof(kRules) - 1, "inline", &rs, nullptr), WM_SUCCESS);
+        ASSERT_NE(sc = cpu_scanner(rs), nullptr);
+    }
+    void TearDown() override {
+        wm_scanner_free(sc);
+        wm_ruleset_free(rs);
+    }
+};
+
 } // namespace
 
 TEST(AbiLifetimes, AScannerKeepsItsRulesAfterTheRuleSetIsFreed) {
@@ -54,11 +68,7 @@ TEST(AbiLifetimes, AScannerKeepsItsRulesAfterTheRuleSetIsFreed) {
     wm_scanner_free(b);
 }
 
-TEST(AbiLifetimes, ScannerStatsOfTheEarlierShorterStructAreFilled) {
-    wm_ruleset_t *rs = nullptr;
-    ASSERT_EQ(wm_ruleset_load_string(kRules, sizeof(kRules) - 1, "inline", &rs, nullptr), WM_SUCCESS);
-    wm_scanner_t *sc = cpu_scanner(rs);
-    ASSERT_NE(sc, nullptr);
+TEST_F(OneScanner, ScannerStatsOfTheEarlierShorterStructAreFilled) {
     ASSERT_EQ(rules_in(sc, "abc").size(), 1u);
     // The struct as built before the *_seconds fields, then guard bytes.
     constexpr size_t kOld = offsetof(wm_scanner_stats_t, engine_seconds);
@@ -79,15 +89,9 @@ TEST(AbiLifetimes, ScannerStatsOfTheEarlierShorterStructAreFilled) {
     wm_scanner_stats_init(&st);
     st.struct_size = kOld + 8;
     EXPECT_EQ(wm_scanner_stats(sc, &st), WM_INVALID);
-    wm_scanner_free(sc);
-    wm_ruleset_free(rs);
 }
 
-TEST(AbiLifetimes, ABatchBufferNoBatchCouldAddressIsRefusedByName) {
-    wm_ruleset_t *rs = nullptr;
-    ASSERT_EQ(wm_ruleset_load_string(kRules, sizeof(kRules) - 1, "inline", &rs, nullptr), WM_SUCCESS);
-    wm_scanner_t *sc = cpu_scanner(rs);
-    ASSERT_NE(sc, nullptr);
+TEST_F(OneScanner, ABatchBufferNoBatchCouldAddressIsRefusedByName) {
     uint8_t *buf = nullptr;
     wm_error_t *err = nullptr;
     EXPECT_EQ(wm_scanner_batch_buffer(sc, SIZE_MAX, &buf, &err), WM_INVALID);
@@ -99,15 +103,9 @@ TEST(AbiLifetimes, ABatchBufferNoBatchCouldAddressIsRefusedByName) {
     EXPECT_EQ(buf, nullptr);
     EXPECT_EQ(wm_scanner_batch_buffer(sc, 4096, &buf, nullptr), WM_SUCCESS) << "still usable";
     EXPECT_NE(buf, nullptr);
-    wm_scanner_free(sc);
-    wm_ruleset_free(rs);
 }
 
-TEST(AbiLifetimes, ReplayStatsAreResetWhenTheCaptureCannotBeOpened) {
-    wm_ruleset_t *rs = nullptr;
-    ASSERT_EQ(wm_ruleset_load_string(kRules, sizeof(kRules) - 1, "inline", &rs, nullptr), WM_SUCCESS);
-    wm_scanner_t *sc = cpu_scanner(rs);
-    ASSERT_NE(sc, nullptr);
+TEST_F(OneScanner, ReplayStatsAreResetWhenTheCaptureCannotBeOpened) {
     wm_replay_stats_t st;
     wm_replay_stats_init(&st);
     st.alerts = 17, st.capture.packets = 134; // as a previous replay left them
@@ -120,6 +118,4 @@ TEST(AbiLifetimes, ReplayStatsAreResetWhenTheCaptureCannotBeOpened) {
               WM_IO_ERROR);
     EXPECT_EQ(st.alerts, 0u);
     EXPECT_EQ(st.capture.packets, 0u);
-    wm_scanner_free(sc);
-    wm_ruleset_free(rs);
 }
