@@ -127,7 +127,8 @@ typedef struct wm_replay_options {
      * then 0). Without streams the capture is read window by window while the
      * previous window is scanned; a classic pcap window is decoded by several
      * threads at once. */
-    unsigned read_threads;   /**< threads decoding a window; 0 = cores - 1, at most 16 */
+    unsigned read_threads;   /**< threads decoding a window; 0 = cores - 1 (at most 16);
+                                  a value above 64 is cut to 64 */
     size_t window_bytes;     /**< file bytes per window; 0 = 1/8 of the file,
                                   within 4-16 MB on the GPU, 1-16 MB on the CPU;
                                   at most 1 GiB and the file's size (>= 1 MiB) */
