@@ -207,7 +207,8 @@ WM_API int wm_live_open(const wm_live_options_t *opts, wm_live_t **out, wm_error
  * Capture and scan until wm_live_stop(): then stop capturing, scan every
  * packet already captured (the kernel buffer is drained), end every flow,
  * scan every pending batch and deliver every alert before returning.
- * Returns WM_SUCCESS, WM_SCAN_TERMINATED, WM_VERIFY_MISMATCH or an error.
+ * Returns WM_SUCCESS, WM_SCAN_TERMINATED, WM_VERIFY_MISMATCH or an error;
+ * WM_BAD_STATE while another wm_live_run on the same live is running.
  */
 WM_API int wm_live_run(wm_live_t *live, wm_scanner_t *sc, wm_alert_fn on_alert, void *alert_ctx,
                        wm_error_t **err);

@@ -22,6 +22,7 @@ struct wm_live {
     std::string interface, bpf; // the strings opts pointed at, copied
     std::unique_ptr<stream::LiveCapture> cap;
     std::atomic<bool> stop{false};
+    std::atomic<bool> running{false}; // one wm_live_run at a time: they would share the pcap handle and stats
     wm_live_stats_t stats{};
     wm_stream_stats_t stream_stats{};
 };
@@ -213,6 +214,12 @@ WM_API int wm_live_run(wm_live_t *live, wm_scanner_t *sc, wm_alert_fn on_alert, 
                        wm_error_t **err) {
     if (err) *err = nullptr;
     if (!live || !sc) return set_error(err, WM_INVALID, "wm_live_run: live and sc are required");
+    if (live->running.exchange(true))
+        return set_error(err, WM_BAD_STATE, "wm_live_run: this capture is already running on another thread");
+    struct Running {
+        std::atomic<bool> &flag;
+        ~Running() { flag.store(false); }
+    } running{live->running};
     if (!sc->scanner.try_acquire())
         return set_error(err, WM_SCRATCH_IN_USE, "wm_live_run: scanner in use by another thread");
     Release release{sc->scanner};
