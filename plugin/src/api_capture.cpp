@@ -136,7 +136,7 @@ WM_API int wm_alert_to_json(const wm_ruleset_t *rs, const wm_alert_t *alert, cha
         std::memcpy(&a, alert, alert->struct_size);
         thread_local fmt::memory_buffer line; // reused: the result is the one allocation per alert
         line.clear();
-        append_alert_eve_json(rs->compiled, a, line);
+        append_alert_eve_json(*rs->compiled, a, line);
         return to_malloced(std::string_view(line.data(), line.size()), json);
     } catch (...) {
         return WM_NOMEM;

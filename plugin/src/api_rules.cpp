@@ -97,7 +97,7 @@ WM_API void wm_ruleset_info_init(wm_ruleset_info_t *info) {
 WM_API int wm_ruleset_info(const wm_ruleset_t *rs, wm_ruleset_info_t *info) {
     if (!rs || !size_ok(info))
         return WM_INVALID;
-    const auto &c = rs->compiled;
+    const auto &c = *rs->compiled;
     wm_ruleset_info_init(info);
     info->rules = c.rules().size();
     for (const auto &r : c.rules()) {
@@ -125,10 +125,10 @@ WM_API void wm_rule_info_init(wm_rule_info_t *info) {
 WM_API int wm_ruleset_rule(const wm_ruleset_t *rs, uint32_t rule_id, wm_rule_info_t *info) {
     if (!rs || !size_ok(info))
         return WM_INVALID;
-    long i = rs->compiled.index_of(rule_id);
+    long i = rs->compiled->index_of(rule_id);
     if (i < 0)
         return WM_INVALID;
-    const auto &r = rs->compiled.rules()[i];
+    const auto &r = rs->compiled->rules()[i];
     info->id = r.id;
     info->msg = r.msg.c_str();
     info->severity = r.severity;
@@ -142,11 +142,11 @@ WM_API int wm_ruleset_serialize(const wm_ruleset_t *rs, char **bytes, size_t *le
         return WM_INVALID;
     *bytes = nullptr;
     *len = 0;
-    if (!rs->compiled.hs_database())
+    if (!rs->compiled->hs_database())
         return WM_BAD_STATE; // an empty rule set has no database
     char *hs_bytes = nullptr;
     size_t n = 0;
-    if (hs_serialize_database(rs->compiled.hs_database(), &hs_bytes, &n) != HS_SUCCESS)
+    if (hs_serialize_database(rs->compiled->hs_database(), &hs_bytes, &n) != HS_SUCCESS)
         return WM_NOMEM;
     // Re-home into malloc'ed memory so wm_free() is always the right free.
     *bytes = static_cast<char *>(std::malloc(n));

@@ -61,7 +61,7 @@ WM_API int wm_scanner_create(const wm_ruleset_t *rs, const wm_scanner_options_t 
     if (opts->gpu_device < 0)
         return set_error(err, WM_INVALID, "gpu_device must be >= 0");
     try {
-        *out = new wm_scanner(rs->owner, *opts);
+        *out = new wm_scanner(rs->compiled, *opts);
         return WM_SUCCESS;
     } catch (...) {
         return status_from_current_exception(err);

@@ -11,10 +11,8 @@
 // wm_ruleset_free may come before wm_scanner_free (a scanner reads its rule
 // set's databases on every scan).
 struct wm_ruleset {
-    explicit wm_ruleset(wm::rules::RuleSet rs)
-        : owner(std::make_shared<const wm::CompiledRuleSet>(std::move(rs))), compiled(*owner) {}
-    std::shared_ptr<const wm::CompiledRuleSet> owner;
-    const wm::CompiledRuleSet &compiled;
+    explicit wm_ruleset(wm::rules::RuleSet rs) : compiled(std::make_shared<const wm::CompiledRuleSet>(std::move(rs))) {}
+    std::shared_ptr<const wm::CompiledRuleSet> compiled;
 };
 
 struct wm_scanner {
