@@ -39,6 +39,10 @@ void on_progress(uint64_t packets, uint64_t bytes, double seconds, void *) {
 }
 
 int run_replay(const ReplayArgs &a) {
+    if (same_file_as_any(a.output, {a.capture, a.rules})) {
+        fmt::print(stderr, "warpmatch: -o {} is the capture or the rule file; not overwriting it\n", a.output);
+        return 1;
+    }
     wm_error_t *err = nullptr;
     wm_ruleset_t *rs = nullptr;
     if (int rc = wm_ruleset_load_file(a.rules.c_str(), &rs, &err))
@@ -64,12 +68,6 @@ int run_replay(const ReplayArgs &a) {
     fmt::print(stderr, "warpmatch: backend {}\n", wm_scanner_backend_reason(sc));
 
     FILE *out = stdout;
-    if (same_file_as_any(a.output, {a.capture, a.rules})) {
-        fmt::print(stderr, "warpmatch: -o {} is the capture or the rule file; not overwriting it\n", a.output);
-        wm_scanner_free(sc);
-        wm_ruleset_free(rs);
-        return 1;
-    }
     if (!a.output.empty() && !(out = std::fopen(a.output.c_str(), "w"))) {
         fmt::print(stderr, "warpmatch: cannot write {}: {}\n", a.output, std::strerror(errno));
         wm_scanner_free(sc);
