@@ -4,9 +4,10 @@
 # (pairs: the plugin path's per-chunk timeline, bench_pairs_trace; chunks: the
 # chunk-size study; plain: Set kernel with and without the plain-repeat skip;
 # ab: against an old build; ncu: a profile of one launch per NCU_KINDS; floor:
-# bench_walk_floor beside bench_ac_kernel, and the floor under ncu; groups: one
+# bench_walk_floor beside bench_ac_kernel, and the floor under ncu; hits:
+# bench_walk_hits beside both; groups: one
 # case-folded automaton against two; carveout: shared memory against L1;
-# none of these seven in the default list)
+# none of these eight in the default list)
 # Inputs (literal lists, payload corpora) are derived here from the capture
 # and the ET Open rules, so only the raw data travels.
 set -u
@@ -121,6 +122,17 @@ for k in $which; do
       bench_walk_floor --literals /tmp/ac_literals.txt --corpus /tmp/zeek.corpus --gb 0.5 --sweep 0 --walks 1 \
       > "$O/ncu_floor.txt" 2>&1
     tail -5 "$O/ncu_floor.txt" ;;
+  hits)
+    # A two-kernel Set design's ceiling (bench_walk_hits: walk with hit
+    # records, then a drain) on the full ET set, beside the floor and the
+    # Set kernel over the same 2 GB in the same call.
+    ac_inputs
+    run timeout 240 bench_walk_hits --literals /tmp/ac_literals.txt --corpus /tmp/zeek.corpus --gb 2 \
+      ${HITS_ARGS:---rows 32,16f,16b --blocks-per-sm 8,6,4}
+    run timeout 100 bench_walk_floor --literals /tmp/ac_literals.txt --corpus /tmp/zeek.corpus --gb 2 --sweep 0 \
+      --walks 1 --blocks-per-sm 6,4 --entry-bits 32,16
+    run timeout 150 bench_ac_kernel --literals /tmp/ac_literals.txt --corpus /tmp/zeek.corpus --gb 2 --sweep 0 \
+      --plugin-mb 64 --hs-mb 64 --json "$O/bench_ac_hits.json" ;;
   ncu)
     # Where a kernel's time goes: one launch on the full ET set (32-bit states,
     # one group) under Nsight Compute per kind in NCU_KINDS (set, count,
