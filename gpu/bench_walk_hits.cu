@@ -233,6 +233,19 @@ void print_model_counts(const AcGroupView &hg, const HostRows &h, const Corpus &
         std::printf("top %u patterns by items kept out of the queue: %.4f hits/byte, %.4f items/byte left\n", k,
                     left / bytes, left_items / bytes);
     }
+    // Plain states deduped within each tile (a lane's own registers could hold that).
+    {
+        uint64_t left = 0;
+        for (size_t x = 0; x < check_tiles; ++x) {
+            std::set<unsigned long long> seen;
+            for (uint32_t rec : m.records[x]) {
+                const uint32_t st = rec >> kHitPosBits, j = rec & ((1u << kHitPosBits) - 1);
+                const bool plain = (h.flags2[st >> 4] >> ((st & 15) * 2)) & 1u;
+                left += !plain || seen.insert(hit_key(hit_payload(text.first_payload[x], text.starts[x], j), st)).second;
+            }
+        }
+        std::printf("plain states deduped within each tile: %.4f hits/byte left\n", left / bytes);
+    }
     std::printf("hits left by a (payload, plain state) filter per unit of %u tiles: %.4f per byte, their items %.4f per byte\n",
                 kUnitTiles, unit_states / bytes, unit_items / bytes);
 }
