@@ -108,6 +108,20 @@ std::vector<Literal> load_literals(const std::string &path) {
     return v;
 }
 
+std::vector<Literal> drop_byte_runs(const std::vector<Literal> &all) {
+    auto folded = [](const Literal &l, char c) {
+        const auto u = static_cast<unsigned char>(c);
+        return l.nocase && u >= 'A' && u <= 'Z' ? static_cast<char>(u + 32) : c;
+    };
+    std::vector<Literal> kept;
+    for (const Literal &l : all) {
+        bool run = !l.bytes.empty();
+        for (char c : l.bytes) run = run && folded(l, c) == folded(l, l.bytes[0]);
+        if (!run) kept.push_back(l);
+    }
+    return kept;
+}
+
 std::vector<Literal> literal_subset(const std::vector<Literal> &all, size_t n, uint32_t seed) {
     std::vector<Literal> v = all;
     std::shuffle(v.begin(), v.end(), std::mt19937(seed));

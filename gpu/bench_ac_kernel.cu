@@ -113,6 +113,7 @@ struct Options {
     bool hs_sweep = false, dynamic = true, plain_repeats = false, unit_index = true;
     int carveout = -1;         // -1: the driver's carveout
     uint32_t blocks_per_sm = 0; // 0: every block that fits
+    bool drop_runs = false;       // --drop-runs: literals that are one byte repeated left out
 };
 
 // Parses argv into o; returns -1 to go on, else the exit status (help, or an error already printed).
@@ -148,6 +149,7 @@ int parse(int argc, char **argv, Options &o) {
     app.add_option("--carveout", o.carveout, "kernel rows: preferred shared-memory carveout, % of the maximum")
         ->check(CLI::Range(0, 100));
     app.add_option("--blocks-per-sm", o.blocks_per_sm, "kernel rows: at most N blocks per SM")->check(CLI::Range(1, 32));
+    app.add_flag("--drop-runs", o.drop_runs, "leave out the literals that are one byte repeated (a study)");
     try {
         app.parse(argc, argv);
         if (o.extract.empty() && o.import_rules.empty() && (o.literals.empty() || o.corpus.empty()))
@@ -176,7 +178,7 @@ int main(int argc, char **argv) try {
         std::printf("%zu distinct prefilter literals -> %s\n", lits.size(), opt.import_rules[0].c_str());
         return 0;
     }
-    const auto all = load_literals(opt.literals);
+    const auto all = opt.drop_runs ? drop_byte_runs(load_literals(opt.literals)) : load_literals(opt.literals);
     const Corpus corpus = load_corpus(opt.corpus);
     std::vector<size_t> sweep;
     for (const size_t n : opt.sweep) sweep.push_back(n == 0 || n > all.size() ? all.size() : n);

@@ -269,8 +269,10 @@ int main(int argc, char **argv) try {
         ->delimiter(',')
         ->check(CLI::Range(1, 8));
     app.add_flag("--host-only", host_only, "the CPU model's counts over one corpus copy; no device");
+    bool drop_runs = false;
+    app.add_flag("--drop-runs", drop_runs, "leave out the literals that are one byte repeated");
     CLI11_PARSE(app, argc, argv);
-    const auto all = load_literals(literals);
+    const auto all = drop_runs ? drop_byte_runs(load_literals(literals)) : load_literals(literals);
     const Corpus corpus = load_corpus(corpus_path);
     const auto pats = literal_subset(all, patterns == 0 || patterns > all.size() ? all.size() : patterns, 7);
     AcCompileOptions co;

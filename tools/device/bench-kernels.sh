@@ -129,6 +129,10 @@ for k in $which; do
     ac_inputs
     run timeout 240 bench_walk_hits --literals /tmp/ac_literals.txt --corpus /tmp/zeek.corpus --gb 2 \
       ${HITS_ARGS:---rows 32,16f,16b --blocks-per-sm 8,6,4}
+    # HITS_AC_ARGS: more options for the matcher's row, e.g. --drop-runs
+    # (then run beside the full set's row).
+    [ -n "${HITS_AC_ARGS:-}" ] && run timeout 150 bench_ac_kernel --literals /tmp/ac_literals.txt --corpus /tmp/zeek.corpus \
+      --gb 2 --sweep 0 --plugin-mb 64 --hs-mb 64 $HITS_AC_ARGS --json "$O/bench_ac_hits_args.json"
     run timeout 100 bench_walk_floor --literals /tmp/ac_literals.txt --corpus /tmp/zeek.corpus --gb 2 --sweep 0 \
       --walks 1 --blocks-per-sm 6,4 --entry-bits 32,16
     run timeout 150 bench_ac_kernel --literals /tmp/ac_literals.txt --corpus /tmp/zeek.corpus --gb 2 --sweep 0 \
