@@ -1,5 +1,6 @@
 // gpu/ac_bench_corpus.cpp - see ac_bench_corpus.h.
 #include "gpu/ac_bench_corpus.h"
+#include "gpu/ac_walk.cuh"
 
 #include "capture/offline_capture.h"
 #include "rules/ids_import.h"
@@ -109,14 +110,11 @@ std::vector<Literal> load_literals(const std::string &path) {
 }
 
 std::vector<Literal> drop_byte_runs(const std::vector<Literal> &all) {
-    auto folded = [](const Literal &l, char c) {
-        const auto u = static_cast<unsigned char>(c);
-        return l.nocase && u >= 'A' && u <= 'Z' ? static_cast<char>(u + 32) : c;
-    };
     std::vector<Literal> kept;
     for (const Literal &l : all) {
+        auto byte = [&](char c) { const auto u = static_cast<uint8_t>(c); return l.nocase ? fold_ascii(u) : u; };
         bool run = !l.bytes.empty();
-        for (char c : l.bytes) run = run && folded(l, c) == folded(l, l.bytes[0]);
+        for (char c : l.bytes) run = run && byte(c) == byte(l.bytes[0]);
         if (!run) kept.push_back(l);
     }
     return kept;

@@ -1,6 +1,6 @@
 // gpu/bench_walk_hits.cu - a study of where the Set kernel's time goes on the
 // full ET set (walk_hits_model.h says what is modelled and what is left out;
-// PERFORMANCE.md runs 255-258 hold the figures). Kernel 1 walks 64-byte tiles
+// PERFORMANCE.md runs 255-259 hold the figures). Kernel 1 walks 64-byte tiles
 // (raw payload bytes in registers, the class map in shared memory, a run-out
 // past the tile) and stores each Set hit as one word, or only counts them;
 // kernel 2 expands stored hits into (payload, pattern) keys, deduplicated per
@@ -160,8 +160,26 @@ void run_rows(const HitRowsView &hr, const HitRowsView &dr, const AcGroupView &h
     }
 }
 
+// Hits and items per byte left when a hit on a (payload, plain state)
+// already seen within the same `scope` tiles is dropped (an exact filter).
+std::pair<double, double> left_by_exact_filter(const AcGroupView &hg, const HostRows &h, const HitText &text,
+                                               const ModelOut &m, size_t tiles, size_t scope) {
+    uint64_t hits = 0, items = 0;
+    for (size_t u0 = 0; u0 < tiles; u0 += scope) {
+        std::set<unsigned long long> seen;
+        for (size_t x = u0; x < std::min(tiles, u0 + scope); ++x)
+            for (uint32_t rec : m.records[x]) {
+                const uint32_t s = rec >> kHitPosBits, j = rec & ((1u << kHitPosBits) - 1);
+                if (!plain_state(h, s) || seen.insert(hit_key(hit_payload(text.first_payload[x], text.starts[x], j), s)).second)
+                    ++hits, items += hg.out_off[s + 1] - hg.out_off[s];
+            }
+    }
+    const double bytes = double(tiles) * kHitTile;
+    return {hits / bytes, items / bytes};
+}
+
 // --host-only: the CPU model's hits and items per byte over one corpus copy,
-// and what a (payload, plain state) filter per unit would leave of them.
+// and what filters of the hits would leave of them.
 void print_model_counts(const AcGroupView &hg, const HostRows &h, const Corpus &corpus, size_t check_tiles) {
     const HitRowsView hr32{static_cast<const uint32_t *>(hg.dense), nullptr, nullptr, hg.num_classes};
     const HitText text = hit_text(corpus.bytes.data(), corpus.offsets, corpus.bytes.size());
@@ -169,17 +187,10 @@ void print_model_counts(const AcGroupView &hg, const HostRows &h, const Corpus &
     const double bytes = double(check_tiles) * kHitTile;
     std::printf("model over %zu tiles: %.4f hits/byte, %.4f items/byte, %zu distinct (payload, pattern) keys\n",
                 check_tiles, m.hits / bytes, m.items / bytes, m.keys.size());
-    // What a (payload, state) filter per unit of 256 tiles would leave of the hits and items.
-    uint64_t unit_states = 0, unit_items = 0;
-    for (size_t u0 = 0; u0 < check_tiles; u0 += kUnitTiles) {
-        std::set<unsigned long long> seen;
-        for (size_t x = u0; x < std::min(check_tiles, u0 + kUnitTiles); ++x)
-            for (uint32_t rec : m.records[x]) {
-                const uint32_t s = rec >> kHitPosBits, j = rec & ((1u << kHitPosBits) - 1);
-                const bool plain = (h.flags2[s >> 4] >> ((s & 15) * 2)) & 1u;
-                if (!plain || seen.insert(hit_key(hit_payload(text.first_payload[x], text.starts[x], j), s)).second)
-                    ++unit_states, unit_items += hg.out_off[s + 1] - hg.out_off[s];
-            }
+    for (size_t scope : {size_t{kUnitTiles}, size_t{1}}) {
+        const auto [hits, items] = left_by_exact_filter(hg, h, text, m, check_tiles, scope);
+        std::printf("exact (payload, plain state) filter per %zu tile(s): %.4f hits/byte, %.4f items/byte left\n",
+                    scope, hits, items);
     }
     // A lossy direct-mapped cache of (payload, plain state) per unit, lanes stepping together.
     for (uint32_t slots : {128u, 256u, 512u}) {
@@ -194,7 +205,7 @@ void print_model_counts(const AcGroupView &hg, const HostRows &h, const Corpus &
                     size_t &at = next[x - u0];
                     if (at >= r.size() || (r[at] & ((1u << kHitPosBits) - 1)) != j) continue;
                     const uint32_t st = r[at++] >> kHitPosBits;
-                    const bool plain = (h.flags2[st >> 4] >> ((st & 15) * 2)) & 1u;
+                    const bool plain = plain_state(h, st);
                     const unsigned long long key = hit_key(hit_payload(text.first_payload[x], text.starts[x], j), st);
                     const uint32_t slot = static_cast<uint32_t>((key * 0x9E3779B97F4A7C15ull) >> 40) % slots;
                     if (plain && cache[slot] == key) continue;
@@ -225,29 +236,13 @@ void print_model_counts(const AcGroupView &hg, const HostRows &h, const Corpus &
         uint64_t left = 0, left_items = 0;
         for (uint32_t st = 0; st < hg.num_states; ++st) {
             if (!hits_of_state[st]) continue;
-            const bool plain = (h.flags2[st >> 4] >> ((st & 15) * 2)) & 1u;
-            bool covered = plain;
+            bool covered = plain_state(h, st);
             for (uint32_t q = hg.out_off[st]; q < hg.out_off[st + 1] && covered; ++q) covered = top[hg.out_ids[q] & kOutIdMask];
             if (!covered) left += hits_of_state[st], left_items += hits_of_state[st] * (hg.out_off[st + 1] - hg.out_off[st]);
         }
         std::printf("top %u patterns by items kept out of the queue: %.4f hits/byte, %.4f items/byte left\n", k,
                     left / bytes, left_items / bytes);
     }
-    // Plain states deduped within each tile (a lane's own registers could hold that).
-    {
-        uint64_t left = 0;
-        for (size_t x = 0; x < check_tiles; ++x) {
-            std::set<unsigned long long> seen;
-            for (uint32_t rec : m.records[x]) {
-                const uint32_t st = rec >> kHitPosBits, j = rec & ((1u << kHitPosBits) - 1);
-                const bool plain = (h.flags2[st >> 4] >> ((st & 15) * 2)) & 1u;
-                left += !plain || seen.insert(hit_key(hit_payload(text.first_payload[x], text.starts[x], j), st)).second;
-            }
-        }
-        std::printf("plain states deduped within each tile: %.4f hits/byte left\n", left / bytes);
-    }
-    std::printf("hits left by a (payload, plain state) filter per unit of %u tiles: %.4f per byte, their items %.4f per byte\n",
-                kUnitTiles, unit_states / bytes, unit_items / bytes);
 }
 
 } // namespace

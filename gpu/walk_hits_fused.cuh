@@ -133,12 +133,8 @@ __global__ void __launch_bounds__(kThreads)
         };
 #pragma unroll
         for (uint32_t j = 0; j < kHitTile; ++j) {
-            const uint4 &v = w[j / 16];
-            const uint32_t word = (j & 15) < 4 ? v.x : (j & 15) < 8 ? v.y : (j & 15) < 12 ? v.z : v.w;
-            if ((st >> j) & 1u) s = 0, lp = 0;
-            const uint32_t t = hit_step<R>(r, s, cmap[(word >> (8 * (j & 3))) & 0xffu]);
-            s = t & ~state_flags<uint32_t>();
-            bool h = active && set_reports_hit<uint32_t>(t, lp);
+            uint32_t t;
+            bool h = hit_byte<R>(r, (st >> j) & 1u, cmap[hit_tile_byte(w, j)], s, lp, &t) && active;
             if (STATES && h && (t & kOutPlain32)) h = !claim_state(hit_payload(fp, st, j), s);
             queue_hit(h, j);
             if (j % kFusedCheck == kFusedCheck - 1 && queued > kFusedQueue - kFusedCheck * 32) drain();

@@ -1,7 +1,7 @@
-// gpu/walk_hits_host.h - the host side of the two-kernel Set study
-// (walk_hits_model.h): the tiled text, the study's 16-bit rows and the CPU
-// model that bench_walk_hits checks its kernels against (tests/gpu tests it
-// against the naive matcher).
+// gpu/walk_hits_host.h - the host side of the Set study (walk_hits_model.h):
+// the tiled text, the study's 16-bit rows and the CPU model that
+// bench_walk_hits checks its kernels against (tests/gpu tests it against the
+// naive matcher).
 #pragma once
 
 #include "gpu/ac_blob.h"
@@ -94,6 +94,9 @@ inline HostRows host_rows(const AcGroupView &hg) {
     }
     return h;
 }
+
+// Whether state s is plain (HostRows::flags2: out << 1 | plain).
+inline bool plain_state(const HostRows &h, uint32_t s) { return (h.flags2[s >> 4] >> ((s & 15) * 2)) & 1u; }
 
 // The CPU model over the first `tiles` tiles: each tile's records, and the keys.
 struct ModelOut {

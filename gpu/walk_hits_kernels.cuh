@@ -1,5 +1,5 @@
-// gpu/walk_hits_kernels.cuh - the two kernels of the two-kernel Set study
-// (walk_hits_model.h says what is modelled; bench_walk_hits runs them).
+// gpu/walk_hits_kernels.cuh - kernels 1 (the walk) and 2 (the drain) of the
+// Set study (walk_hits_model.h says what is modelled; bench_walk_hits runs them).
 #pragma once
 
 #include "gpu/ac_tuning.h"
@@ -15,6 +15,13 @@ constexpr uint32_t kDrainSlots = 2048; // kernel 2: shared table of unit-relativ
 constexpr uint32_t kDrainProbes = 32;
 constexpr uint32_t kEmptySlot = ~0u;
 constexpr uint32_t kPatternBits = 15; // unit-relative key: payload delta << 15 | pattern
+
+// Byte j (a constant once unrolled) of a tile held in four 16-byte registers.
+__device__ inline uint32_t hit_tile_byte(const uint4 (&w)[kHitTile / 16], uint32_t j) {
+    const uint4 &v = w[j / 16];
+    const uint32_t word = (j & 15) < 4 ? v.x : (j & 15) < 8 ? v.y : (j & 15) < 12 ? v.z : v.w;
+    return (word >> (8 * (j & 3))) & 0xffu;
+}
 
 // Kernel 1: a thread per 64-byte tile (raw bytes, the class map in shared
 // memory), its run-out read from global memory; each Set hit is stored as
@@ -46,9 +53,7 @@ __global__ void __launch_bounds__(kThreads)
         uint32_t s = 0, lp = 0, n = 0;
 #pragma unroll
         for (uint32_t j = 0; j < kHitTile; ++j) {
-            const uint4 &v = w[j / 16];
-            const uint32_t word = (j & 15) < 4 ? v.x : (j & 15) < 8 ? v.y : (j & 15) < 12 ? v.z : v.w;
-            if (hit_byte<R>(r, (st >> j) & 1u, cmap[(word >> (8 * (j & 3))) & 0xffu], s, lp)) {
+            if (hit_byte<R>(r, (st >> j) & 1u, cmap[hit_tile_byte(w, j)], s, lp)) {
                 if (STORE) out[n] = (s << kHitPosBits) | j;
                 ++n;
             }

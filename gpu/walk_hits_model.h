@@ -58,12 +58,15 @@ template <HitRows R> WM_HD inline uint32_t hit_step(const HitRowsView &r, uint32
 
 // One byte: back to the root at a payload's first byte, one step, and the
 // Set hit test (set_reports_hit, as the Set kernel runs it). Returns whether
-// the step reports; s becomes the bare target.
+// the step reports; s becomes the bare target, *target (if given) the
+// target with its flags.
 template <HitRows R>
-WM_HD inline bool hit_byte(const HitRowsView &r, bool payload_start, uint32_t c, uint32_t &s, uint32_t &last_plain) {
+WM_HD inline bool hit_byte(const HitRowsView &r, bool payload_start, uint32_t c, uint32_t &s, uint32_t &last_plain,
+                           uint32_t *target = nullptr) {
     if (payload_start) s = 0, last_plain = 0;
     const uint32_t t = hit_step<R>(r, s, c);
     s = t & ~state_flags<uint32_t>();
+    if (target) *target = t;
     return set_reports_hit<uint32_t>(t, last_plain);
 }
 

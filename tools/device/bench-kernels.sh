@@ -123,9 +123,9 @@ for k in $which; do
       > "$O/ncu_floor.txt" 2>&1
     tail -5 "$O/ncu_floor.txt" ;;
   hits)
-    # A two-kernel Set design's ceiling (bench_walk_hits: walk with hit
-    # records, then a drain) on the full ET set, beside the floor and the
-    # Set kernel over the same 2 GB in the same call.
+    # Where the Set kernel's time goes (bench_walk_hits: a lean walk, its
+    # hits counted, stored, drained apart or fused) on the full ET set,
+    # beside the floor and the Set kernel over the same 2 GB in the same call.
     ac_inputs
     run timeout 240 bench_walk_hits --literals /tmp/ac_literals.txt --corpus /tmp/zeek.corpus --gb 2 \
       ${HITS_ARGS:---rows 32,16f,16b --blocks-per-sm 8,6,4}
