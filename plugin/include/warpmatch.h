@@ -56,7 +56,8 @@ extern "C" {
 #define WM_VERSION_MAJOR 0
 #define WM_VERSION_MINOR 8
 #define WM_VERSION_PATCH 0
-/** ABI version: bumped whenever a public struct layout or signature changes. */
+/** ABI version: bumped whenever a public struct layout or signature changes.
+ *  The shared library's SONAME is libwarpmatch.so.<WM_ABI_VERSION>. */
 #define WM_ABI_VERSION 2
 
 /** Runtime version string, e.g. "0.1.0 (abi 1, cuda)". Never NULL. */

@@ -5,6 +5,8 @@
 
 #include <gtest/gtest.h>
 
+#include <dlfcn.h>
+
 #include <cstddef>
 #include <cstring>
 #include <string>
@@ -56,6 +58,19 @@ TEST(Abi, Versions) {
     EXPECT_NE(std::string(wm_version()).find("0.8.0"), std::string::npos);
     EXPECT_STREQ(wm_status_name(WM_RULE_ERROR), "WM_RULE_ERROR");
     EXPECT_STREQ(wm_status_name(12345), "WM_UNKNOWN_STATUS");
+}
+
+// The loader found the library by its SONAME, which must name the ABI: a host
+// built against another WM_ABI_VERSION then fails to load instead of calling
+// into mismatched structs.
+TEST(Abi, SonameCarriesTheAbiVersion) {
+    Dl_info info{};
+    ASSERT_NE(dladdr(reinterpret_cast<void *>(&wm_abi_version), &info), 0);
+    ASSERT_NE(info.dli_fname, nullptr);
+    const std::string loaded = info.dli_fname;
+    const std::string soname = "libwarpmatch.so." + std::to_string(WM_ABI_VERSION);
+    ASSERT_GE(loaded.size(), soname.size()) << loaded;
+    EXPECT_EQ(loaded.substr(loaded.size() - soname.size()), soname) << "loaded " << loaded;
 }
 
 TEST(Abi, FreeFunctionsAcceptNullAndRealObjects) {
