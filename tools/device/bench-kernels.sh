@@ -5,9 +5,10 @@
 # chunk-size study; plain: Set kernel with and without the plain-repeat skip;
 # ab: against an old build; ncu: a profile of one launch per NCU_KINDS; floor:
 # bench_walk_floor beside bench_ac_kernel, and the floor under ncu; hits:
-# bench_walk_hits beside both; groups: one
+# bench_walk_hits beside both; runs: bench_run_literals beside the kernels
+# with and without those literals; groups: one
 # case-folded automaton against two; carveout: shared memory against L1;
-# none of these eight in the default list)
+# none of these in the default list)
 # Inputs (literal lists, payload corpora) are derived here from the capture
 # and the ET Open rules, so only the raw data travels.
 set -u
@@ -137,6 +138,17 @@ for k in $which; do
       --walks 1 --blocks-per-sm 6,4 --entry-bits 32,16
     run timeout 150 bench_ac_kernel --literals /tmp/ac_literals.txt --corpus /tmp/zeek.corpus --gb 2 --sweep 0 \
       --plugin-mb 64 --hs-mb 64 --json "$O/bench_ac_hits.json" ;;
+  runs)
+    # The literals that are one byte repeated found by a pass of their own
+    # (bench_run_literals), beside the matcher's kernels without those
+    # literals (--drop-runs) and with them, over the same 2 GB in the same call.
+    ac_inputs
+    run timeout 120 bench_run_literals --literals /tmp/ac_literals.txt --corpus /tmp/zeek.corpus --gb 2 \
+      ${RUNS_ARGS:---blocks-per-sm 8,6,4}
+    run timeout 150 bench_ac_kernel --literals /tmp/ac_literals.txt --corpus /tmp/zeek.corpus --gb 2 --sweep 0 \
+      --plugin-mb 64 --hs-mb 64 --drop-runs --json "$O/bench_ac_drop_runs.json"
+    run timeout 150 bench_ac_kernel --literals /tmp/ac_literals.txt --corpus /tmp/zeek.corpus --gb 2 --sweep 0 \
+      --plugin-mb 64 --hs-mb 64 --json "$O/bench_ac_runs_full.json" ;;
   ncu)
     # Where a kernel's time goes: one launch on the full ET set (32-bit states,
     # one group) under Nsight Compute per kind in NCU_KINDS (set, count,
