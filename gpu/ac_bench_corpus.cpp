@@ -109,14 +109,17 @@ std::vector<Literal> load_literals(const std::string &path) {
     return v;
 }
 
+bool is_byte_run(const Literal &l) {
+    auto byte = [&](char c) { const auto u = static_cast<uint8_t>(c); return l.nocase ? fold_ascii(u) : u; };
+    bool run = !l.bytes.empty();
+    for (char c : l.bytes) run = run && byte(c) == byte(l.bytes[0]);
+    return run;
+}
+
 std::vector<Literal> drop_byte_runs(const std::vector<Literal> &all) {
     std::vector<Literal> kept;
-    for (const Literal &l : all) {
-        auto byte = [&](char c) { const auto u = static_cast<uint8_t>(c); return l.nocase ? fold_ascii(u) : u; };
-        bool run = !l.bytes.empty();
-        for (char c : l.bytes) run = run && byte(c) == byte(l.bytes[0]);
-        if (!run) kept.push_back(l);
-    }
+    for (const Literal &l : all)
+        if (!is_byte_run(l)) kept.push_back(l);
     return kept;
 }
 

@@ -40,6 +40,8 @@ std::vector<Literal> load_literals(const std::string &path);
 // set's 17,918, which give 78% of its Set hits on real traffic: a study of
 // what such hits cost, PERFORMANCE.md run 259).
 std::vector<Literal> drop_byte_runs(const std::vector<Literal> &all);
+// Whether l is one byte repeated (case-folded when nocase): what drop_byte_runs leaves out.
+bool is_byte_run(const Literal &l);
 // First n of a fixed-seed shuffle (n >= size: all, shuffled): the sweep's subsets.
 std::vector<Literal> literal_subset(const std::vector<Literal> &all, size_t n, uint32_t seed);
 

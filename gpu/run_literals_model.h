@@ -12,8 +12,8 @@
 // follow each other; a nocase one where k bytes equal b after ASCII folding.
 #pragma once
 
-#include "gpu/ac_walk.cuh" // fold_ascii, WM_HD
-#include "gpu/gpu_matcher.h"
+#include "gpu/ac_bench_corpus.h" // is_byte_run
+#include "gpu/ac_walk.cuh"        // fold_ascii, WM_HD
 
 #include <cstdint>
 #include <stdexcept>
@@ -38,13 +38,7 @@ struct RunTables {
 };
 
 // Whether l is one byte repeated (after folding when nocase) and short enough here.
-inline bool is_run_literal(const Literal &l) {
-    if (l.bytes.empty() || l.bytes.size() > kRunCap) return false;
-    auto byte = [&](char c) { const auto u = static_cast<uint8_t>(c); return l.nocase ? fold_ascii(u) : u; };
-    for (char c : l.bytes)
-        if (byte(c) != byte(l.bytes[0])) return false;
-    return true;
-}
+inline bool is_run_literal(const Literal &l) { return l.bytes.size() <= kRunCap && bench::is_byte_run(l); }
 
 // The tables of `runs` (every one is_run_literal; at most kMaxRunLiterals):
 // bit i of a mask is runs[i].
