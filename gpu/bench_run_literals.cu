@@ -26,6 +26,7 @@
 using namespace wm::gpu;
 using namespace wm::gpu::bench;
 using namespace wm::gpu::study;
+using wm::approx::bench::upload;
 
 namespace {
 
@@ -49,13 +50,6 @@ __global__ void __launch_bounds__(kThreads)
             __ldg(&lookback[x]), __ldg(&starts[x]),
             [&](uint32_t k, unsigned long long m) { atomicOr(&masks[first + k], m); });
     }
-}
-
-template <typename T> T *upload(const std::vector<T> &v) {
-    T *p = nullptr;
-    WM_CUDA_CHECK(cudaMalloc(&p, v.size() * sizeof(T)));
-    WM_CUDA_CHECK(cudaMemcpy(p, v.data(), v.size() * sizeof(T), cudaMemcpyHostToDevice));
-    return p;
 }
 
 } // namespace

@@ -303,13 +303,7 @@ int main(int argc, char **argv) try {
     WM_CUDA_CHECK(cudaMemcpy(d_blob, blob.bytes.data(), blob.bytes.size(), cudaMemcpyHostToDevice));
     const AcView dv = make_ac_view(blob.bytes.data(), d_blob);
     const AcGroupView &dg = dv.groups[0];
-    auto upload = [](const auto &v) {
-        using T = typename std::decay_t<decltype(v)>::value_type;
-        T *p = nullptr;
-        WM_CUDA_CHECK(cudaMalloc(&p, v.size() * sizeof(T)));
-        WM_CUDA_CHECK(cudaMemcpy(p, v.data(), v.size() * sizeof(T), cudaMemcpyHostToDevice));
-        return p;
-    };
+    using wm::approx::bench::upload;
     DeviceText d;
     d.raw = upload(text.raw);
     d.runout = upload(text.runout);

@@ -1,4 +1,4 @@
-// gpu/approx/bench_common.h - shared helpers of bench_approx (timing, options).
+// gpu/approx/bench_common.h - shared helpers of the GPU benchmarks (timing, uploads, options).
 #pragma once
 
 #include "gpu/cuda_check.h"
@@ -21,6 +21,15 @@ template <typename F> double wall_ms(F &&f) {
     auto t0 = std::chrono::steady_clock::now();
     f();
     return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
+}
+
+// A device copy of v (one element's room when v is empty); benchmarks keep
+// theirs until the process ends.
+template <typename T> T *upload(const std::vector<T> &v) {
+    T *p = nullptr;
+    WM_CUDA_CHECK(cudaMalloc(reinterpret_cast<void **>(&p), std::max<size_t>(1, v.size()) * sizeof(T)));
+    if (!v.empty()) WM_CUDA_CHECK(cudaMemcpy(p, v.data(), v.size() * sizeof(T), cudaMemcpyHostToDevice));
+    return p;
 }
 
 // CUDA-event timing on the default stream.

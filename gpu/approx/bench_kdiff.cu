@@ -16,13 +16,6 @@
 namespace wm::approx::bench {
 
 namespace {
-template <typename T> T *upload(const std::vector<T> &v) {
-    T *p = nullptr;
-    WM_CUDA_CHECK(cudaMalloc(reinterpret_cast<void **>(&p), std::max<size_t>(1, v.size()) * sizeof(T)));
-    if (!v.empty()) WM_CUDA_CHECK(cudaMemcpy(p, v.data(), v.size() * sizeof(T), cudaMemcpyHostToDevice));
-    return p;
-}
-
 struct Config {
     uint32_t m, k, patterns, texts, text_len;
 };
