@@ -44,6 +44,9 @@ namespace wm::gpu {
 template <EmitKind KIND, typename StateT, uint32_t NG, bool SPARSE, uint32_t BLOCK, uint32_t TILE> struct AcAgent {
     static_assert(NG == 1 || NG == 2, "one group or a pair");
     static constexpr bool kCaseHistory = NG == 1;
+    // SetKeys with one group of 32-bit states: the one-byte literals come from
+    // a lane register, not from hits (ac_blob.h; the blob may have none).
+    static constexpr bool kOneByte = KIND == EmitKind::SetKeys && NG == 1 && sizeof(StateT) == 4;
     static constexpr uint32_t kCaseQueue = kCaseHistory ? tuning::kWarpQueue : 1;
     static constexpr uint32_t kOutStage = KIND == EmitKind::Positions ? tuning::kPositionsStage : 1;
     static_assert(KIND != EmitKind::Positions || kOutStage > 32, "a flush must reserve more than one round");
@@ -290,11 +293,13 @@ template <EmitKind KIND, typename StateT, uint32_t NG, bool SPARSE, uint32_t BLO
                 bool ok = false;
                 if (j < total) {
                     const AcGroupView &g = p.view.groups[g0 + (NG == 1 ? 0 : (ek.y >> 26) & 1u)];
-                    ac_emit_entry(p.view, g, wm_ld(&g.out_ids[item]), ek.x, text, sb, pd, tend,
-                                  kCaseHistory ? qc[slot] : 0u, [&](uint32_t pat, uint32_t end) {
-                                      if constexpr (KIND == EmitKind::Positions) found.pattern = pat, found.end = end, ok = true;
-                                      else emit(pat, pl, end, last_key);
-                                  });
+                    const uint32_t e = wm_ld(&g.out_ids[item]);
+                    if (!(kOneByte && (e & kOutOneByte))) // kOneByte: the register reports these
+                        ac_emit_entry(p.view, g, e, ek.x, text, sb, pd, tend,
+                                      kCaseHistory ? qc[slot] : 0u, [&](uint32_t pat, uint32_t end) {
+                                          if constexpr (KIND == EmitKind::Positions) found.pattern = pat, found.end = end, ok = true;
+                                          else emit(pat, pl, end, last_key);
+                                      });
                 }
                 if constexpr (KIND == EmitKind::Positions) stage_position(ok, found);
             }
@@ -329,6 +334,9 @@ template <EmitKind KIND, typename StateT, uint32_t NG, bool SPARSE, uint32_t BLO
         uint32_t *qc = tmp.queue_case[threadIdx.x >> 5];
         uint32_t i = active ? ac_walk_begin<NG>(v, G0, sg, tb) : 0; // from a continuation's context, else tb
         uint32_t hist = 0; // case history of the walk (kOutCase checks)
+        // kOneByte: the classes of the bytes stepped (ac_class_bit), the
+        // one-byte ones kept at the end (ac_blob.h).
+        uint32_t one_bytes = 0;
         bool live = active;
         uint32_t s[NG];
         // SetKeys: the last plain state this lane queued, per group
@@ -359,6 +367,7 @@ template <EmitKind KIND, typename StateT, uint32_t NG, bool SPARSE, uint32_t BLO
             do {
                 if (live) {
                     const uint8_t b = step_text(i);
+                    if constexpr (kOneByte) one_bytes |= ac_class_bit(tmp.class_map[G0][b]);
                     ac_step_groups<StateT, NG, SPARSE>(v, G0, tmp.class_map + G0, s, b);
                     if constexpr (kCaseHistory) hist = ac_case_history(hist, b);
                 }
@@ -386,6 +395,13 @@ template <EmitKind KIND, typename StateT, uint32_t NG, bool SPARSE, uint32_t BLO
             } while (any_live && queued <= tuning::kWarpQueue - 32 * NG);
             drain(G0, queued, sg, te, text);
             queued = 0;
+        }
+        // Once per tile into its payload's word, made into keys after the
+        // kernel (ac_one_byte_keys). Indexed by the payload, not the segment:
+        // a segment index held through the walk made ptxas spill.
+        if constexpr (kOneByte) {
+            one_bytes &= ac_one_byte_mask(v.groups[G0].byte_classes);
+            if (one_bytes) atomicOr(&p.d_one_byte[sg.payload - p.one_byte_first], one_bytes);
         }
     }
 

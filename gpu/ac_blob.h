@@ -47,8 +47,21 @@
 // dependent load per byte instead of three), and the next bit (kOutPlain16/32)
 // when none of those outputs has kOutCheck: such a state reports the same
 // patterns wherever it is reached in a payload, so the Set kernel need not
-// queue it twice in a row. The blob is deterministic: the
-// same pattern list gives the same bytes.
+// queue it twice in a row.
+// One-byte literals (Set mode, one group of 32-bit states): the classes of
+// bytes that are whole patterns with no bound and no exact case to confirm
+// ("one-byte classes") are numbered first, 0 to n - 1 (BlobHeader::
+// byte_classes, at most 32). Such a literal occurs in a payload exactly when
+// a byte of its class does, so the Set walk needs no hit for it: a lane ORs
+// bit c into a register for each byte it steps, adds the register to its
+// segment's word once per tile (ScanParams::d_one_byte), and a pass after the
+// kernel turns each segment's word into keys (ac_one_byte_keys.cu). A target
+// whose outputs are all such literals carries kOneByteOnly32 and is no Set
+// hit; in the others' output lists the literals carry kOutOneByte, which the
+// Set drain skips. On ET Open over real traffic 16 classes qualify (digits,
+// punctuation, |03 05 11|), and targets flagged kOneByteOnly32 made 42% of
+// the Set hits (PERFORMANCE.md, runs 260 and 268).
+// The blob is deterministic: the same pattern list gives the same bytes.
 #pragma once
 
 #include <cstdint>
@@ -56,7 +69,7 @@
 namespace wm::gpu {
 
 constexpr uint32_t kBlobMagic = 0x43414d57u; // "WMAC"
-constexpr uint32_t kBlobVersion = 8; // 2: output flag in transition targets; 3: sparse records, kOutCheck; 4: plain flag; 5: depth_end; 6: max_key; 7: kPatExact, kOutCase, pat_case; 8: 16-byte sparse records
+constexpr uint32_t kBlobVersion = 9; // 2: output flag in transition targets; 3: sparse records, kOutCheck; 4: plain flag; 5: depth_end; 6: max_key; 7: kPatExact, kOutCase, pat_case; 8: 16-byte sparse records; 9: one-byte classes
 constexpr uint32_t kMaxGroups = 4;
 // Top bit of a transition target: "the target state has outputs".
 constexpr uint32_t kOutFlag16 = 0x8000u;
@@ -64,6 +77,11 @@ constexpr uint32_t kOutFlag32 = 0x80000000u;
 // Next bit, only with the output flag: "no output of the target is checked".
 constexpr uint32_t kOutPlain16 = 0x4000u;
 constexpr uint32_t kOutPlain32 = 0x40000000u;
+// Next bit of 32-bit dense targets, only with both above: "every output of
+// the target is a one-byte literal of a one-byte class" (see above).
+constexpr uint32_t kOneByteOnly32 = 0x20000000u;
+constexpr uint32_t kMaxOneByteClasses = 32;   // bits of a lane's register
+constexpr uint32_t kMaxOneByteLiterals = 256; // the literals of all one-byte classes (a shared table of the key pass)
 // out_ids entry: the pattern has offset/depth bounds or is longer than the key
 // (the match end or leading bytes must be checked); clear for most patterns.
 constexpr uint32_t kOutCheck = 0x80000000u;
@@ -71,7 +89,10 @@ constexpr uint32_t kOutCheck = 0x80000000u;
 // key of at most kCaseHistoryBytes): checked against the walk's case history
 // with the pattern's pat_case mask, no byte loads.
 constexpr uint32_t kOutCase = 0x40000000u;
-constexpr uint32_t kOutIdMask = 0x3FFFFFFFu; // pattern id of an out_ids entry
+// out_ids entry: a one-byte literal of a one-byte class, which the Set walk
+// reports from its register (see above); never with kOutCheck or kOutCase.
+constexpr uint32_t kOutOneByte = 0x20000000u;
+constexpr uint32_t kOutIdMask = 0x1FFFFFFFu; // pattern id of an out_ids entry
 // The walk keeps bit 5 (ASCII case) of its last 32 bytes: bit k is byte i - k.
 constexpr uint32_t kCaseHistoryBytes = 32;
 // pat_boff bit: a case-sensitive pattern with letters in a case-folded group;
@@ -97,7 +118,7 @@ struct BlobHeader {
     uint32_t state_bytes; // 2 or 4
     uint32_t max_len;     // longest pattern, bytes
     uint32_t key_len;     // trie depth limit (suffix key length)
-    uint32_t reserved;
+    uint32_t byte_classes; // one-byte classes of group g in bits 8g..8g+7 (0: none)
     uint64_t total_bytes;
     uint64_t pat_lo_off, pat_hi_off, pat_len_off, pat_boff_off, pat_bytes_off, pat_case_off;
     uint64_t reserved2; // GroupHeader[] follows at sizeof(BlobHeader): a multiple of 16
@@ -134,6 +155,7 @@ struct AcGroupView {
     uint32_t num_states;
     uint32_t key_len; // longest key of the group (deepest state)
     uint32_t fold;    // verify long patterns case-insensitively
+    uint32_t byte_classes; // one-byte classes: 0 .. byte_classes - 1 (see above)
 };
 
 struct AcView {
@@ -183,6 +205,7 @@ inline AcView make_ac_view(const uint8_t *host_blob, const uint8_t *base) {
         o.num_states = gh[g].num_states;
         o.key_len = gh[g].key_len;
         o.fold = gh[g].fold;
+        o.byte_classes = (h->byte_classes >> (8 * g)) & 0xffu;
     }
     return v;
 }

@@ -57,7 +57,44 @@ struct Automaton {
     std::vector<std::vector<std::pair<uint8_t, uint32_t>>> kids; // sorted by class
     std::vector<uint32_t> fail, out_off{0}, out_ids;
     std::vector<uint32_t> depth_end; // key_len + 1 entries: states of depth <= d are [0, depth_end[d])
+    uint32_t one_byte_classes = 0;   // classes [0, n) are one-byte classes (number_one_byte_classes)
 };
+
+// Whether pattern p, of one byte, needs no check when its byte is seen: no
+// offset/depth bound, and no exact case to confirm in a folded group.
+bool unchecked_one_byte(const Literal &p, bool fold) {
+    return p.bytes.size() == 1 && p.offset == 0 && p.depth == 0 &&
+           !(fold && !p.nocase && is_alpha(static_cast<uint8_t>(p.bytes[0])));
+}
+
+// Renumbers bc's classes so that the one-byte classes come first: those that
+// hold a one-byte pattern and whose one-byte patterns all need no check
+// (unchecked_one_byte), in class order while they are at most
+// kMaxOneByteClasses with at most kMaxOneByteLiterals patterns. Returns their count.
+uint32_t number_one_byte_classes(const std::vector<Literal> &pats, const std::vector<uint32_t> &ids, bool fold,
+                                 ByteClasses &bc) {
+    std::vector<int> state(bc.count, 0); // 0: no one-byte pattern, 1: all unchecked, -1: some checked
+    std::vector<uint32_t> literals(bc.count, 0);
+    for (uint32_t id : ids) {
+        const Literal &p = pats[id];
+        if (p.bytes.size() != 1) continue;
+        const uint32_t c = bc.map[static_cast<uint8_t>(p.bytes[0])];
+        state[c] = unchecked_one_byte(p, fold) ? (state[c] == 0 ? 1 : state[c]) : -1;
+        ++literals[c];
+    }
+    std::vector<uint32_t> perm(bc.count, UINT32_MAX);
+    uint32_t n = 0, listed = 0;
+    for (uint32_t c = 0; c < bc.count; ++c)
+        if (state[c] == 1 && n < kMaxOneByteClasses && listed + literals[c] <= kMaxOneByteLiterals) {
+            perm[c] = n++;
+            listed += literals[c];
+        }
+    uint32_t next = n;
+    for (uint32_t c = 0; c < bc.count; ++c)
+        if (perm[c] == UINT32_MAX) perm[c] = next++;
+    for (uint8_t &m : bc.map) m = static_cast<uint8_t>(perm[m]);
+    return n;
+}
 
 uint32_t find_child(const std::vector<std::pair<uint8_t, uint32_t>> &k, uint8_t c) {
     auto it = std::lower_bound(k.begin(), k.end(), std::make_pair(c, uint32_t{0}));
@@ -80,6 +117,7 @@ Automaton build_group(const std::vector<Literal> &pats, const std::vector<uint32
         for (uint32_t id : ids) lp.push_back(&pats[id]);
     }
     a.bc = compute_byte_classes(lp, key_bytes);
+    a.one_byte_classes = number_one_byte_classes(pats, ids, fold, a.bc);
     a.num_patterns = static_cast<uint32_t>(ids.size());
     Trie t;
     for (uint32_t id : ids) {
@@ -356,6 +394,10 @@ AcBlob compile_ac(const std::vector<Literal> &pats, const AcCompileOptions &opts
     h.state_bytes = sb;
     h.max_len = max_len;
     h.key_len = std::min(K, max_len);
+    // One-byte classes serve the Set walk of one group of 32-bit states (the
+    // flag needs a spare bit); elsewhere the literals stay ordinary outputs.
+    const bool one_byte = groups.size() == 1 && sb == 4 && groups[0].one_byte_classes > 0;
+    h.byte_classes = one_byte ? groups[0].one_byte_classes : 0;
     w.put(&h, sizeof h);
     std::vector<GroupHeader> gh(groups.size());
     const uint64_t gh_off = w.put(gh.data(), gh.size() * sizeof(GroupHeader));
@@ -394,13 +436,27 @@ AcBlob compile_ac(const std::vector<Literal> &pats, const AcCompileOptions &opts
         const uint32_t nd = dense_states(a);
         // Flagged target: the walk skips out_off for states without outputs,
         // and the Set kernel repeats of states whose outputs need no check.
-        const std::vector<uint32_t> out_ids = flag_checked_outputs(a.out_ids, lo, hi, len, boff, h.key_len);
+        std::vector<uint32_t> out_ids = flag_checked_outputs(a.out_ids, lo, hi, len, boff, h.key_len);
+        // The one-byte literals the Set walk reports from its register
+        // (unchecked_one_byte: never kOutCheck or kOutCase), flagged so that
+        // the Set drain skips them where they share a state with others.
+        std::vector<bool> by_register(pats.size(), false);
+        if (one_byte) {
+            for (size_t p = 0; p < pats.size(); ++p)
+                by_register[p] = pats[p].bytes.size() == 1 &&
+                                 a.bc.map[static_cast<uint8_t>(pats[p].bytes[0])] < a.one_byte_classes;
+            for (uint32_t &e : out_ids)
+                if (by_register[e & kOutIdMask]) e |= kOutOneByte;
+        }
         std::vector<uint32_t> flagged(n); // each state's id with its flags, once
         for (uint32_t t = 0; t < n; ++t) {
             const uint32_t ob = a.out_off[t], oe = a.out_off[t + 1];
             const bool checked = std::any_of(out_ids.begin() + ob, out_ids.begin() + oe,
                                              [](uint32_t e) { return (e & (kOutCheck | kOutCase)) != 0; });
-            flagged[t] = oe == ob ? t : t | flag | (checked ? 0u : plain);
+            const bool registered = one_byte && std::all_of(out_ids.begin() + ob, out_ids.begin() + oe, [&](uint32_t e) {
+                                        return by_register[e & kOutIdMask];
+                                    });
+            flagged[t] = oe == ob ? t : t | flag | (checked ? 0u : plain) | (registered ? kOneByteOnly32 : 0u);
         }
         auto tgt = [&](uint32_t t) { return flagged[t]; };
         GroupHeader &g = gh[gi];

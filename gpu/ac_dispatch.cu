@@ -77,8 +77,14 @@ void ac_dispatch_scan(EmitKind kind, const ScanParams &p, const DeviceInfo &dev,
     const uint32_t grid = std::max<uint32_t>(1, std::min<uint32_t>(units, dev.grid[static_cast<int>(kind)]));
     ScanParams q = p;
     q.positions_slab = positions_slab(p.capacity, grid * (tuning::kBlockThreads / 32));
+    const bool one_byte = kind == EmitKind::SetKeys && ac_needs_one_byte_words(p.view);
+    if (one_byte) {
+        if (!p.d_one_byte) throw GpuError("ac_dispatch_scan: the Set scan of one-byte classes needs d_one_byte");
+        WM_CUDA_CHECK(cudaMemsetAsync(p.d_one_byte, 0, size_t{p.one_byte_words} * sizeof(uint32_t), stream));
+    }
     detail::launch_scan_kernel(kind, q.view, grid, dyn_smem(kind, q.view.num_patterns, q.count_counters),
                                stream, q);
+    if (one_byte) ac_one_byte_keys(q, stream);
 }
 
 size_t ac_set_hash_slots(size_t capacity) {

@@ -62,6 +62,11 @@ struct ScanParams {
     const uint32_t *d_unit_index;   // [in] null, or the chunk's unit index (unit_index_from_segment of
                                     //          ac_walk.cuh, units of kBlockThreads tiles): a thread then searches
                                     //          only its unit's segments
+    uint32_t *d_one_byte;           // [scratch] SetKeys when the view has one-byte classes (ac_blob.h): a word
+                                    //          per payload of the chunk, its one-byte classes (cleared and made
+                                    //          into keys by ac_dispatch_scan); else may be null
+    uint32_t one_byte_first;        // [in] the payload of d_one_byte[0]: the chunk's first
+    uint32_t one_byte_words;        // [in] words of d_one_byte: the chunk's payloads, first to last
 };
 
 struct DeviceInfo {
@@ -81,7 +86,21 @@ CountCounters ac_prepare_kernels(DeviceInfo &dev, const AcView &view);
 bool ac_kernels_loadable(std::string *why);
 
 // Launches the scan kernel for `kind` on `stream` and checks the launch.
+// SetKeys with one-byte classes: clears p.d_one_byte before the kernel and
+// appends its literals' keys after it (ac_one_byte_keys); throws GpuError
+// when p.d_one_byte is null.
 void ac_dispatch_scan(EmitKind kind, const ScanParams &p, const DeviceInfo &dev, cudaStream_t stream);
+
+// Whether the Set scan of `view` needs ScanParams::d_one_byte.
+inline bool ac_needs_one_byte_words(const AcView &view) {
+    return view.num_groups == 1 && view.groups[0].byte_classes > 0;
+}
+// Enqueues, behind the Set kernel, the keys (payload << 32 | pattern) of the
+// one-byte literals each payload's word holds, appended to p.d_keys on the
+// kernel's counter p.d_count[0] (past p.capacity counted, not written: the
+// host rescans). The keys are distinct, and the kernel never emits them
+// (kOutOneByte).
+void ac_one_byte_keys(const ScanParams &p, cudaStream_t stream);
 
 // Slots of the Set-mode global dedupe table for `capacity` output records.
 size_t ac_set_hash_slots(size_t capacity);

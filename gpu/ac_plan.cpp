@@ -22,8 +22,9 @@ uint64_t ChunkPlanner::take_whole_payloads(Chunk &c, uint64_t room) {
     const uint64_t limit = src + room; // chunk-relative bytes stay within room
     const size_t max_segs = max_segs_;
     uint32_t i = i_, tiles = c.tiles;
+    const uint64_t end_payload = std::min<uint64_t>(b_.count, uint64_t{i} + max_segs); // empty ones count too
     c.segs.reserve(std::min<size_t>(max_segs, b_.count - i));
-    while (i < b_.count && c.segs.size() < max_segs) {
+    while (i < end_payload) {
         const uint32_t begin = off[i], end = off[i + 1];
         if (end == begin) { ++i; continue; }
         if (end > limit) break;
@@ -94,8 +95,9 @@ bool ChunkPlanner::next(Chunk &c) {
     }
     c.src_begin = off[i_] + pos_ - ctx0;
     uint64_t used = 0;
+    const uint64_t end_payload = std::min<uint64_t>(b_.count, uint64_t{i_} + max_segs_); // empty ones count too
     if (pos_ == 0) used = take_whole_payloads(c, room); // the common case, kept tight (one payload: a few ns)
-    while (i_ < b_.count && c.segs.size() < max_segs_) {
+    while (i_ < end_payload) {
         const uint64_t len = off[i_ + 1] - off[i_];
         if (len == 0) { ++i_; continue; }
         const uint64_t ctx = std::min<uint64_t>(ctx_, pos_);

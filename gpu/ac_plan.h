@@ -8,8 +8,10 @@
 // one payload, or one piece of a payload larger than a chunk; a piece other than
 // the first starts with `skip` bytes of context (up to longest - 1 bytes before
 // it) that no tile owns. Tiles of kTileBytes cover each segment after its skip;
-// a thread owns one tile. Empty payloads get no segment. The GPU matcher and
-// the CPU walk use the same plan.
+// a thread owns one tile. Empty payloads get no segment, but count towards
+// max_segments: a chunk's payloads [first_payload, last_payload] are at most
+// max_segments (the Set kernel keeps a word per payload of the chunk,
+// ScanParams::d_one_byte). The GPU matcher and the CPU walk use the same plan.
 #pragma once
 
 #include "gpu/gpu_matcher.h"

@@ -18,8 +18,8 @@ namespace wm::gpu {
 constexpr uint32_t kEmptySetSlot = ~0u;
 
 // Bits of a level-1 key's pattern field for num_patterns patterns: those of
-// the largest pattern id, 1 to 30 (a blob holds at most 2^30 patterns).
-static_assert(kOutIdMask == (1u << 30) - 1, "pattern ids fit 30 bits");
+// the largest pattern id, 1 to 30 (a blob holds at most 2^29 patterns, kOutIdMask).
+static_assert(kOutIdMask <= (1u << 30) - 1, "pattern ids fit 30 bits");
 WM_HD inline uint32_t set_pattern_bits(uint32_t num_patterns) {
     const uint32_t b = significant_bits(num_patterns > 2 ? num_patterns - 1 : 1);
     return b < 30 ? b : 30;

@@ -90,8 +90,14 @@ template <typename StateT> WM_HD constexpr uint32_t out_flag() {
 template <typename StateT> WM_HD constexpr uint32_t plain_flag() {
     return sizeof(StateT) == 2 ? kOutPlain16 : kOutPlain32;
 }
-// Both flags: a target & ~state_flags is the bare state id.
-template <typename StateT> WM_HD constexpr uint32_t state_flags() { return out_flag<StateT>() | plain_flag<StateT>(); }
+// "Outputs all one-byte literals" (32-bit dense targets only; see ac_blob.h).
+template <typename StateT> WM_HD constexpr uint32_t one_byte_only_flag() {
+    return sizeof(StateT) == 2 ? 0u : kOneByteOnly32;
+}
+// Every flag: a target & ~state_flags is the bare state id.
+template <typename StateT> WM_HD constexpr uint32_t state_flags() {
+    return out_flag<StateT>() | plain_flag<StateT>() | one_byte_only_flag<StateT>();
+}
 
 // Reads one sparse record (kSpRecordWords words, aligned to its size): on the
 // device one 16-byte load per four words.
@@ -198,14 +204,17 @@ WM_HD inline bool ac_may_own_outputs(const AcGroupView &g, uint32_t s, uint32_t 
 }
 
 // Emits the outputs of state `s` (bare id) reached after chunk-local byte i.
+// Entries with a flag of `skip` (kOutOneByte in the Set walk) are left out.
 template <typename TextFn, typename EmitFn>
 WM_HD inline void ac_emit_state(const AcView &v, const AcGroupView &g, uint32_t s, uint32_t i, TextFn text,
                                 uint32_t seg_begin, uint32_t pos_delta, uint32_t tile_end, uint32_t case_hist,
-                                EmitFn emit) {
+                                EmitFn emit, uint32_t skip = 0) {
     if (!ac_may_own_outputs(g, s, i, tile_end)) return;
     const uint32_t ob = wm_ld(&g.out_off[s]), oe = wm_ld(&g.out_off[s + 1]);
-    for (uint32_t k = ob; k < oe; ++k)
-        ac_emit_entry(v, g, wm_ld(&g.out_ids[k]), i, text, seg_begin, pos_delta, tile_end, case_hist, emit);
+    for (uint32_t k = ob; k < oe; ++k) {
+        const uint32_t e = wm_ld(&g.out_ids[k]);
+        if (!(e & skip)) ac_emit_entry(v, g, e, i, text, seg_begin, pos_delta, tile_end, case_hist, emit);
+    }
 }
 
 // The case history after byte b: a match's key lies inside the walk (a key
@@ -220,12 +229,43 @@ WM_HD inline uint32_t ac_case_history(uint32_t hist, uint8_t b) { return (hist <
 // Written without branches: the Set kernel runs it per lane, group and step,
 // and a divergent branch there cost more than the test (run 66).
 // keep_xor: out_flag reports every hit (the kept target then equals none).
+// A target whose outputs are all one-byte literals is no hit: the walk's
+// one-byte register reports them (ac_class_bit, ac_one_byte_mask).
 template <typename StateT> WM_HD inline bool set_reports_hit(uint32_t t, uint32_t &last_plain, uint32_t keep_xor = 0) {
-    const bool out = (t & out_flag<StateT>()) != 0, plain = (t & plain_flag<StateT>()) != 0; // plain implies out
+    const bool out = (t & (out_flag<StateT>() | one_byte_only_flag<StateT>())) == out_flag<StateT>();
+    const bool plain = (t & plain_flag<StateT>()) != 0; // plain implies out
     // last_plain is 0 or a plain target, so a target that is not plain differs from it.
     const bool report = out && t != last_plain;
     last_plain = plain ? t ^ keep_xor : last_plain;
     return report;
+}
+
+// The one-byte register (ac_blob.h): a walk ORs in the bit of each byte's
+// class c, 1 << c (0 for c >= 32; on the device one shift, as PTX's shift
+// gives 0 there), and keeps the bits of the group's one-byte classes, which
+// are numbered first, once at the tile's end: one instruction less per step
+// than a masked bit.
+WM_HD inline uint32_t ac_one_byte_mask(uint32_t classes) { return classes >= 32 ? ~0u : (1u << classes) - 1; }
+WM_HD inline uint32_t ac_class_bit(uint32_t c) {
+#ifdef __CUDA_ARCH__
+    uint32_t bit;
+    asm("shl.b32 %0, 1, %1;" : "=r"(bit) : "r"(c));
+    return bit;
+#else
+    return c < 32 ? 1u << c : 0u;
+#endif
+}
+
+// The state that reports the one-byte literals of the lowest class in the
+// non-empty register `bits`: the root's target on that class (its outputs
+// are exactly those literals, all unchecked).
+template <typename StateT> WM_HD inline uint32_t ac_one_byte_state(const AcGroupView &g, uint32_t bits) {
+#ifdef __CUDA_ARCH__
+    const uint32_t c = __ffs(bits) - 1;
+#else
+    const uint32_t c = static_cast<uint32_t>(__builtin_ctz(bits));
+#endif
+    return ac_step<StateT, false>(g, 0, c) & ~state_flags<StateT>();
 }
 
 // Ownership: a tile reports the matches whose key (the last key_len bytes
@@ -294,7 +334,12 @@ WM_HD inline uint32_t ac_walk_tile_groups(const AcView &v, uint32_t g0, const ui
                                           EmitFn emit) {
     constexpr uint32_t F = out_flag<StateT>();
     const uint32_t i0 = ac_walk_begin<NG>(v, g0, sg, tile_begin), pos_delta = sg.pos_base - sg.data_begin;
-    uint32_t i = i0, hist = 0;
+    // Set, one group with one-byte classes: the register, as the kernel keeps
+    // it (every byte stepped after the warm-up, run-out included: the same
+    // payload's bytes), and the literals it reports left out of the hits.
+    const uint32_t one_byte_classes = SET && NG == 1 ? v.groups[g0].byte_classes : 0;
+    const uint32_t skip = one_byte_classes ? kOutOneByte : 0u;
+    uint32_t i = i0, hist = 0, one_bytes = 0;
     uint32_t s[NG], last_plain[NG];
     WM_UNROLL for (uint32_t k = 0; k < NG; ++k) s[k] = 0, last_plain[k] = 0;
     for (; i < tile_begin; ++i) {
@@ -304,17 +349,24 @@ WM_HD inline uint32_t ac_walk_tile_groups(const AcView &v, uint32_t g0, const ui
     }
     for (; i < sg.data_end; ++i) {
         const uint8_t b = text(i);
+        if (one_byte_classes) one_bytes |= ac_class_bit(class_maps[0][b]);
         ac_step_groups<StateT, NG>(v, g0, class_maps, s, b);
         hist = ac_case_history(hist, b);
         WM_UNROLL for (uint32_t k = 0; k < NG; ++k)
             if (SET ? set_reports_hit<StateT>(s[k], last_plain[k]) : (s[k] & F) != 0)
                 ac_emit_state(v, v.groups[g0 + k], s[k] & ~state_flags<StateT>(), i, text, sg.data_begin, pos_delta,
-                              tile_end, hist, emit);
+                              tile_end, hist, emit, skip);
         if (i + 1 >= tile_end && ac_walk_done<StateT, NG>(v, g0, s, i + 1 - tile_end)) {
             ++i;
             break;
         }
     }
+    // The register's literals (the kernel: one word per payload, made into
+    // keys after it; ac_one_byte_keys.cu). Reported at the tile's last byte:
+    // Set keys carry no offset.
+    for (one_bytes &= ac_one_byte_mask(one_byte_classes); one_bytes; one_bytes &= one_bytes - 1)
+        ac_emit_state(v, v.groups[g0], ac_one_byte_state<StateT>(v.groups[g0], one_bytes), tile_end - 1, text,
+                      sg.data_begin, pos_delta, tile_end, 0u, emit);
     return i - i0;
 }
 

@@ -296,6 +296,9 @@ int main(int argc, char **argv) try {
             }
         WM_CUDA_CHECK(cudaMalloc(&d_counters, pats.size() * 8));
         p.d_counters = d_counters;
+        size_t most_payloads = 1; // Set: one-byte words for the chunk of most payloads (the chunks run in turn)
+        for (const DevChunk &dc : chunks) most_payloads = std::max<size_t>(most_payloads, dc.c.last_payload - dc.c.first_payload + 1);
+        WM_CUDA_CHECK(cudaMalloc(&p.d_one_byte, most_payloads * 4));
         auto run_all = [&](EmitKind kind) {
             if (dynamic) WM_CUDA_CHECK(cudaMemsetAsync(d_next_unit, 0, 4 * chunks.size(), st));
             for (size_t k = 0; k < chunks.size(); ++k) {
@@ -312,6 +315,8 @@ int main(int argc, char **argv) try {
                 q.d_count = d_count + kCountWords * k;
                 q.d_next_unit = dynamic ? d_next_unit + k : nullptr;
                 q.d_unit_index = chunks[k].d_unit_index;
+                q.one_byte_first = chunks[k].c.first_payload;
+                q.one_byte_words = chunks[k].c.last_payload - chunks[k].c.first_payload + 1;
                 if (kind == EmitKind::SetKeys) WM_CUDA_CHECK(cudaMemsetAsync(d_hash, 0xff, slots * 8, st));
                 ac_dispatch_scan(kind, q, dev, st);
             }
@@ -361,6 +366,7 @@ int main(int argc, char **argv) try {
         WM_CUDA_CHECK(cudaFree(d_next_unit));
         for (DevChunk &dc : chunks) WM_CUDA_CHECK(cudaFree(dc.d_unit_index));
         WM_CUDA_CHECK(cudaFree(d_counters));
+        WM_CUDA_CHECK(cudaFree(p.d_one_byte));
         WM_CUDA_CHECK(cudaFree(d_blob));
         const double gb = total / 1e9;
 

@@ -31,6 +31,7 @@ ChunkSlot::ChunkSlot(size_t chunk_bytes, size_t segs, uint32_t num_patterns, siz
         d_segs = dev_alloc<Segment>(segs, "d_segs");
         d_offsets = dev_alloc<uint32_t>(segs + 1, "d_run_offsets");
         d_prefix = dev_alloc<uint32_t>(segs + 1, "d_run_tile_prefix");
+        d_one_byte = dev_alloc<uint32_t>(segs, "d_one_byte");
         scan_tmp_bytes = ac_build_segments_temp_bytes(static_cast<uint32_t>(segs));
         d_scan_tmp = dev_alloc<uint8_t>(scan_tmp_bytes, "d_run_scan_tmp");
         d_count = dev_alloc<uint32_t>(5, "d_count");
@@ -58,6 +59,7 @@ void ChunkSlot::release() {
     cudaFree(d_segs);
     cudaFree(d_offsets);
     cudaFree(d_prefix);
+    cudaFree(d_one_byte);
     cudaFree(d_scan_tmp);
     h_meta.reset();
     cudaFree(d_meta);

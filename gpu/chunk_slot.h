@@ -74,6 +74,7 @@ struct ChunkSlot {
     PinnedHostArray<Segment> h_segs;   // the chunk's segments, or a whole-payload run's offsets
     Segment *d_segs = nullptr;
     uint32_t *d_offsets = nullptr, *d_prefix = nullptr; // whole-payload run: offsets, tile scan
+    uint32_t *d_one_byte = nullptr;    // Set: a word per payload of the chunk (ScanParams::d_one_byte)
     PinnedHostArray<PayloadMeta> h_meta; // scan_set_pairs(): the chunk's payload meta,
     PayloadMeta *d_meta = nullptr;       //   payloads [meta_base, meta_base + meta_n)
     size_t meta_cap = 0;

@@ -11,6 +11,7 @@
 #include <stdexcept>
 #include <string>
 #include <tuple>
+#include <utility>
 #include <vector>
 
 #include <gtest/gtest.h>
@@ -129,6 +130,14 @@ inline std::vector<Match> dedup_set(std::vector<Match> m) {
     sort_matches(m);
     m.erase(std::unique(m.begin(), m.end()), m.end());
     return m;
+}
+// Distinct (payload, pattern) pairs of m, sorted.
+inline std::vector<std::pair<uint32_t, uint32_t>> distinct_pairs(const std::vector<Match> &m) {
+    std::vector<std::pair<uint32_t, uint32_t>> out;
+    for (const Match &x : m) out.emplace_back(x.payload, x.pattern);
+    std::sort(out.begin(), out.end());
+    out.erase(std::unique(out.begin(), out.end()), out.end());
+    return out;
 }
 
 // Random patterns/payloads over a small alphabet (forces overlaps).

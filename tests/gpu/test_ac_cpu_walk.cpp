@@ -66,14 +66,6 @@ std::vector<Match> walk(const Case &c, const WalkConfig &w, bool set_semantics =
     return out;
 }
 
-// Distinct (payload, pattern) pairs of m, sorted.
-std::vector<std::pair<uint32_t, uint32_t>> distinct_pairs(const std::vector<Match> &m) {
-    std::vector<std::pair<uint32_t, uint32_t>> out;
-    for (const Match &x : m) out.emplace_back(x.payload, x.pattern);
-    std::sort(out.begin(), out.end());
-    out.erase(std::unique(out.begin(), out.end()), out.end());
-    return out;
-}
 
 } // namespace
 
@@ -275,9 +267,10 @@ TEST(ChunkPlanner, LastChunkTakesTheRestWithinCapacity) {
 
 TEST(ChunkPlanner, WholeRunsCoverThePayloadsAsSegmentsDo) {
     // Same batch, both plans: the same payload pieces in the same order (empty
-    // payloads aside; a run counts them against max_segments, so chunk
-    // boundaries may differ), runs within the chunk limits, and every tile of
-    // a run found (find_segment) in the segment that owns it.
+    // payloads aside; chunk boundaries may differ), chunks within the limits
+    // (empty payloads count against max_segments in both: the Set kernel's
+    // one-byte words cover a chunk's payloads, first to last), and every tile
+    // of a run found (find_segment) in the segment that owns it.
     std::mt19937 rng(4);
     for (int round = 0; round < 20; ++round) {
         std::vector<uint32_t> offs{0};
@@ -298,6 +291,8 @@ TEST(ChunkPlanner, WholeRunsCoverThePayloadsAsSegmentsDo) {
             std::vector<Piece> out;
             Chunk c;
             while (plan.next(c)) {
+                EXPECT_LE(c.last_payload - c.first_payload + 1, max_segs) << "payloads of one chunk";
+                EXPECT_LE(c.segs.size(), max_segs);
                 if (c.whole_run) {
                     ++*n_runs;
                     EXPECT_LE(c.bytes, max_bytes);

@@ -1,0 +1,79 @@
+// gpu/ac_one_byte_keys.cu - the Set keys of one-byte literals (ac_blob.h).
+// The Set kernel's lanes OR the one-byte classes of the bytes they step into
+// their segment's word; this pass, behind the kernel on its stream, makes
+// each class bit of a word into one key per literal of that class. On ET
+// Open those literals are half of the Set keys, and the walk no longer
+// queues the 42% of hits that only they made (PERFORMANCE.md, run 268).
+#include "gpu/ac_kernels.h"
+#include "gpu/ac_walk.cuh"
+#include "gpu/cuda_check.h"
+
+#include <algorithm>
+
+namespace wm::gpu {
+namespace {
+
+constexpr uint32_t kThreads = 256;
+constexpr uint32_t kMaxBlocks = 1024;
+
+// One payload per thread. The literals of each class come from shared
+// memory, copied once per block by its first warp (lane c: class c), so a
+// payload costs its word's load and its keys' stores; a warp reserves its
+// keys with one atomic (ET Open makes ~47 M of these keys per 4 GB of real
+// payloads, too many for one counter key by key).
+__global__ void __launch_bounds__(kThreads) one_byte_keys_kernel(const ScanParams p) {
+    static_assert(kMaxOneByteClasses == 32, "a lane per class");
+    __shared__ uint32_t first[kMaxOneByteClasses + 1]; // class c's literals: ids[first[c], first[c + 1])
+    __shared__ uint32_t ids[kMaxOneByteLiterals];
+    const AcGroupView &g = p.view.groups[0];
+    const uint32_t lane = threadIdx.x & 31, words = p.one_byte_words;
+    if (threadIdx.x < 32) {
+        const bool cls = lane < g.byte_classes;
+        const uint32_t st = cls ? ac_one_byte_state<uint32_t>(g, 1u << lane) : 0u;
+        const uint32_t ob = cls ? g.out_off[st] : 0u, n = cls ? g.out_off[st + 1] - ob : 0u;
+        uint32_t incl = n;
+        for (uint32_t d = 1; d < 32; d <<= 1) {
+            const uint32_t t = __shfl_up_sync(~0u, incl, d);
+            if (lane >= d) incl += t;
+        }
+        first[lane] = incl - n; // at most kMaxOneByteLiterals in all (number_one_byte_classes)
+        if (lane == 31) first[32] = incl;
+        for (uint32_t k = 0; k < n; ++k) ids[incl - n + k] = g.out_ids[ob + k] & kOutIdMask;
+    }
+    __syncthreads();
+    for (uint32_t base = blockIdx.x * kThreads; base < words; base += gridDim.x * kThreads) {
+        const uint32_t j = base + threadIdx.x;
+        const uint32_t bits = j < words ? p.d_one_byte[j] : 0u;
+        uint32_t n = 0;
+        for (uint32_t b = bits; b; b &= b - 1) {
+            const uint32_t c = __ffs(b) - 1;
+            n += first[c + 1] - first[c];
+        }
+        uint32_t incl = n; // inclusive scan of the lanes' key counts
+        for (uint32_t d = 1; d < 32; d <<= 1) {
+            const uint32_t t = __shfl_up_sync(~0u, incl, d);
+            if (lane >= d) incl += t;
+        }
+        const uint32_t total = __shfl_sync(~0u, incl, 31);
+        uint32_t at = 0;
+        if (lane == 31 && total) at = atomicAdd(p.d_count, total);
+        at = __shfl_sync(~0u, at, 31) + incl - n;
+        const unsigned long long payload = static_cast<unsigned long long>(p.one_byte_first + j) << 32;
+        for (uint32_t b = bits; b; b &= b - 1) {
+            const uint32_t c = __ffs(b) - 1;
+            for (uint32_t k = first[c]; k < first[c + 1]; ++k, ++at)
+                if (at < p.capacity) p.d_keys[at] = payload | ids[k];
+        }
+    }
+}
+
+} // namespace
+
+void ac_one_byte_keys(const ScanParams &p, cudaStream_t stream) {
+    if (p.one_byte_words == 0) return;
+    const uint32_t blocks = std::min<uint32_t>(kMaxBlocks, (p.one_byte_words + kThreads - 1) / kThreads);
+    one_byte_keys_kernel<<<blocks, kThreads, 0, stream>>>(p);
+    WM_CUDA_CHECK_LAUNCH("one_byte_keys_kernel");
+}
+
+} // namespace wm::gpu
