@@ -20,11 +20,15 @@ constexpr uint32_t kMaxBlocks = 1024;
 // memory, copied once per block by its first warp (lane c: class c), so a
 // payload costs its word's load and its keys' stores; a warp reserves its
 // keys with one atomic (ET Open makes ~47 M of these keys per 4 GB of real
-// payloads, too many for one counter key by key).
+// payloads, too many for one counter key by key) and stages them in shared
+// memory, so its stores to the output are whole sectors (a lane's own keys,
+// ~2 per payload, had made a partial sector per key).
 __global__ void __launch_bounds__(kThreads) one_byte_keys_kernel(const ScanParams p) {
     static_assert(kMaxOneByteClasses == 32, "a lane per class");
+    constexpr uint32_t kStageKeys = 256; // per warp; a round with more keys writes them in place
     __shared__ uint32_t first[kMaxOneByteClasses + 1]; // class c's literals: ids[first[c], first[c + 1])
     __shared__ uint32_t ids[kMaxOneByteLiterals];
+    __shared__ unsigned long long stage[kThreads / 32][kStageKeys];
     const AcGroupView &g = p.view.groups[0];
     const uint32_t lane = threadIdx.x & 31, words = p.one_byte_words;
     if (threadIdx.x < 32) {
@@ -55,14 +59,23 @@ __global__ void __launch_bounds__(kThreads) one_byte_keys_kernel(const ScanParam
             if (lane >= d) incl += t;
         }
         const uint32_t total = __shfl_sync(~0u, incl, 31);
-        uint32_t at = 0;
-        if (lane == 31 && total) at = atomicAdd(p.d_count, total);
-        at = __shfl_sync(~0u, at, 31) + incl - n;
+        uint32_t warp_at = 0;
+        if (lane == 31 && total) warp_at = atomicAdd(p.d_count, total);
+        warp_at = __shfl_sync(~0u, warp_at, 31);
+        const bool staged = total <= kStageKeys; // warp-uniform
+        unsigned long long *out = staged ? stage[threadIdx.x >> 5] : p.d_keys + warp_at;
         const unsigned long long payload = static_cast<unsigned long long>(p.one_byte_first + j) << 32;
+        uint32_t at = incl - n;
         for (uint32_t b = bits; b; b &= b - 1) {
             const uint32_t c = __ffs(b) - 1;
             for (uint32_t k = first[c]; k < first[c + 1]; ++k, ++at)
-                if (at < p.capacity) p.d_keys[at] = payload | ids[k];
+                if (staged || warp_at + at < p.capacity) out[at] = payload | ids[k];
+        }
+        if (staged) {
+            __syncwarp();
+            for (uint32_t r = lane; r < total; r += 32)
+                if (warp_at + r < p.capacity) p.d_keys[warp_at + r] = out[r];
+            __syncwarp(); // the stage is read before the next round writes it
         }
     }
 }
