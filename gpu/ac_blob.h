@@ -54,8 +54,8 @@
 // byte_classes, at most 32). Such a literal occurs in a payload exactly when
 // a byte of its class does, so the Set walk needs no hit for it: a lane ORs
 // bit c into a register for each byte it steps, adds the register to its
-// segment's word once per tile (ScanParams::d_one_byte), and a pass after the
-// kernel turns each segment's word into keys (ac_one_byte_keys.cu). A target
+// payload's word once per tile (ScanParams::d_one_byte), and a pass after the
+// kernel turns each payload's word into keys (ac_one_byte_keys.cu). A target
 // whose outputs are all such literals carries kOneByteOnly32 and is no Set
 // hit; in the others' output lists the literals carry kOutOneByte, which the
 // Set drain skips. On ET Open over real traffic 16 classes qualify (digits,

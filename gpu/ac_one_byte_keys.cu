@@ -1,9 +1,9 @@
 // gpu/ac_one_byte_keys.cu - the Set keys of one-byte literals (ac_blob.h).
 // The Set kernel's lanes OR the one-byte classes of the bytes they step into
-// their segment's word; this pass, behind the kernel on its stream, makes
+// their payload's word; this pass, behind the kernel on its stream, makes
 // each class bit of a word into one key per literal of that class. On ET
 // Open those literals are half of the Set keys, and the walk no longer
-// queues the 42% of hits that only they made (PERFORMANCE.md, run 268).
+// queues the 42% of hits that only they made (PERFORMANCE.md, runs 268-275).
 #include "gpu/ac_kernels.h"
 #include "gpu/ac_walk.cuh"
 #include "gpu/cuda_check.h"

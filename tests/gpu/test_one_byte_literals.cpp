@@ -2,7 +2,7 @@
 // (ac_blob.h): their classes are numbered first, targets whose outputs are
 // all such literals are no Set hit, the literals carry kOutOneByte in other
 // output lists, and a lane register reports them instead (the kernel: one
-// word per segment, made into keys after it, ac_one_byte_keys.cu). The CPU
+// word per payload, made into keys after it, ac_one_byte_keys.cu). The CPU
 // walk (shared with the kernels) and, with a device, the GPU matcher must
 // still give the naive matcher's pairs in every mode, across tiles, chunks,
 // pinned runs, output rescans and set pairs, dense and sparse states.
