@@ -66,7 +66,6 @@ std::vector<Match> walk(const Case &c, const WalkConfig &w, bool set_semantics =
     return out;
 }
 
-
 } // namespace
 
 class CpuWalkRandom : public ::testing::TestWithParam<int> {};
