@@ -61,6 +61,15 @@
 // Set drain skips. On ET Open over real traffic 16 classes qualify (digits,
 // punctuation, |03 05 11|), and targets flagged kOneByteOnly32 made 42% of
 // the Set hits (PERFORMANCE.md, runs 260 and 268).
+// Covered steps (32-bit states, every state of the group dense): a dense
+// entry of state p whose target s is plain carries kCovered32 when every
+// output of s, one-byte literals aside, is an output of p. Reached from p,
+// s reports nothing new: p's outputs ended one byte earlier, so they were
+// reported (or covered, or repeated) at the step before, by a tile that owns
+// them whenever it owns s's; so such a step is no Set hit. The flag belongs
+// to the step, not to s, so the sparse part (whose steps fall back to another
+// state's row) never has it. On ET Open over zeek payloads it takes 22% of
+// the Set hits, the runs of |00| above all (PERFORMANCE.md, run 276).
 // The blob is deterministic: the same pattern list gives the same bytes.
 #pragma once
 
@@ -69,7 +78,7 @@
 namespace wm::gpu {
 
 constexpr uint32_t kBlobMagic = 0x43414d57u; // "WMAC"
-constexpr uint32_t kBlobVersion = 9; // 2: output flag in transition targets; 3: sparse records, kOutCheck; 4: plain flag; 5: depth_end; 6: max_key; 7: kPatExact, kOutCase, pat_case; 8: 16-byte sparse records; 9: one-byte classes
+constexpr uint32_t kBlobVersion = 10; // 2: output flag in transition targets; 3: sparse records, kOutCheck; 4: plain flag; 5: depth_end; 6: max_key; 7: kPatExact, kOutCase, pat_case; 8: 16-byte sparse records; 9: one-byte classes; 10: kCovered32
 constexpr uint32_t kMaxGroups = 4;
 // Top bit of a transition target: "the target state has outputs".
 constexpr uint32_t kOutFlag16 = 0x8000u;
@@ -80,6 +89,9 @@ constexpr uint32_t kOutPlain32 = 0x40000000u;
 // Next bit of 32-bit dense targets, only with both above: "every output of
 // the target is a one-byte literal of a one-byte class" (see above).
 constexpr uint32_t kOneByteOnly32 = 0x20000000u;
+// Next bit of 32-bit dense entries, only with out and plain: a covered step
+// (see above): the step's source already reported every output of its target.
+constexpr uint32_t kCovered32 = 0x10000000u;
 constexpr uint32_t kMaxOneByteClasses = 32;   // bits of a lane's register
 constexpr uint32_t kMaxOneByteLiterals = 256; // the literals of all one-byte classes (a shared table of the key pass)
 // out_ids entry: the pattern has offset/depth bounds or is longer than the key

@@ -1,5 +1,6 @@
 // gpu/ac_compile.cpp - see ac_compile.h.
 #include "gpu/ac_compile.h"
+#include "gpu/ac_covered_steps.h"
 
 #include <algorithm>
 #include <cstring>
@@ -466,6 +467,10 @@ AcBlob compile_ac(const std::vector<Literal> &pats, const AcCompileOptions &opts
         uint8_t *rows = w.buf.data() + g.dense_off;
         if (sb == 2) fill_dense_rows(a, nd, C, tgt, reinterpret_cast<uint16_t *>(rows));
         else fill_dense_rows(a, nd, C, tgt, reinterpret_cast<uint32_t *>(rows));
+        // Covered steps need every state dense: a sparse step falls back to
+        // another state's row, whose flags speak of that state's outputs.
+        const uint64_t covered =
+            opts.covered_steps && sb == 4 && nd == n ? mark_covered_steps(reinterpret_cast<uint32_t *>(rows), nd, C, a.out_off, out_ids) : 0;
         auto dense = [&](size_t k) -> uint32_t {
             return sb == 2 ? reinterpret_cast<const uint16_t *>(rows)[k] : reinterpret_cast<const uint32_t *>(rows)[k];
         };
@@ -495,6 +500,7 @@ AcBlob compile_ac(const std::vector<Literal> &pats, const AcCompileOptions &opts
         st.dense_bytes = uint64_t{nd} * C * sb;
         st.sparse_bytes = (sp.rec.size() + sp.over.size()) * sizeof(uint32_t);
         st.output_entries = a.out_ids.size();
+        st.covered_steps = covered;
         blob.groups.push_back(st);
     }
     w.buf.resize((w.buf.size() + 15) & ~size_t{15}, 0);
@@ -515,7 +521,7 @@ std::string AcBlob::describe() const {
         o << "; [" << (!g.fold ? "case" : groups.size() == 1 ? "folded" : "nocase") << ": " << g.patterns << " pats, " << g.states
           << " states, " << g.classes << " classes, dense " << g.dense_states << " states/"
           << g.dense_bytes << " B, sparse " << (g.states - g.dense_states) << " states/" << g.sparse_bytes
-          << " B, " << g.output_entries << " outputs]";
+          << " B, " << g.output_entries << " outputs, " << g.covered_steps << " covered steps]";
     return o.str();
 }
 

@@ -37,6 +37,9 @@ struct AcCompileOptions {
     // key_bytes bytes and are verified on a hit. Bounds the per-thread overlap.
     uint32_t key_bytes = 32;
     CaseGroups case_groups = CaseGroups::Folded;
+    // Flag the covered steps of all-dense 32-bit rows (kCovered32, ac_blob.h);
+    // off: the rows as before blob v10 (an A/B of the flag, bench_ac_kernel).
+    bool covered_steps = true;
 };
 
 // Byte -> class map of one group. Bytes that every pattern position treats
@@ -57,6 +60,7 @@ struct AcGroupStats {
     uint32_t states = 0, classes = 0, dense_states = 0, patterns = 0, key_len = 0;
     bool fold = false;
     uint64_t dense_bytes = 0, sparse_bytes = 0, output_entries = 0;
+    uint64_t covered_steps = 0; // dense entries flagged kCovered32
 };
 
 struct AcBlob {

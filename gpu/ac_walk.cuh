@@ -94,9 +94,13 @@ template <typename StateT> WM_HD constexpr uint32_t plain_flag() {
 template <typename StateT> WM_HD constexpr uint32_t one_byte_only_flag() {
     return sizeof(StateT) == 2 ? 0u : kOneByteOnly32;
 }
+// "A covered step" (32-bit dense entries only; see ac_blob.h).
+template <typename StateT> WM_HD constexpr uint32_t covered_flag() {
+    return sizeof(StateT) == 2 ? 0u : kCovered32;
+}
 // Every flag: a target & ~state_flags is the bare state id.
 template <typename StateT> WM_HD constexpr uint32_t state_flags() {
-    return out_flag<StateT>() | plain_flag<StateT>() | one_byte_only_flag<StateT>();
+    return out_flag<StateT>() | plain_flag<StateT>() | one_byte_only_flag<StateT>() | covered_flag<StateT>();
 }
 
 // Reads one sparse record (kSpRecordWords words, aligned to its size): on the
@@ -230,9 +234,12 @@ WM_HD inline uint32_t ac_case_history(uint32_t hist, uint8_t b) { return (hist <
 // and a divergent branch there cost more than the test (run 66).
 // keep_xor: out_flag reports every hit (the kept target then equals none).
 // A target whose outputs are all one-byte literals is no hit: the walk's
-// one-byte register reports them (ac_class_bit, ac_one_byte_mask).
+// one-byte register reports them (ac_class_bit, ac_one_byte_mask). Nor is a
+// covered step (ac_blob.h): the state before it reported the same outputs.
+// Both flags cost nothing here: one mask of the same test.
 template <typename StateT> WM_HD inline bool set_reports_hit(uint32_t t, uint32_t &last_plain, uint32_t keep_xor = 0) {
-    const bool out = (t & (out_flag<StateT>() | one_byte_only_flag<StateT>())) == out_flag<StateT>();
+    constexpr uint32_t no_hit = one_byte_only_flag<StateT>() | covered_flag<StateT>();
+    const bool out = (t & (out_flag<StateT>() | no_hit)) == out_flag<StateT>();
     const bool plain = (t & plain_flag<StateT>()) != 0; // plain implies out
     // last_plain is 0 or a plain target, so a target that is not plain differs from it.
     const bool report = out && t != last_plain;

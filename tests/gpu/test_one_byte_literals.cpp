@@ -11,6 +11,7 @@
 #include "gpu/gpu_matcher.h"
 #include "gpu/gpu_testing.h"
 #include "reference.h"
+#include "wide_case.h"
 
 #include <gtest/gtest.h>
 
@@ -33,53 +34,34 @@ constexpr char kText[] = "aAbB1;x\x00-";
 Case one_byte_case(uint32_t seed) {
     std::mt19937 rng(seed);
     Case c;
-    const std::string text(kText, sizeof kText - 1), keys = "cdefghijklmnopqr";
+    const std::string text(kText, sizeof kText - 1);
     for (uint32_t i = 0; i < 60; ++i) {
         const uint32_t n = 1 + rng() % (i % 7 == 0 ? 700 : 120);
         for (uint32_t j = 0; j < n; ++j) c.data.push_back(static_cast<uint8_t>(text[rng() % text.size()]));
         c.offs.push_back(static_cast<uint32_t>(c.data.size()));
     }
-    auto lit = [](std::string b, bool nocase, uint32_t offset = 0, uint32_t depth = 0) {
-        Literal l;
-        l.bytes = std::move(b);
-        l.nocase = nocase;
-        l.offset = offset;
-        l.depth = depth;
-        return l;
-    };
-    for (uint32_t i = 0; i < 2200; ++i) {
-        std::string s(8 + rng() % 9, 'c');
-        for (char &ch : s) ch = keys[rng() % keys.size()];
-        c.pats.push_back(lit(s, rng() % 2));
-    }
-    c.pats.push_back(lit("a", true));
-    c.pats.push_back(lit("1", false));
-    c.pats.push_back(lit(";", false));
-    c.pats.push_back(lit(std::string(1, '\0'), false));
-    c.pats.push_back(lit("b", false));
-    c.pats.push_back(lit("x", true, 0, 5));
-    c.pats.push_back(lit("-", false));
-    c.pats.push_back(lit("-", false, 4));
+    add_wide_state_keys(rng, c.pats);
+    c.pats.push_back(literal("a", true));
+    c.pats.push_back(literal("1", false));
+    c.pats.push_back(literal(";", false));
+    c.pats.push_back(literal(std::string(1, '\0'), false));
+    c.pats.push_back(literal("b", false));
+    c.pats.push_back(literal("x", true, 0, 5));
+    c.pats.push_back(literal("-", false));
+    c.pats.push_back(literal("-", false, 4));
     for (uint32_t i = 0; i < 40; ++i) {
         std::string s(2 + rng() % 3, 'a');
         for (char &ch : s) ch = text[rng() % text.size()];
-        c.pats.push_back(lit(s, rng() % 2, rng() % 4 == 0 ? rng() % 10 : 0, rng() % 5 == 0 ? 20 : 0));
+        c.pats.push_back(literal(s, rng() % 2, rng() % 4 == 0 ? rng() % 10 : 0, rng() % 5 == 0 ? 20 : 0));
     }
     return c;
-}
-
-AcBlob compile(const Case &c, size_t dense_budget = 24u << 20) {
-    AcCompileOptions co;
-    co.key_bytes = 16;
-    co.dense_budget_bytes = dense_budget;
-    return compile_ac(c.pats, co);
 }
 
 } // namespace
 
 TEST(OneByteLiterals, QualifyingClassesComeFirstAndTheirTargetsAreFlagged) {
     const Case c = one_byte_case(1);
-    const AcBlob blob = compile(c);
+    const AcBlob blob = compile_wide(c);
     const AcView v = blob.host_view();
     ASSERT_EQ(v.num_groups, 1u);
     ASSERT_EQ(v.state_bytes, 4u) << blob.describe();
@@ -118,7 +100,7 @@ TEST(OneByteLiterals, QualifyingClassesComeFirstAndTheirTargetsAreFlagged) {
 TEST(OneByteLiterals, NoFlagWithSixteenBitStatesOrTwoGroups) {
     Case small;
     small.pats = {Literal{"a"}, Literal{"1"}, Literal{"bc"}};
-    EXPECT_EQ(compile(small).host_view().groups[0].byte_classes, 0u) << "16-bit states have no spare bit";
+    EXPECT_EQ(compile_wide(small).host_view().groups[0].byte_classes, 0u) << "16-bit states have no spare bit";
     const Case c = one_byte_case(2);
     AcCompileOptions co;
     co.key_bytes = 16;
@@ -135,7 +117,7 @@ TEST(OneByteLiterals, ClassesStopAtTheLiteralLimit) {
     Case c = one_byte_case(5);
     const size_t at = c.pats.size();
     for (int k = 0; k < 300; ++k) c.pats.push_back(Literal{"1"});
-    const AcBlob blob = compile(c);
+    const AcBlob blob = compile_wide(c);
     const AcView v = blob.host_view();
     const AcGroupView &g = v.groups[0];
     ASSERT_EQ(g.byte_classes, 3u) << "a (nocase), ; and |00|";
@@ -161,7 +143,7 @@ TEST(OneByteLiterals, CpuWalkGivesTheNaivePairsAndPositions) {
         sort_matches(ref);
         const auto want = distinct_pairs(ref);
         for (size_t budget : {size_t{24} << 20, size_t{0}}) {
-            const AcBlob blob = compile(c, budget);
+            const AcBlob blob = compile_wide(c, budget);
             ASSERT_EQ(blob.host_view().groups[0].byte_classes, 4u);
             for (uint32_t tile : {52u, 5u, 1u})
                 for (size_t chunk : {size_t{64} << 20, size_t{97}}) {
@@ -216,7 +198,7 @@ TEST(OneByteLiterals, GpuMatcherGivesTheNaiveResultInEveryMode) {
 TEST(OneByteLiterals, GpuSetKeysAcrossChunksRunsRescansAndPairs) {
     REQUIRE_GPU();
     const Case c = one_byte_case(4);
-    ASSERT_EQ(compile(c).host_view().groups[0].byte_classes, 4u);
+    ASSERT_EQ(compile_wide(c).host_view().groups[0].byte_classes, 4u);
     auto ref = naive_matches(c.pats, c.view());
     sort_matches(ref);
     const auto want = dedup_set(ref);
