@@ -60,7 +60,14 @@
 // hit; in the others' output lists the literals carry kOutOneByte, which the
 // Set drain skips. On ET Open over real traffic 16 classes qualify (digits,
 // punctuation, |03 05 11|), and targets flagged kOneByteOnly32 made 42% of
-// the Set hits (PERFORMANCE.md, runs 260 and 268).
+// the Set hits (PERFORMANCE.md, runs 260 and 268). A folded group that is
+// all dense may split a letter class whose one-byte patterns are all exact
+// case (ET: `x`, `z`) into a lower- and an upper-case class ("case
+// columns", ac_case_columns.h: the same transitions, so the automaton does
+// not grow): each then is a one-byte class, and its literals keep kOutCase
+// for Count and Positions. The key pass and the CPU walk take each class's
+// literals from the blob's list (BlobHeader::one_byte_off), which names
+// only the literals of that case.
 // Covered steps (32-bit states, every state of the group dense): a dense
 // entry of state p whose target s is plain carries kCovered32 when every
 // output of s, one-byte literals aside, is an output of p. Reached from p,
@@ -78,7 +85,7 @@
 namespace wm::gpu {
 
 constexpr uint32_t kBlobMagic = 0x43414d57u; // "WMAC"
-constexpr uint32_t kBlobVersion = 10; // 2: output flag in transition targets; 3: sparse records, kOutCheck; 4: plain flag; 5: depth_end; 6: max_key; 7: kPatExact, kOutCase, pat_case; 8: 16-byte sparse records; 9: one-byte classes; 10: kCovered32
+constexpr uint32_t kBlobVersion = 11; // 2: output flag in transition targets; 3: sparse records, kOutCheck; 4: plain flag; 5: depth_end; 6: max_key; 7: kPatExact, kOutCase, pat_case; 8: 16-byte sparse records; 9: one-byte classes; 10: kCovered32; 11: one-byte literal lists, case columns
 constexpr uint32_t kMaxGroups = 4;
 // Top bit of a transition target: "the target state has outputs".
 constexpr uint32_t kOutFlag16 = 0x8000u;
@@ -86,11 +93,13 @@ constexpr uint32_t kOutFlag32 = 0x80000000u;
 // Next bit, only with the output flag: "no output of the target is checked".
 constexpr uint32_t kOutPlain16 = 0x4000u;
 constexpr uint32_t kOutPlain32 = 0x40000000u;
-// Next bit of 32-bit dense targets, only with both above: "every output of
+// Next bit of 32-bit dense targets, only with out (and without plain, so
+// that it leaves the Set walk's last plain target alone): "every output of
 // the target is a one-byte literal of a one-byte class" (see above).
 constexpr uint32_t kOneByteOnly32 = 0x20000000u;
-// Next bit of 32-bit dense entries, only with out and plain: a covered step
-// (see above): the step's source already reported every output of its target.
+// Next bit of 32-bit dense entries, only with out (plain cleared): a covered
+// step (see above): the step's source already reported every output of its
+// target.
 constexpr uint32_t kCovered32 = 0x10000000u;
 constexpr uint32_t kMaxOneByteClasses = 32;   // bits of a lane's register
 constexpr uint32_t kMaxOneByteLiterals = 256; // the literals of all one-byte classes (a shared table of the key pass)
@@ -133,7 +142,8 @@ struct BlobHeader {
     uint32_t byte_classes; // one-byte classes of group g in bits 8g..8g+7 (0: none)
     uint64_t total_bytes;
     uint64_t pat_lo_off, pat_hi_off, pat_len_off, pat_boff_off, pat_bytes_off, pat_case_off;
-    uint64_t reserved2; // GroupHeader[] follows at sizeof(BlobHeader): a multiple of 16
+    uint64_t one_byte_off; // group 0's one-byte literals by class (0: none): uint32 first[kMaxOneByteClasses + 1], then ids
+    // GroupHeader[] follows at sizeof(BlobHeader): a multiple of 16
 };
 static_assert(sizeof(BlobHeader) == 96, "BlobHeader layout");
 
@@ -168,6 +178,9 @@ struct AcGroupView {
     uint32_t key_len; // longest key of the group (deepest state)
     uint32_t fold;    // verify long patterns case-insensitively
     uint32_t byte_classes; // one-byte classes: 0 .. byte_classes - 1 (see above)
+    // Their literals: class c's are one_byte_lits[kMaxOneByteClasses + 1 +
+    // k] for k in [one_byte_lits[c], one_byte_lits[c + 1]) (null: none).
+    const uint32_t *one_byte_lits;
 };
 
 struct AcView {
@@ -218,6 +231,7 @@ inline AcView make_ac_view(const uint8_t *host_blob, const uint8_t *base) {
         o.key_len = gh[g].key_len;
         o.fold = gh[g].fold;
         o.byte_classes = (h->byte_classes >> (8 * g)) & 0xffu;
+        o.one_byte_lits = g == 0 && h->one_byte_off ? reinterpret_cast<const uint32_t *>(base + h->one_byte_off) : nullptr;
     }
     return v;
 }

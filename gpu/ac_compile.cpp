@@ -1,5 +1,6 @@
 // gpu/ac_compile.cpp - see ac_compile.h.
 #include "gpu/ac_compile.h"
+#include "gpu/ac_case_columns.h"
 #include "gpu/ac_covered_steps.h"
 
 #include <algorithm>
@@ -267,8 +268,9 @@ template <typename TargetFn, typename DenseFn>
 SparseRecords build_sparse_records(const Automaton &a, uint32_t nd, TargetFn tgt, uint32_t flag, uint32_t plain,
                                    DenseFn dense, uint32_t C) {
     auto entry = [flag, plain](uint32_t cls, uint32_t t) {
+        // A sparse entry has no kOneByteOnly32: such a target is a plain hit there.
         return (cls << 24) | (t & ~(flag | plain) & kSpIdMask) | ((t & flag) ? kSpFlag : 0) |
-               ((t & plain) ? kSpPlain : 0);
+               ((t & (plain | kOneByteOnly32)) ? kSpPlain : 0);
     };
     const uint32_t n = static_cast<uint32_t>(a.kids.size());
     std::vector<std::vector<uint32_t>> diff(n - nd); // entries sorted by class
@@ -306,14 +308,19 @@ SparseRecords build_sparse_records(const Automaton &a, uint32_t nd, TargetFn tgt
     return out;
 }
 
-// The dense rows of states [0, nd), C classes each, into `rows` (state width
-// S): a state's row is its failure state's with its own children over it.
+// The dense rows of states [0, nd), one entry per column of `cols`, into
+// `rows` (state width S): a state's row is its failure state's with its own
+// children over it, a child on class k in every column of class k.
 template <typename S, typename TargetFn>
-void fill_dense_rows(const Automaton &a, uint32_t nd, uint32_t C, TargetFn tgt, S *rows) {
+void fill_dense_rows(const Automaton &a, uint32_t nd, const ColumnPlan &cols, TargetFn tgt, S *rows) {
+    const uint32_t C = cols.columns();
+    std::vector<std::vector<uint32_t>> columns_of(a.bc.count);
+    for (uint32_t col = 0; col < C; ++col) columns_of[cols.col_class[col]].push_back(col);
     for (uint32_t s = 0; s < nd; ++s) {
         S *row = rows + uint64_t{s} * C;
         if (s != 0) std::memcpy(row, rows + uint64_t{a.fail[s]} * C, C * sizeof(S));
-        for (auto &e : a.kids[s]) row[e.first] = static_cast<S>(tgt(e.second));
+        for (auto &e : a.kids[s])
+            for (uint32_t col : columns_of[e.first]) row[col] = static_cast<S>(tgt(e.second));
     }
 }
 
@@ -395,10 +402,34 @@ AcBlob compile_ac(const std::vector<Literal> &pats, const AcCompileOptions &opts
     h.state_bytes = sb;
     h.max_len = max_len;
     h.key_len = std::min(K, max_len);
+    const size_t budget = groups.empty() ? 0 : opts.dense_budget_bytes / groups.size();
+    auto dense_states = [&](const Automaton &a, uint32_t C) { // the BFS-first states that get dense rows
+        const uint64_t n = a.kids.size();
+        return static_cast<uint32_t>(std::clamp<uint64_t>(budget / (uint64_t{C} * sb), 1, std::min<uint64_t>(n, kSpDenseMask + 1)));
+    };
     // One-byte classes serve the Set walk of one group of 32-bit states (the
     // flag needs a spare bit); elsewhere the literals stay ordinary outputs.
-    const bool one_byte = groups.size() == 1 && sb == 4 && groups[0].one_byte_classes > 0;
-    h.byte_classes = one_byte ? groups[0].one_byte_classes : 0;
+    // Such a group, folded and all dense, may split exact-case letter
+    // classes into case columns (ac_case_columns.h): a sparse record lists
+    // classes, not columns.
+    const bool one_byte_group = groups.size() == 1 && sb == 4;
+    std::vector<ColumnPlan> cols;
+    for (const Automaton &a : groups) {
+        cols.push_back(identity_columns(a.bc.map, a.bc.count, one_byte_group ? a.one_byte_classes : 0));
+        if (!one_byte_group || !a.fold || !opts.case_columns) continue;
+        std::vector<OneByteLiteral> lits;
+        uint32_t listed = 0;
+        for (const Literal &p : pats) // the group's patterns are all of them
+            if (p.bytes.size() == 1) {
+                const auto b = static_cast<uint8_t>(p.bytes[0]);
+                lits.push_back({b, p.nocase, p.offset != 0 || p.depth != 0});
+                listed += a.bc.map[b] < a.one_byte_classes;
+            }
+        ColumnPlan split = plan_case_columns(a.bc.map, a.bc.count, a.one_byte_classes, listed, lits);
+        if (split.split_classes && dense_states(a, split.columns()) == a.kids.size()) cols.back() = std::move(split);
+    }
+    const bool one_byte = one_byte_group && cols[0].one_byte_columns > 0;
+    h.byte_classes = one_byte ? cols[0].one_byte_columns : 0;
     w.put(&h, sizeof h);
     std::vector<GroupHeader> gh(groups.size());
     const uint64_t gh_off = w.put(gh.data(), gh.size() * sizeof(GroupHeader));
@@ -421,52 +452,63 @@ AcBlob compile_ac(const std::vector<Literal> &pats, const AcCompileOptions &opts
     h.pat_bytes_off = w.put(all_bytes.data(), all_bytes.size());
     h.pat_case_off = w.put_vec(case_masks(pats, boff, h.key_len));
 
-    const size_t budget = groups.empty() ? 0 : opts.dense_budget_bytes / groups.size();
-    auto dense_states = [&](const Automaton &a) { // the BFS-first states that get dense rows
-        const uint64_t n = a.kids.size(), C = a.bc.count;
-        return static_cast<uint32_t>(std::clamp<uint64_t>(budget / (C * sb), 1, std::min<uint64_t>(n, kSpDenseMask + 1)));
-    };
     size_t reserve = w.buf.size(); // the dense rows and every per-state section, one buffer
-    for (const Automaton &a : groups)
-        reserve += uint64_t{dense_states(a)} * a.bc.count * sb + a.kids.size() * (kSpRecordWords * 4 + 16) +
-                   a.out_ids.size() * 4 + 4096;
+    for (size_t gi = 0; gi < groups.size(); ++gi)
+        reserve += uint64_t{dense_states(groups[gi], cols[gi].columns())} * cols[gi].columns() * sb +
+                   groups[gi].kids.size() * (kSpRecordWords * 4 + 16) + groups[gi].out_ids.size() * 4 + 4096;
     w.buf.reserve(reserve);
     for (size_t gi = 0; gi < groups.size(); ++gi) {
         Automaton &a = groups[gi];
-        const uint32_t n = static_cast<uint32_t>(a.kids.size()), C = a.bc.count;
-        const uint32_t nd = dense_states(a);
+        const ColumnPlan &cp = cols[gi];
+        const uint32_t n = static_cast<uint32_t>(a.kids.size()), C = cp.columns();
+        const uint32_t nd = dense_states(a, C);
         // Flagged target: the walk skips out_off for states without outputs,
         // and the Set kernel repeats of states whose outputs need no check.
         std::vector<uint32_t> out_ids = flag_checked_outputs(a.out_ids, lo, hi, len, boff, h.key_len);
         // The one-byte literals the Set walk reports from its register
-        // (unchecked_one_byte: never kOutCheck or kOutCase), flagged so that
-        // the Set drain skips them where they share a state with others.
+        // (unchecked_one_byte, or exact case in a case column: kOutCase
+        // stays for Count and Positions), flagged so that the Set drain
+        // skips them where they share a state with others; listed by column
+        // for the key pass.
         std::vector<bool> by_register(pats.size(), false);
+        std::vector<uint32_t> lits_by_column;
         if (one_byte) {
-            for (size_t p = 0; p < pats.size(); ++p)
-                by_register[p] = pats[p].bytes.size() == 1 &&
-                                 a.bc.map[static_cast<uint8_t>(pats[p].bytes[0])] < a.one_byte_classes;
+            std::vector<std::vector<uint32_t>> of(kMaxOneByteClasses);
+            for (size_t p = 0; p < pats.size(); ++p) {
+                const uint32_t col = pats[p].bytes.size() == 1 ? cp.map[static_cast<uint8_t>(pats[p].bytes[0])] : C;
+                by_register[p] = col < cp.one_byte_columns;
+                if (by_register[p]) of[col].push_back(static_cast<uint32_t>(p));
+            }
+            lits_by_column.push_back(0); // first[c], then the ids
+            for (auto &v : of) lits_by_column.push_back(lits_by_column.back() + static_cast<uint32_t>(v.size()));
+            for (auto &v : of) lits_by_column.insert(lits_by_column.end(), v.begin(), v.end());
             for (uint32_t &e : out_ids)
                 if (by_register[e & kOutIdMask]) e |= kOutOneByte;
         }
         std::vector<uint32_t> flagged(n); // each state's id with its flags, once
         for (uint32_t t = 0; t < n; ++t) {
             const uint32_t ob = a.out_off[t], oe = a.out_off[t + 1];
-            const bool checked = std::any_of(out_ids.begin() + ob, out_ids.begin() + oe,
-                                             [](uint32_t e) { return (e & (kOutCheck | kOutCase)) != 0; });
+            // The plain flag serves the Set walk only, whose drain skips the
+            // register's literals (an exact-case one of a case column too).
+            const bool checked = std::any_of(out_ids.begin() + ob, out_ids.begin() + oe, [](uint32_t e) {
+                return (e & (kOutCheck | kOutCase)) != 0 && !(e & kOutOneByte);
+            });
             const bool registered = one_byte && std::all_of(out_ids.begin() + ob, out_ids.begin() + oe, [&](uint32_t e) {
                                         return by_register[e & kOutIdMask];
                                     });
-            flagged[t] = oe == ob ? t : t | flag | (checked ? 0u : plain) | (registered ? kOneByteOnly32 : 0u);
+            // A target the Set walk takes no hit for is not plain either, so
+            // it leaves the walk's last plain target alone (set_reports_hit).
+            flagged[t] = oe == ob ? t : t | flag | (checked || registered ? 0u : plain) | (registered ? kOneByteOnly32 : 0u);
         }
         auto tgt = [&](uint32_t t) { return flagged[t]; };
         GroupHeader &g = gh[gi];
-        g.class_map_off = w.put(a.bc.map.data(), 256);
+        g.class_map_off = w.put(cp.map.data(), 256);
+        if (one_byte) h.one_byte_off = w.put_vec(lits_by_column);
         // Built in place: the full ET set's rows are 130 MB.
         g.dense_off = w.put_zeros(uint64_t{nd} * C * sb);
         uint8_t *rows = w.buf.data() + g.dense_off;
-        if (sb == 2) fill_dense_rows(a, nd, C, tgt, reinterpret_cast<uint16_t *>(rows));
-        else fill_dense_rows(a, nd, C, tgt, reinterpret_cast<uint32_t *>(rows));
+        if (sb == 2) fill_dense_rows(a, nd, cp, tgt, reinterpret_cast<uint16_t *>(rows));
+        else fill_dense_rows(a, nd, cp, tgt, reinterpret_cast<uint32_t *>(rows));
         // Covered steps need every state dense: a sparse step falls back to
         // another state's row, whose flags speak of that state's outputs.
         const uint64_t covered =
@@ -501,6 +543,8 @@ AcBlob compile_ac(const std::vector<Literal> &pats, const AcCompileOptions &opts
         st.sparse_bytes = (sp.rec.size() + sp.over.size()) * sizeof(uint32_t);
         st.output_entries = a.out_ids.size();
         st.covered_steps = covered;
+        st.one_byte_columns = one_byte ? cp.one_byte_columns : 0;
+        st.case_split_classes = cp.split_classes;
         blob.groups.push_back(st);
     }
     w.buf.resize((w.buf.size() + 15) & ~size_t{15}, 0);
@@ -521,7 +565,8 @@ std::string AcBlob::describe() const {
         o << "; [" << (!g.fold ? "case" : groups.size() == 1 ? "folded" : "nocase") << ": " << g.patterns << " pats, " << g.states
           << " states, " << g.classes << " classes, dense " << g.dense_states << " states/"
           << g.dense_bytes << " B, sparse " << (g.states - g.dense_states) << " states/" << g.sparse_bytes
-          << " B, " << g.output_entries << " outputs, " << g.covered_steps << " covered steps]";
+          << " B, " << g.output_entries << " outputs, " << g.covered_steps << " covered steps, " << g.one_byte_columns
+          << " one-byte columns (" << g.case_split_classes << " classes split by case)]";
     return o.str();
 }
 

@@ -29,7 +29,8 @@ uint64_t mark_covered_steps(uint32_t *rows, uint32_t nd, uint32_t C, const std::
             uint32_t &t = rows[uint64_t{p} * C + c];
             if ((t & kFlags) != (kOutFlag32 | kOutPlain32)) continue;
             const uint32_t s = t & ~kFlags;
-            if (std::includes(pb, pe, ids.begin() + off[s], ids.begin() + off[s + 1])) t |= kCovered32, ++marked;
+            if (std::includes(pb, pe, ids.begin() + off[s], ids.begin() + off[s + 1]))
+                t = (t & ~kOutPlain32) | kCovered32, ++marked; // no hit, and not the walk's last plain target
         }
     }
     return marked;

@@ -8,10 +8,11 @@
 
 namespace wm::gpu {
 
-// Sets kCovered32 on every entry of rows[nd * C] (state p's row at p * C;
-// every state of the group dense) whose target s is plain (kOutFlag32 and
-// kOutPlain32, not kOneByteOnly32) and whose outputs, kOutOneByte entries
-// aside, are all outputs of p. out_off, out_ids: the group's flattened output
+// Sets kCovered32, and clears kOutPlain32, on every entry of rows[nd * C]
+// (state p's row at p * C; every state of the group dense) whose target s is
+// plain (kOutFlag32 and kOutPlain32) and whose outputs, kOutOneByte entries
+// aside, are all outputs of p. (Not plain, a covered step leaves the Set
+// walk's last plain target alone: set_reports_hit.) out_off, out_ids: the group's flattened output
 // lists (state s: out_ids[out_off[s], out_off[s + 1]), flags included).
 // Returns the entries flagged.
 uint64_t mark_covered_steps(uint32_t *rows, uint32_t nd, uint32_t C, const std::vector<uint32_t> &out_off,

@@ -17,33 +17,24 @@ constexpr uint32_t kThreads = 256;
 constexpr uint32_t kMaxBlocks = 1024;
 
 // One payload per thread. The literals of each class come from shared
-// memory, copied once per block by its first warp (lane c: class c), so a
+// memory, copied once per block from the blob's list (ac_blob.h), so a
 // payload costs its word's load and its keys' stores; a warp reserves its
 // keys with one atomic (ET Open makes ~47 M of these keys per 4 GB of real
 // payloads, too many for one counter key by key) and stages them in shared
 // memory, so its stores to the output are whole sectors (a lane's own keys,
 // ~2 per payload, had made a partial sector per key).
 __global__ void __launch_bounds__(kThreads) one_byte_keys_kernel(const ScanParams p) {
-    static_assert(kMaxOneByteClasses == 32, "a lane per class");
+    static_assert(kMaxOneByteClasses == 32, "a word's bits are the classes");
     constexpr uint32_t kStageKeys = 256; // per warp; a round with more keys writes them in place
     __shared__ uint32_t first[kMaxOneByteClasses + 1]; // class c's literals: ids[first[c], first[c + 1])
     __shared__ uint32_t ids[kMaxOneByteLiterals];
     __shared__ unsigned long long stage[kThreads / 32][kStageKeys];
     const AcGroupView &g = p.view.groups[0];
     const uint32_t lane = threadIdx.x & 31, words = p.one_byte_words;
-    if (threadIdx.x < 32) {
-        const bool cls = lane < g.byte_classes;
-        const uint32_t st = cls ? ac_one_byte_state<uint32_t>(g, 1u << lane) : 0u;
-        const uint32_t ob = cls ? g.out_off[st] : 0u, n = cls ? g.out_off[st + 1] - ob : 0u;
-        uint32_t incl = n;
-        for (uint32_t d = 1; d < 32; d <<= 1) {
-            const uint32_t t = __shfl_up_sync(~0u, incl, d);
-            if (lane >= d) incl += t;
-        }
-        first[lane] = incl - n; // at most kMaxOneByteLiterals in all (number_one_byte_classes)
-        if (lane == 31) first[32] = incl;
-        for (uint32_t k = 0; k < n; ++k) ids[incl - n + k] = g.out_ids[ob + k] & kOutIdMask;
-    }
+    static_assert(kThreads > kMaxOneByteClasses, "a thread per list bound");
+    if (threadIdx.x <= kMaxOneByteClasses) first[threadIdx.x] = g.one_byte_lits[threadIdx.x];
+    for (uint32_t k = threadIdx.x; k < g.one_byte_lits[kMaxOneByteClasses]; k += kThreads)
+        ids[k] = g.one_byte_lits[kMaxOneByteClasses + 1 + k]; // at most kMaxOneByteLiterals (ac_compile.cpp)
     __syncthreads();
     for (uint32_t base = blockIdx.x * kThreads; base < words; base += gridDim.x * kThreads) {
         const uint32_t j = base + threadIdx.x;

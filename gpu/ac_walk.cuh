@@ -263,16 +263,19 @@ WM_HD inline uint32_t ac_class_bit(uint32_t c) {
 #endif
 }
 
-// The state that reports the one-byte literals of the lowest class in the
-// non-empty register `bits`: the root's target on that class (its outputs
-// are exactly those literals, all unchecked).
-template <typename StateT> WM_HD inline uint32_t ac_one_byte_state(const AcGroupView &g, uint32_t bits) {
+// The lowest class in the non-empty register `bits`.
+WM_HD inline uint32_t ac_lowest_class(uint32_t bits) {
 #ifdef __CUDA_ARCH__
-    const uint32_t c = __ffs(bits) - 1;
+    return __ffs(bits) - 1;
 #else
-    const uint32_t c = static_cast<uint32_t>(__builtin_ctz(bits));
+    return static_cast<uint32_t>(__builtin_ctz(bits));
 #endif
-    return ac_step<StateT, false>(g, 0, c) & ~state_flags<StateT>();
+}
+
+// Class c's one-byte literals (the blob's list: g.one_byte_lits) to emit(pattern).
+template <typename EmitFn> WM_HD inline void ac_one_byte_literals(const AcGroupView &g, uint32_t c, EmitFn emit) {
+    const uint32_t *ids = g.one_byte_lits + kMaxOneByteClasses + 1;
+    for (uint32_t k = wm_ld(&g.one_byte_lits[c]); k < wm_ld(&g.one_byte_lits[c + 1]); ++k) emit(wm_ld(&ids[k]));
 }
 
 // Ownership: a tile reports the matches whose key (the last key_len bytes
@@ -369,11 +372,10 @@ WM_HD inline uint32_t ac_walk_tile_groups(const AcView &v, uint32_t g0, const ui
         }
     }
     // The register's literals (the kernel: one word per payload, made into
-    // keys after it; ac_one_byte_keys.cu). Reported at the tile's last byte:
-    // Set keys carry no offset.
+    // keys after it; ac_one_byte_keys.cu). Reported at the tile's end: Set
+    // keys carry no offset.
     for (one_bytes &= ac_one_byte_mask(one_byte_classes); one_bytes; one_bytes &= one_bytes - 1)
-        ac_emit_state(v, v.groups[g0], ac_one_byte_state<StateT>(v.groups[g0], one_bytes), tile_end - 1, text,
-                      sg.data_begin, pos_delta, tile_end, 0u, emit);
+        ac_one_byte_literals(v.groups[g0], ac_lowest_class(one_bytes), [&](uint32_t p) { emit(p, tile_end + pos_delta); });
     return i - i0;
 }
 

@@ -270,9 +270,7 @@ int main(int argc, char **argv) try {
     const auto all = drop_runs ? drop_byte_runs(load_literals(literals)) : load_literals(literals);
     const Corpus corpus = load_corpus(corpus_path);
     const auto pats = literal_subset(all, patterns == 0 || patterns > all.size() ? all.size() : patterns, 7);
-    AcCompileOptions co;
-    co.key_bytes = tuning::kKeyBytes;
-    co.dense_budget_bytes = tuning::kDenseBudgetMaxBytes;
+    const AcCompileOptions co = study_compile_options();
     const AcBlob blob = compile_ac(pats, co);
     const AcView hv = make_ac_view(blob.bytes.data(), blob.bytes.data());
     if (hv.num_groups != 1 || !ac_all_dense(hv) || hv.state_bytes != 4 || hv.num_patterns > (1u << kPatternBits) ||

@@ -5,6 +5,8 @@
 #pragma once
 
 #include "gpu/ac_blob.h"
+#include "gpu/ac_compile.h"
+#include "gpu/ac_tuning.h"
 #include "gpu/walk_hits_model.h"
 
 #include <algorithm>
@@ -79,6 +81,17 @@ struct HostRows {
     std::vector<uint32_t> flags2;
 };
 
+// The study's automaton: the matcher's, without covered steps (whose flags
+// belong to a step, not to its target, as flags2 assumes) or case columns.
+inline AcCompileOptions study_compile_options() {
+    AcCompileOptions co;
+    co.key_bytes = tuning::kKeyBytes;
+    co.dense_budget_bytes = tuning::kDenseBudgetMaxBytes;
+    co.covered_steps = false;
+    co.case_columns = false;
+    return co;
+}
+
 inline HostRows host_rows(const AcGroupView &hg) {
     HostRows h;
     const auto *rows = static_cast<const uint32_t *>(hg.dense);
@@ -87,7 +100,7 @@ inline HostRows host_rows(const AcGroupView &hg) {
     h.narrow16b.resize(n);
     h.flags2.assign((hg.num_states + 15) / 16, 0);
     for (size_t i = 0; i < n; ++i) {
-        const uint32_t t = rows[i], id = t & ~state_flags<uint32_t>(), fl = t >> 30;
+        const uint32_t t = study_target(rows[i]), id = t & ~state_flags<uint32_t>(), fl = t >> 30;
         h.narrow16f[i] = static_cast<uint16_t>(id < kEscape16F ? id | (fl << 14) : kEscape16F);
         h.narrow16b[i] = static_cast<uint16_t>(id < kEscape16B ? id : kEscape16B);
         h.flags2[id >> 4] |= fl << ((id & 15) * 2); // a property of the target state: the same from every row

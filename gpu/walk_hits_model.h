@@ -41,16 +41,19 @@ constexpr uint32_t kEscape16B = 0xffffu;
 
 // One step from bare state s on class c: the target in the 32-bit convention
 // (id | out << 31 | plain << 30). The study walks the Set semantics before
-// the matcher's one-byte register and covered steps, so it drops
-// kOneByteOnly32 and kCovered32 (kStudyDropped).
-constexpr uint32_t kStudyDropped = kOneByteOnly32 | kCovered32;
+// the matcher's one-byte register and covered steps: its blob has no covered
+// steps (study_compile_options), and a one-byte-only target is the plain
+// hit it was before (study_target).
+WM_HD inline uint32_t study_target(uint32_t t) {
+    return (t & kOneByteOnly32) ? (t & ~kOneByteOnly32) | kOutPlain32 : t;
+}
 template <HitRows R> WM_HD inline uint32_t hit_step(const HitRowsView &r, uint32_t s, uint32_t c) {
     const uint32_t at = s * r.num_classes + c;
     if constexpr (R == HitRows::Wide32) {
-        return wm_ld(&r.wide[at]) & ~kStudyDropped;
+        return study_target(wm_ld(&r.wide[at]));
     } else if constexpr (R == HitRows::Narrow16F) {
         const uint32_t v = wm_ld(&r.narrow[at]);
-        if ((v & kEscape16F) == kEscape16F) return wm_ld(&r.wide[at]) & ~kStudyDropped;
+        if ((v & kEscape16F) == kEscape16F) return study_target(wm_ld(&r.wide[at]));
         return (v & kEscape16F) | ((v & 0xc000u) << 16);
     } else {
         const uint32_t v = wm_ld(&r.narrow[at]);

@@ -59,9 +59,10 @@ Case one_byte_case(uint32_t seed) {
 
 } // namespace
 
+// Without case columns (test_case_columns.cpp), "b" in exact case stays checked.
 TEST(OneByteLiterals, QualifyingClassesComeFirstAndTheirTargetsAreFlagged) {
     const Case c = one_byte_case(1);
-    const AcBlob blob = compile_wide(c);
+    const AcBlob blob = compile_wide(c, 24u << 20, true, false);
     const AcView v = blob.host_view();
     ASSERT_EQ(v.num_groups, 1u);
     ASSERT_EQ(v.state_bytes, 4u) << blob.describe();
@@ -74,11 +75,15 @@ TEST(OneByteLiterals, QualifyingClassesComeFirstAndTheirTargetsAreFlagged) {
     const auto *rows = static_cast<const uint32_t *>(g.dense);
     for (uint32_t cl = 0; cl < g.byte_classes; ++cl) {
         const uint32_t t = rows[cl], s = t & ~state_flags<uint32_t>();
-        EXPECT_EQ(t & (kOutFlag32 | kOutPlain32 | kOneByteOnly32), kOutFlag32 | kOutPlain32 | kOneByteOnly32);
+        EXPECT_EQ(t & (kOutFlag32 | kOutPlain32 | kOneByteOnly32), kOutFlag32 | kOneByteOnly32) << "no hit, not plain";
+        std::vector<uint32_t> outs;
         for (uint32_t k = g.out_off[s]; k < g.out_off[s + 1]; ++k) {
             EXPECT_EQ(c.pats[g.out_ids[k] & kOutIdMask].bytes.size(), 1u);
             EXPECT_EQ(g.out_ids[k] & ~kOutIdMask, kOutOneByte);
+            outs.push_back(g.out_ids[k] & kOutIdMask);
         }
+        std::sort(outs.begin(), outs.end());
+        EXPECT_EQ(listed_literals(g, cl), outs) << "class " << cl << ": the key pass's list";
     }
     EXPECT_EQ(rows[g.class_map['b']] & kOneByteOnly32, 0u);
     // Every output entry: kOutOneByte exactly on the qualifying literals,
@@ -117,7 +122,7 @@ TEST(OneByteLiterals, ClassesStopAtTheLiteralLimit) {
     Case c = one_byte_case(5);
     const size_t at = c.pats.size();
     for (int k = 0; k < 300; ++k) c.pats.push_back(Literal{"1"});
-    const AcBlob blob = compile_wide(c);
+    const AcBlob blob = compile_wide(c, 24u << 20, true, false);
     const AcView v = blob.host_view();
     const AcGroupView &g = v.groups[0];
     ASSERT_EQ(g.byte_classes, 3u) << "a (nocase), ; and |00|";
@@ -134,8 +139,7 @@ TEST(OneByteLiterals, ClassesStopAtTheLiteralLimit) {
     EXPECT_EQ(distinct_pairs(set), distinct_pairs(ref));
 }
 
-// Tiny tiles and chunks put literals on tile and piece boundaries (a
-// continuation's warm-up must not report); budget 0 walks sparse states.
+// Budget 0 walks sparse states.
 TEST(OneByteLiterals, CpuWalkGivesTheNaivePairsAndPositions) {
     for (uint32_t seed = 1; seed <= 3; ++seed) {
         const Case c = one_byte_case(seed);
@@ -144,24 +148,19 @@ TEST(OneByteLiterals, CpuWalkGivesTheNaivePairsAndPositions) {
         const auto want = distinct_pairs(ref);
         for (size_t budget : {size_t{24} << 20, size_t{0}}) {
             const AcBlob blob = compile_wide(c, budget);
-            ASSERT_EQ(blob.host_view().groups[0].byte_classes, 4u);
-            for (uint32_t tile : {52u, 5u, 1u})
-                for (size_t chunk : {size_t{64} << 20, size_t{97}}) {
-                    CpuWalkOptions o;
-                    o.tile_bytes = tile;
-                    o.max_chunk_bytes = chunk;
-                    o.max_chunk_payloads = chunk == 97 ? 3 : 1u << 20;
-                    std::vector<Match> pos, set;
-                    cpu_walk_scan(blob, c.view(), pos, o);
-                    o.set_semantics = true;
-                    cpu_walk_scan(blob, c.view(), set, o);
-                    sort_matches(pos);
-                    const std::string at = "seed " + std::to_string(seed) + " budget " + std::to_string(budget) +
-                                           " tile " + std::to_string(tile) + " chunk " + std::to_string(chunk);
-                    EXPECT_TRUE(pos == ref) << at;
-                    EXPECT_EQ(distinct_pairs(set), want) << at;
-                    if (tile == 52) EXPECT_LT(set.size(), pos.size()) << at; // tiny tiles report a class per tile
-                }
+            // b and B become one-byte classes too when every state is dense (case columns).
+            ASSERT_EQ(blob.host_view().groups[0].byte_classes, budget ? 6u : 4u);
+            for_each_walk_config([&](CpuWalkOptions o, const std::string &config) {
+                std::vector<Match> pos, set;
+                cpu_walk_scan(blob, c.view(), pos, o);
+                o.set_semantics = true;
+                cpu_walk_scan(blob, c.view(), set, o);
+                sort_matches(pos);
+                const std::string at = "seed " + std::to_string(seed) + " budget " + std::to_string(budget) + " " + config;
+                EXPECT_TRUE(pos == ref) << at;
+                EXPECT_EQ(distinct_pairs(set), want) << at;
+                if (o.tile_bytes == 52) EXPECT_LT(set.size(), pos.size()) << at; // tiny tiles report a class per tile
+            });
         }
     }
 }
@@ -176,17 +175,7 @@ TEST(OneByteLiterals, GpuMatcherGivesTheNaiveResultInEveryMode) {
             wm::gpu::testing::set_dense_budget_bytes(budget);
             auto m = GpuMatcher::create(c.pats, GpuOptions{});
             wm::gpu::testing::set_dense_budget_bytes(0);
-            std::vector<Match> pos, set;
-            m->scan(c.view(), OutputMode::Positions, pos);
-            sort_matches(pos);
-            EXPECT_TRUE(pos == ref) << "seed " << seed << " budget " << budget;
-            m->scan(c.view(), OutputMode::Set, set);
-            EXPECT_TRUE(set_sorted_distinct(set)) << "seed " << seed;
-            EXPECT_TRUE(set == dedup_set(ref)) << "seed " << seed << " budget " << budget << ": " << m->describe();
-            std::vector<uint64_t> counts, hist(c.pats.size());
-            m->count(c.view(), counts);
-            for (const Match &x : ref) ++hist[x.pattern];
-            EXPECT_TRUE(counts == hist) << "seed " << seed;
+            expect_every_mode(*m, c, ref, "seed " + std::to_string(seed) + " budget " + std::to_string(budget));
         }
     }
 }
@@ -198,7 +187,7 @@ TEST(OneByteLiterals, GpuMatcherGivesTheNaiveResultInEveryMode) {
 TEST(OneByteLiterals, GpuSetKeysAcrossChunksRunsRescansAndPairs) {
     REQUIRE_GPU();
     const Case c = one_byte_case(4);
-    ASSERT_EQ(compile_wide(c).host_view().groups[0].byte_classes, 4u);
+    ASSERT_EQ(compile_wide(c).host_view().groups[0].byte_classes, 6u) << "a, 1, ;, |00| and the case columns b, B";
     auto ref = naive_matches(c.pats, c.view());
     sort_matches(ref);
     const auto want = dedup_set(ref);

@@ -68,9 +68,7 @@ struct Study {
 std::unique_ptr<Study> study(uint32_t seed, bool checked_outputs) {
     auto s = std::make_unique<Study>();
     s->c = study_case(seed, checked_outputs);
-    AcCompileOptions co;
-    co.key_bytes = tuning::kKeyBytes;
-    co.dense_budget_bytes = tuning::kDenseBudgetMaxBytes;
+    const AcCompileOptions co = study_compile_options();
     s->blob = compile_ac(s->c.pats, co);
     s->v = make_ac_view(s->blob.bytes.data(), s->blob.bytes.data());
     EXPECT_EQ(s->v.num_groups, 1u);

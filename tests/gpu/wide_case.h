@@ -1,11 +1,16 @@
 // tests/gpu/wide_case.h - pieces of the test cases that need the blob's
 // 32-bit states (the only ones with spare flag bits: one-byte literals,
-// covered steps): literals, keys that push a group past 16,384 states, and
-// the compile options those tests share.
+// covered steps, case columns): literals, keys that push a group past 16,384
+// states, the compile options those tests share, the CPU walk's tile and
+// chunk configurations, and the GPU matcher checked in every mode.
 #pragma once
 
 #include "gpu/ac_compile.h"
+#include "gpu/ac_cpu_walk.h"
+#include "gpu/gpu_matcher.h"
 #include "reference.h"
+
+#include <gtest/gtest.h>
 
 #include <random>
 #include <string>
@@ -35,12 +40,55 @@ inline void add_wide_state_keys(std::mt19937 &rng, std::vector<Literal> &pats) {
 }
 
 // Keys of 16 bytes, as the matcher's; dense_budget 0 walks sparse states.
-inline AcBlob compile_wide(const Case &c, size_t dense_budget = 24u << 20, bool covered_steps = true) {
+inline AcBlob compile_wide(const Case &c, size_t dense_budget = 24u << 20, bool covered_steps = true,
+                           bool case_columns = true) {
     AcCompileOptions co;
     co.key_bytes = 16;
     co.dense_budget_bytes = dense_budget;
     co.covered_steps = covered_steps;
+    co.case_columns = case_columns;
     return compile_ac(c.pats, co);
+}
+
+// Class c's one-byte literals in the blob's list (ac_blob.h), sorted.
+inline std::vector<uint32_t> listed_literals(const AcGroupView &g, uint32_t c) {
+    std::vector<uint32_t> ids;
+    if (g.one_byte_lits)
+        for (uint32_t k = g.one_byte_lits[c]; k < g.one_byte_lits[c + 1]; ++k)
+            ids.push_back(g.one_byte_lits[kMaxOneByteClasses + 1 + k]);
+    return ids;
+}
+
+// Calls body(options, label) for CPU walks over tiles of 52, 5 and 1 bytes
+// and chunks of 64 MB or of 97 bytes and 3 payloads: tiny tiles and chunks
+// put literals on tile and piece boundaries (a continuation's warm-up must
+// not report).
+template <typename Body> void for_each_walk_config(Body body) {
+    for (uint32_t tile : {52u, 5u, 1u})
+        for (size_t chunk : {size_t{64} << 20, size_t{97}}) {
+            CpuWalkOptions o;
+            o.tile_bytes = tile;
+            o.max_chunk_bytes = chunk;
+            o.max_chunk_payloads = chunk == 97 ? 3 : 1u << 20;
+            body(o, "tile " + std::to_string(tile) + " chunk " + std::to_string(chunk));
+        }
+}
+
+// The matcher's Positions, Set (sorted, distinct) and Count of c against the
+// naive matcher's `ref` (sorted by sort_matches).
+inline void expect_every_mode(GpuMatcher &m, const Case &c, const std::vector<Match> &ref, const std::string &at) {
+    std::vector<Match> pos, set;
+    m.scan(c.view(), OutputMode::Positions, pos);
+    sort_matches(pos);
+    EXPECT_TRUE(pos == ref) << at;
+    m.scan(c.view(), OutputMode::Set, set);
+    EXPECT_TRUE(set_sorted_distinct(set)) << at;
+    const auto want = dedup_set(ref);
+    EXPECT_TRUE(set == want) << at << ": " << set.size() << " keys, want " << want.size() << "; " << m.describe();
+    std::vector<uint64_t> counts, hist(c.pats.size());
+    m.count(c.view(), counts);
+    for (const Match &x : ref) ++hist[x.pattern];
+    EXPECT_TRUE(counts == hist) << at;
 }
 
 } // namespace wm::gpu::test
