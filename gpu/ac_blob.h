@@ -61,7 +61,7 @@
 // Set drain skips. On ET Open over real traffic 16 classes qualify (digits,
 // punctuation, |03 05 11|), and targets flagged kOneByteOnly32 made 42% of
 // the Set hits (PERFORMANCE.md, runs 260 and 268). A folded group that is
-// all dense may split a letter class whose one-byte patterns are all exact
+// all dense may (AcCompileOptions::case_columns, off by default) split a letter class whose one-byte patterns are all exact
 // case (ET: `x`, `z`) into a lower- and an upper-case class ("case
 // columns", ac_case_columns.h: the same transitions, so the automaton does
 // not grow): each then is a one-byte class, and its literals keep kOutCase

@@ -41,8 +41,11 @@ struct AcCompileOptions {
     // off: the rows as before blob v10 (an A/B of the flag, bench_ac_kernel).
     bool covered_steps = true;
     // Split exact-case one-byte letter classes into case columns, for the
-    // one-byte register (ac_case_columns.h); off: a class per column.
-    bool case_columns = true;
+    // one-byte register (ac_case_columns.h). Off by default: on an H100 the
+    // wider, reordered rows cost Count and Positions 4.5% on the full ET set
+    // for no Set gain, and on an H200 they gained Set 0.9% (PERFORMANCE.md,
+    // runs 277-278).
+    bool case_columns = false;
 };
 
 // Byte -> class map of one group. Bytes that every pattern position treats

@@ -115,7 +115,7 @@ struct Options {
     uint32_t blocks_per_sm = 0; // 0: every block that fits
     bool drop_runs = false;       // --drop-runs: literals that are one byte repeated left out
     bool covered_steps = true;    // --covered-steps 0: rows without kCovered32 (an A/B of the flag)
-    bool case_columns = true;     // --case-columns 0: a column per class (an A/B of the split)
+    bool case_columns = false;    // --case-columns 1: exact-case one-byte letter classes split (an A/B)
 };
 
 // Parses argv into o; returns -1 to go on, else the exit status (help, or an error already printed).
@@ -152,7 +152,7 @@ int parse(int argc, char **argv, Options &o) {
         ->check(CLI::Range(0, 100));
     app.add_option("--blocks-per-sm", o.blocks_per_sm, "kernel rows: at most N blocks per SM")->check(CLI::Range(1, 32));
     app.add_option("--covered-steps", o.covered_steps, "kernel rows: 0 = no covered steps (kCovered32, ac_blob.h)");
-    app.add_option("--case-columns", o.case_columns, "kernel rows: 0 = no case columns (ac_case_columns.h)");
+    app.add_option("--case-columns", o.case_columns, "kernel rows: 1 = case columns (ac_case_columns.h; the matcher's default is 0)");
     app.add_flag("--drop-runs", o.drop_runs, "leave out the literals that are one byte repeated (a study)");
     try {
         app.parse(argc, argv);

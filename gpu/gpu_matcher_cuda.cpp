@@ -29,6 +29,7 @@ namespace {
 std::atomic<size_t> g_initial_output_capacity{0};
 std::atomic<size_t> g_max_chunk_bytes{0};
 std::atomic<size_t> g_dense_budget_bytes{0}; // testing::set_dense_budget_bytes
+std::atomic<bool> g_case_columns{false};      // testing::set_case_columns
 std::atomic<size_t> g_fail_positions_chunk{0}; // testing::fail_positions_chunk
 
 } // namespace
@@ -66,6 +67,7 @@ CudaMatcher::CudaMatcher(const std::vector<Literal> &patterns, const GpuOptions 
     co.key_bytes = tuning::kKeyBytes;
     co.dense_budget_bytes = g_dense_budget_bytes.load() ? g_dense_budget_bytes.load()
                                                         : tuning::dense_budget_bytes(prop.totalGlobalMem);
+    co.case_columns = g_case_columns.load();
     blob_ = compile_ac(patterns, co);
     d_blob_ = dev_alloc<uint8_t>(blob_.bytes.size(), "d_blob");
     WM_CUDA_CHECK(cudaMemcpy(d_blob_, blob_.bytes.data(), blob_.bytes.size(), cudaMemcpyHostToDevice));
@@ -361,6 +363,7 @@ std::unique_ptr<GpuMatcher> GpuMatcher::create(const std::vector<Literal> &patte
 void testing::set_initial_output_capacity(size_t records) { g_initial_output_capacity = records; }
 void testing::set_max_chunk_bytes(size_t bytes) { g_max_chunk_bytes = bytes; }
 void testing::set_dense_budget_bytes(size_t bytes) { g_dense_budget_bytes = bytes; }
+void testing::set_case_columns(bool on) { g_case_columns = on; }
 size_t testing::output_rescans() { return detail::g_output_rescans.load(); }
 void testing::fail_output_allocation(size_t nth) { g_fail_output_allocation = nth; }
 void testing::fail_positions_chunk(size_t nth) { g_fail_positions_chunk = nth; }

@@ -16,6 +16,7 @@ std::unique_ptr<GpuMatcher> GpuMatcher::create(const std::vector<Literal> &, con
 void testing::set_initial_output_capacity(size_t) {}
 void testing::set_max_chunk_bytes(size_t) {}
 void testing::set_dense_budget_bytes(size_t) {}
+void testing::set_case_columns(bool) {}
 size_t testing::output_rescans() { return 0; }
 void testing::fail_output_allocation(size_t) {}
 void testing::fail_positions_chunk(size_t) {}

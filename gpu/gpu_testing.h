@@ -27,6 +27,9 @@ void set_max_chunk_bytes(size_t bytes);
 // row alone), so tests can walk sparse states on the device: with the
 // default budget a test's small pattern sets have none.
 void set_dense_budget_bytes(size_t bytes);
+// Matchers created afterwards split exact-case one-byte letter classes into
+// case columns (AcCompileOptions::case_columns, off by default): GPU tests.
+void set_case_columns(bool on);
 // When non-zero, the next Positions chunk of that number (1: the next one),
 // of any matcher, fails as a CUDA error would (GpuError) just before its
 // matches reach the caller: tests of what a failure mid-batch delivers.

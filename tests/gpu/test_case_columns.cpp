@@ -78,7 +78,7 @@ TEST(CaseColumns, PlannerSplitsOnlyExactUnboundedLetterClasses) {
 
 TEST(CaseColumns, SplitColumnsStepAlikeAndListTheirCaseOnly) {
     const Case c = letter_case(1);
-    const AcBlob blob = compile_wide(c);
+    const AcBlob blob = compile_wide(c, 24u << 20, true, true);
     const AcView v = blob.host_view();
     ASSERT_EQ(v.state_bytes, 4u);
     const AcGroupView &g = v.groups[0];
@@ -106,17 +106,17 @@ TEST(CaseColumns, SplitColumnsStepAlikeAndListTheirCaseOnly) {
 
 TEST(CaseColumns, NoSplitWhenSparseNarrowOffOrALiteralNeedsItsCheck) {
     const Case c = letter_case(2);
-    EXPECT_EQ(compile_wide(c, 0).groups[0].case_split_classes, 0u) << "sparse records list classes";
-    EXPECT_EQ(compile_wide(c, 24u << 20, true, false).groups[0].case_split_classes, 0u) << "off";
+    EXPECT_EQ(compile_wide(c, 0, true, true).groups[0].case_split_classes, 0u) << "sparse records list classes";
+    EXPECT_EQ(compile_wide(c).groups[0].case_split_classes, 0u) << "off (the default)";
     Case nocase = c;
     nocase.pats.push_back(literal("X", true));
-    EXPECT_EQ(compile_wide(nocase).groups[0].case_split_classes, 1u) << "x/X has a nocase literal: only z/Z";
+    EXPECT_EQ(compile_wide(nocase, 24u << 20, true, true).groups[0].case_split_classes, 1u) << "x/X has a nocase literal: only z/Z";
     Case bounded = c;
     bounded.pats.push_back(literal("z", false, 3));
-    EXPECT_EQ(compile_wide(bounded).groups[0].case_split_classes, 1u) << "z/Z has a bounded literal: only x/X";
+    EXPECT_EQ(compile_wide(bounded, 24u << 20, true, true).groups[0].case_split_classes, 1u) << "z/Z has a bounded literal: only x/X";
     Case small;
     small.pats = {literal("x", false), literal("ab", true)};
-    EXPECT_EQ(compile_wide(small).groups[0].case_split_classes, 0u) << "16-bit states: no one-byte register";
+    EXPECT_EQ(compile_wide(small, 24u << 20, true, true).groups[0].case_split_classes, 0u) << "16-bit states: no one-byte register";
 }
 
 TEST(CaseColumns, CpuWalkGivesTheNaiveResultInEveryMode) {
@@ -125,7 +125,7 @@ TEST(CaseColumns, CpuWalkGivesTheNaiveResultInEveryMode) {
         auto ref = naive_matches(c.pats, c.view());
         sort_matches(ref);
         const auto want = distinct_pairs(ref);
-        const AcBlob blob = compile_wide(c);
+        const AcBlob blob = compile_wide(c, 24u << 20, true, true);
         ASSERT_EQ(blob.groups[0].case_split_classes, 2u);
         for_each_walk_config([&](CpuWalkOptions o, const std::string &config) {
             const std::string at = "seed " + std::to_string(seed) + " " + config;
@@ -149,7 +149,9 @@ TEST(CaseColumns, GpuMatcherGivesTheNaiveResultInEveryMode) {
         for (int config = 0; config < 2; ++config) {
             GpuOptions o;
             if (config == 1) o.max_batch_bytes = 2048; // payloads split across chunks
+            wm::gpu::testing::set_case_columns(true);
             auto m = GpuMatcher::create(c.pats, o);
+            wm::gpu::testing::set_case_columns(false);
             const std::string at = "seed " + std::to_string(seed) + " config " + std::to_string(config);
             EXPECT_NE(m->describe().find("(2 classes split by case)"), std::string::npos) << m->describe();
             expect_every_mode(*m, c, ref, at);

@@ -59,10 +59,10 @@ Case one_byte_case(uint32_t seed) {
 
 } // namespace
 
-// Without case columns (test_case_columns.cpp), "b" in exact case stays checked.
+// Without case columns (the default; test_case_columns.cpp), "b" in exact case stays checked.
 TEST(OneByteLiterals, QualifyingClassesComeFirstAndTheirTargetsAreFlagged) {
     const Case c = one_byte_case(1);
-    const AcBlob blob = compile_wide(c, 24u << 20, true, false);
+    const AcBlob blob = compile_wide(c);
     const AcView v = blob.host_view();
     ASSERT_EQ(v.num_groups, 1u);
     ASSERT_EQ(v.state_bytes, 4u) << blob.describe();
@@ -122,7 +122,7 @@ TEST(OneByteLiterals, ClassesStopAtTheLiteralLimit) {
     Case c = one_byte_case(5);
     const size_t at = c.pats.size();
     for (int k = 0; k < 300; ++k) c.pats.push_back(Literal{"1"});
-    const AcBlob blob = compile_wide(c, 24u << 20, true, false);
+    const AcBlob blob = compile_wide(c);
     const AcView v = blob.host_view();
     const AcGroupView &g = v.groups[0];
     ASSERT_EQ(g.byte_classes, 3u) << "a (nocase), ; and |00|";
@@ -146,17 +146,19 @@ TEST(OneByteLiterals, CpuWalkGivesTheNaivePairsAndPositions) {
         auto ref = naive_matches(c.pats, c.view());
         sort_matches(ref);
         const auto want = distinct_pairs(ref);
-        for (size_t budget : {size_t{24} << 20, size_t{0}}) {
-            const AcBlob blob = compile_wide(c, budget);
-            // b and B become one-byte classes too when every state is dense (case columns).
-            ASSERT_EQ(blob.host_view().groups[0].byte_classes, budget ? 6u : 4u);
+        for (size_t budget : {size_t{24} << 20, size_t{0}})
+        for (bool columns : {false, true}) {
+            const AcBlob blob = compile_wide(c, budget, true, columns);
+            // With case columns b and B become one-byte classes too, when every state is dense.
+            ASSERT_EQ(blob.host_view().groups[0].byte_classes, columns && budget ? 6u : 4u);
             for_each_walk_config([&](CpuWalkOptions o, const std::string &config) {
                 std::vector<Match> pos, set;
                 cpu_walk_scan(blob, c.view(), pos, o);
                 o.set_semantics = true;
                 cpu_walk_scan(blob, c.view(), set, o);
                 sort_matches(pos);
-                const std::string at = "seed " + std::to_string(seed) + " budget " + std::to_string(budget) + " " + config;
+                const std::string at = "seed " + std::to_string(seed) + " budget " + std::to_string(budget) +
+                                       (columns ? " case columns " : " ") + config;
                 EXPECT_TRUE(pos == ref) << at;
                 EXPECT_EQ(distinct_pairs(set), want) << at;
                 if (o.tile_bytes == 52) EXPECT_LT(set.size(), pos.size()) << at; // tiny tiles report a class per tile
@@ -187,7 +189,7 @@ TEST(OneByteLiterals, GpuMatcherGivesTheNaiveResultInEveryMode) {
 TEST(OneByteLiterals, GpuSetKeysAcrossChunksRunsRescansAndPairs) {
     REQUIRE_GPU();
     const Case c = one_byte_case(4);
-    ASSERT_EQ(compile_wide(c).host_view().groups[0].byte_classes, 6u) << "a, 1, ;, |00| and the case columns b, B";
+    ASSERT_EQ(compile_wide(c).host_view().groups[0].byte_classes, 4u) << "a, 1, ; and |00|";
     auto ref = naive_matches(c.pats, c.view());
     sort_matches(ref);
     const auto want = dedup_set(ref);

@@ -41,7 +41,7 @@ inline void add_wide_state_keys(std::mt19937 &rng, std::vector<Literal> &pats) {
 
 // Keys of 16 bytes, as the matcher's; dense_budget 0 walks sparse states.
 inline AcBlob compile_wide(const Case &c, size_t dense_budget = 24u << 20, bool covered_steps = true,
-                           bool case_columns = true) {
+                           bool case_columns = false) {
     AcCompileOptions co;
     co.key_bytes = 16;
     co.dense_budget_bytes = dense_budget;
