@@ -60,14 +60,15 @@
 // hit; in the others' output lists the literals carry kOutOneByte, which the
 // Set drain skips. On ET Open over real traffic 16 classes qualify (digits,
 // punctuation, |03 05 11|), and targets flagged kOneByteOnly32 made 42% of
-// the Set hits (PERFORMANCE.md, runs 260 and 268). A folded group that is
-// all dense may (AcCompileOptions::case_columns, off by default) split a letter class whose one-byte patterns are all exact
-// case (ET: `x`, `z`) into a lower- and an upper-case class ("case
+// the Set hits (PERFORMANCE.md, runs 260 and 268). The key pass and the CPU
+// walk take each class's literals from the blob's list
+// (BlobHeader::one_byte_off). With AcCompileOptions::case_columns (off by
+// default: an H100 lost 4.5% of Count and Positions, run 278), a folded
+// group that is all dense splits a letter class whose one-byte patterns are
+// all exact case (ET: `x`, `z`) into a lower- and an upper-case class ("case
 // columns", ac_case_columns.h: the same transitions, so the automaton does
-// not grow): each then is a one-byte class, and its literals keep kOutCase
-// for Count and Positions. The key pass and the CPU walk take each class's
-// literals from the blob's list (BlobHeader::one_byte_off), which names
-// only the literals of that case.
+// not grow): each is a one-byte class whose list names only its case's
+// literals, which keep kOutCase for Count and Positions.
 // Covered steps (32-bit states, every state of the group dense): a dense
 // entry of state p whose target s is plain carries kCovered32 when every
 // output of s, one-byte literals aside, is an output of p. Reached from p,
@@ -85,7 +86,7 @@
 namespace wm::gpu {
 
 constexpr uint32_t kBlobMagic = 0x43414d57u; // "WMAC"
-constexpr uint32_t kBlobVersion = 11; // 2: output flag in transition targets; 3: sparse records, kOutCheck; 4: plain flag; 5: depth_end; 6: max_key; 7: kPatExact, kOutCase, pat_case; 8: 16-byte sparse records; 9: one-byte classes; 10: kCovered32; 11: one-byte literal lists, case columns
+constexpr uint32_t kBlobVersion = 11; // 2: output flag in transition targets; 3: sparse records, kOutCheck; 4: plain flag; 5: depth_end; 6: max_key; 7: kPatExact, kOutCase, pat_case; 8: 16-byte sparse records; 9: one-byte classes; 10: kCovered32; 11: one-byte literal lists, case columns, no plain flag on no-hit targets
 constexpr uint32_t kMaxGroups = 4;
 // Top bit of a transition target: "the target state has outputs".
 constexpr uint32_t kOutFlag16 = 0x8000u;
