@@ -58,4 +58,17 @@ ColumnPlan plan_case_columns(const std::array<uint8_t, 256> &class_map, uint32_t
     return p;
 }
 
+ColumnPlan shift_and_pad_columns(ColumnPlan p, uint32_t shift, uint32_t pad) {
+    const uint32_t first = p.one_byte_columns, n = static_cast<uint32_t>(p.col_class.size()) - first;
+    if (n > 0 && shift % n != 0) {
+        auto moved = [&](uint32_t col) { return col < first ? col : first + (col - first + shift) % n; };
+        std::vector<uint8_t> cls(p.col_class.size());
+        for (uint32_t col = 0; col < p.col_class.size(); ++col) cls[moved(col)] = p.col_class[col];
+        p.col_class = std::move(cls);
+        for (uint8_t &m : p.map) m = static_cast<uint8_t>(moved(m));
+    }
+    p.pad += pad;
+    return p;
+}
+
 } // namespace wm::gpu

@@ -19,7 +19,8 @@ struct ColumnPlan {
     std::vector<uint8_t> col_class; // column -> the automaton's class
     uint32_t one_byte_columns = 0;  // columns [0, n): the one-byte register's classes
     uint32_t split_classes = 0;     // classes split into two columns
-    uint32_t columns() const { return static_cast<uint32_t>(col_class.size()); }
+    uint32_t pad = 0;               // unused columns after the others (a layout study)
+    uint32_t columns() const { return static_cast<uint32_t>(col_class.size()) + pad; }
 };
 
 // A one-byte pattern of the group, as the planner needs it.
@@ -40,5 +41,11 @@ ColumnPlan identity_columns(const std::array<uint8_t, 256> &class_map, uint32_t 
 // the other classes in order.
 ColumnPlan plan_case_columns(const std::array<uint8_t, 256> &class_map, uint32_t classes, uint32_t one_byte_classes,
                              uint32_t listed, const std::vector<OneByteLiteral> &lits);
+
+// A layout study (bench_ac_kernel --column-shift, --pad-columns): the
+// columns past the one-byte ones rotated by `shift` places, and `pad`
+// unused columns appended, so the rows' entries group into sectors
+// differently, or the rows widen, with the automaton unchanged.
+ColumnPlan shift_and_pad_columns(ColumnPlan p, uint32_t shift, uint32_t pad);
 
 } // namespace wm::gpu

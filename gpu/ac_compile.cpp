@@ -315,7 +315,7 @@ template <typename S, typename TargetFn>
 void fill_dense_rows(const Automaton &a, uint32_t nd, const ColumnPlan &cols, TargetFn tgt, S *rows) {
     const uint32_t C = cols.columns();
     std::vector<std::vector<uint32_t>> columns_of(a.bc.count);
-    for (uint32_t col = 0; col < C; ++col) columns_of[cols.col_class[col]].push_back(col);
+    for (uint32_t col = 0; col < cols.col_class.size(); ++col) columns_of[cols.col_class[col]].push_back(col);
     for (uint32_t s = 0; s < nd; ++s) {
         S *row = rows + uint64_t{s} * C;
         if (s != 0) std::memcpy(row, rows + uint64_t{a.fail[s]} * C, C * sizeof(S));
@@ -427,6 +427,13 @@ AcBlob compile_ac(const std::vector<Literal> &pats, const AcCompileOptions &opts
             }
         ColumnPlan split = plan_case_columns(a.bc.map, a.bc.count, a.one_byte_classes, listed, lits);
         if (split.split_classes && dense_states(a, split.columns()) == a.kids.size()) cols.back() = std::move(split);
+    }
+    // A layout study: sparse records list classes, and a column id is a uint8.
+    for (size_t gi = 0; gi < cols.size() && (opts.column_shift || opts.pad_columns); ++gi) {
+        const uint32_t C = cols[gi].columns() + opts.pad_columns;
+        if (C > 256 || dense_states(groups[gi], C) < groups[gi].kids.size())
+            throw std::invalid_argument("column_shift / pad_columns need every state dense and at most 256 columns");
+        cols[gi] = shift_and_pad_columns(std::move(cols[gi]), opts.column_shift, opts.pad_columns);
     }
     const bool one_byte = one_byte_group && cols[0].one_byte_columns > 0;
     h.byte_classes = one_byte ? cols[0].one_byte_columns : 0;

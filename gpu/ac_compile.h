@@ -46,6 +46,9 @@ struct AcCompileOptions {
     // for no Set gain, and on an H200 they gained Set 0.9% (PERFORMANCE.md,
     // runs 277-278).
     bool case_columns = false;
+    // A layout study (ac_case_columns.h, shift_and_pad_columns): the columns
+    // past the one-byte ones rotated, and unused columns appended.
+    uint32_t column_shift = 0, pad_columns = 0;
 };
 
 // Byte -> class map of one group. Bytes that every pattern position treats

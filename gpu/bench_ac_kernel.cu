@@ -116,6 +116,7 @@ struct Options {
     bool drop_runs = false;       // --drop-runs: literals that are one byte repeated left out
     bool covered_steps = true;    // --covered-steps 0: rows without kCovered32 (an A/B of the flag)
     bool case_columns = false;    // --case-columns 1: exact-case one-byte letter classes split (an A/B)
+    uint32_t column_shift = 0, pad_columns = 0; // --column-shift, --pad-columns: a layout study
 };
 
 // Parses argv into o; returns -1 to go on, else the exit status (help, or an error already printed).
@@ -152,6 +153,9 @@ int parse(int argc, char **argv, Options &o) {
         ->check(CLI::Range(0, 100));
     app.add_option("--blocks-per-sm", o.blocks_per_sm, "kernel rows: at most N blocks per SM")->check(CLI::Range(1, 32));
     app.add_option("--covered-steps", o.covered_steps, "kernel rows: 0 = no covered steps (kCovered32, ac_blob.h)");
+    app.add_option("--column-shift", o.column_shift, "kernel rows: the columns past the one-byte ones rotated by N")
+        ->check(CLI::Range(0, 255));
+    app.add_option("--pad-columns", o.pad_columns, "kernel rows: N unused columns appended")->check(CLI::Range(0, 64));
     app.add_option("--case-columns", o.case_columns, "kernel rows: 1 = case columns (ac_case_columns.h; the matcher's default is 0)");
     app.add_flag("--drop-runs", o.drop_runs, "leave out the literals that are one byte repeated (a study)");
     try {
@@ -243,6 +247,8 @@ int main(int argc, char **argv) try {
         co.case_groups = opt.case_groups == "split" ? CaseGroups::Split : CaseGroups::Folded;
         co.covered_steps = opt.covered_steps;
         co.case_columns = opt.case_columns;
+        co.column_shift = opt.column_shift;
+        co.pad_columns = opt.pad_columns;
         AcBlob blob = compile_ac(pats, co);
         if (full) std::printf("automaton (kernel rows): %s\n", blob.describe().c_str());
         uint8_t *d_blob;

@@ -140,6 +140,43 @@ TEST(CaseColumns, CpuWalkGivesTheNaiveResultInEveryMode) {
     }
 }
 
+// The layout study's knobs (bench_ac_kernel --column-shift, --pad-columns):
+// the same automaton, its columns rotated past the one-byte ones and the
+// rows widened, still walks to the naive matcher's results.
+TEST(CaseColumns, ShiftedAndPaddedColumnsWalkAlike) {
+    const Case c = letter_case(4);
+    auto ref = naive_matches(c.pats, c.view());
+    sort_matches(ref);
+    const AcBlob plain = compile_wide(c);
+    AcCompileOptions co;
+    co.key_bytes = 16;
+    co.dense_budget_bytes = 24u << 20;
+    co.column_shift = 3;
+    co.pad_columns = 5;
+    const AcBlob moved = compile_ac(c.pats, co);
+    const AcGroupView &g0 = plain.host_view().groups[0], &g1 = moved.host_view().groups[0];
+    ASSERT_EQ(g1.num_classes, g0.num_classes + 5);
+    ASSERT_EQ(g1.byte_classes, g0.byte_classes);
+    uint32_t moved_bytes = 0;
+    for (uint32_t b = 0; b < 256; ++b) {
+        EXPECT_EQ(g1.class_map[b] < g1.byte_classes, g0.class_map[b] < g0.byte_classes) << b;
+        moved_bytes += g1.class_map[b] != g0.class_map[b];
+        EXPECT_LT(g1.class_map[b], g0.num_classes) << "no byte maps to a pad column";
+    }
+    EXPECT_GT(moved_bytes, 0u);
+    for_each_walk_config([&](CpuWalkOptions o, const std::string &at) {
+        std::vector<Match> pos, set;
+        cpu_walk_scan(moved, c.view(), pos, o);
+        sort_matches(pos);
+        EXPECT_TRUE(pos == ref) << at;
+        o.set_semantics = true;
+        cpu_walk_scan(moved, c.view(), set, o);
+        EXPECT_EQ(distinct_pairs(set), distinct_pairs(ref)) << at;
+    });
+    co.dense_budget_bytes = 0;
+    EXPECT_THROW(compile_ac(c.pats, co), std::invalid_argument) << "sparse records list classes, not columns";
+}
+
 TEST(CaseColumns, GpuMatcherGivesTheNaiveResultInEveryMode) {
     REQUIRE_GPU();
     for (uint32_t seed = 1; seed <= 3; ++seed) {
