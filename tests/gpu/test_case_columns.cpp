@@ -124,19 +124,9 @@ TEST(CaseColumns, CpuWalkGivesTheNaiveResultInEveryMode) {
         const Case c = letter_case(seed);
         auto ref = naive_matches(c.pats, c.view());
         sort_matches(ref);
-        const auto want = distinct_pairs(ref);
         const AcBlob blob = compile_wide(c, 24u << 20, true, true);
         ASSERT_EQ(blob.groups[0].case_split_classes, 2u);
-        for_each_walk_config([&](CpuWalkOptions o, const std::string &config) {
-            const std::string at = "seed " + std::to_string(seed) + " " + config;
-            std::vector<Match> pos, set;
-            cpu_walk_scan(blob, c.view(), pos, o);
-            sort_matches(pos);
-            EXPECT_TRUE(pos == ref) << at;
-            o.set_semantics = true;
-            cpu_walk_scan(blob, c.view(), set, o);
-            EXPECT_EQ(distinct_pairs(set), want) << at;
-        });
+        expect_cpu_walk_gives(blob, c, ref, "seed " + std::to_string(seed));
     }
 }
 
@@ -164,15 +154,7 @@ TEST(CaseColumns, ShiftedAndPaddedColumnsWalkAlike) {
         EXPECT_LT(g1.class_map[b], g0.num_classes) << "no byte maps to a pad column";
     }
     EXPECT_GT(moved_bytes, 0u);
-    for_each_walk_config([&](CpuWalkOptions o, const std::string &at) {
-        std::vector<Match> pos, set;
-        cpu_walk_scan(moved, c.view(), pos, o);
-        sort_matches(pos);
-        EXPECT_TRUE(pos == ref) << at;
-        o.set_semantics = true;
-        cpu_walk_scan(moved, c.view(), set, o);
-        EXPECT_EQ(distinct_pairs(set), distinct_pairs(ref)) << at;
-    });
+    expect_cpu_walk_gives(moved, c, ref, "shifted 3, padded 5");
     co.dense_budget_bytes = 0;
     EXPECT_THROW(compile_ac(c.pats, co), std::invalid_argument) << "sparse records list classes, not columns";
 }

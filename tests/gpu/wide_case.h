@@ -74,6 +74,23 @@ template <typename Body> void for_each_walk_config(Body body) {
         }
 }
 
+// The CPU walk of `blob` over c, in every configuration above: Positions
+// equal the naive matcher's `ref` (sorted by sort_matches), Set its pairs.
+inline void expect_cpu_walk_gives(const AcBlob &blob, const Case &c, const std::vector<Match> &ref,
+                                  const std::string &label) {
+    const auto want = distinct_pairs(ref);
+    for_each_walk_config([&](CpuWalkOptions o, const std::string &config) {
+        const std::string at = label + " " + config;
+        std::vector<Match> pos, set;
+        cpu_walk_scan(blob, c.view(), pos, o);
+        sort_matches(pos);
+        EXPECT_TRUE(pos == ref) << at;
+        o.set_semantics = true;
+        cpu_walk_scan(blob, c.view(), set, o);
+        EXPECT_EQ(distinct_pairs(set), want) << at;
+    });
+}
+
 // The matcher's Positions, Set (sorted, distinct) and Count of c against the
 // naive matcher's `ref` (sorted by sort_matches).
 inline void expect_every_mode(GpuMatcher &m, const Case &c, const std::vector<Match> &ref, const std::string &at) {
