@@ -16,6 +16,8 @@ struct BenchArgs {
     std::string replay_capture; // a bigger capture for the GPU replay rows (default: capture)
     std::vector<std::string> rows; // only rows whose name contains one of these (empty: all)
     int depth = WM_SET_PIPELINE_DEPTH; // batches the pipelined row keeps submitted
+    unsigned read_threads = 0; // replay rows: threads decoding a window (0: the library's default)
+    unsigned window_mb = 0;    // replay rows: MiB of capture per window (0: the library's default)
 };
 
 int run_bench(const BenchArgs &a);

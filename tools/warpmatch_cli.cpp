@@ -236,6 +236,11 @@ int main(int argc, char **argv) {
                       "also replay this capture on the GPU (e.g. the capture tiled to GBs)");
     bench->add_option("--depth", ba.depth, "batches the pipelined row keeps submitted (default: the most allowed)")
         ->check(CLI::Range(1, WM_SET_PIPELINE_DEPTH));
+    bench->add_option("--read-threads", ba.read_threads,
+                      "replay rows: threads decoding a window of a classic pcap (default: cores - 1, at most 16)")
+        ->check(CLI::Range(0u, 64u));
+    bench->add_option("--window-mb", ba.window_mb, "replay rows: MiB of capture per window (default: the library's)")
+        ->check(CLI::Range(0u, 1024u));
     bench->add_option("--rows", ba.rows, "only the rows whose name contains one of these (comma-separated)")
         ->delimiter(',');
 

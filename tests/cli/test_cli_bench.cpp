@@ -37,3 +37,34 @@ TEST(CliBench, RowsSelectsRowsByName) {
     for (const auto &row : j["results"])
         if (!row.contains("skipped")) EXPECT_EQ(row["ratio_to_hyperscan"], 0.0) << row["name"];
 }
+
+// --read-threads and --window-mb reach the replay rows (wm_replay_options_t):
+// with a GPU the rows report the alerts `replay` reports with the same
+// options; without one they are skipped. Values out of range are refused
+// with the option's name.
+TEST(CliBench, ReplayRowsTakeReadThreadsAndWindow) {
+    const std::string out = wm::test::scratch_path("replay_rows.json");
+    auto r = run_command("bench " + kDemoPcap + " --rules " + kDemoRules + " --corpus-mb 1 --repeats 1 --replay-capture " +
+                         kDemoPcap + " --rows 'window alerts' --read-threads 2 --window-mb 1 --json " + out);
+    ASSERT_EQ(r.status, 0) << r.err;
+    const json j = json::parse(wm::test::slurp(out));
+    ASSERT_FALSE(j["results"].empty());
+    if (j["results"][0].contains("skipped")) GTEST_SKIP() << "no GPU: the replay rows were skipped";
+    ASSERT_EQ(j["results"].size(), 2u) << "a new scanner's row and a warm one";
+    auto replay = run_command("replay " + kDemoPcap + " --rules " + kDemoRules +
+                              " -b gpu --matches set -q --read-threads 2 --window-mb 1");
+    ASSERT_EQ(replay.status, 0) << replay.err;
+    const auto at = replay.out.find("\"alerts\":");
+    ASSERT_NE(at, std::string::npos) << replay.out;
+    const uint64_t alerts = std::stoull(replay.out.substr(at + 9));
+    ASSERT_GT(alerts, 0u);
+    for (const auto &row : j["results"]) EXPECT_EQ(row["matches"], alerts) << row["name"];
+}
+
+TEST(CliBench, ReplayTuningOutOfRangeIsRefused) {
+    for (const std::string opt : {"--window-mb 2000", "--read-threads 65"}) {
+        auto r = run_command("bench " + kDemoPcap + " --rules " + kDemoRules + " " + opt);
+        EXPECT_NE(r.status, 0) << opt;
+        EXPECT_NE(r.err.find(opt.substr(0, opt.find(' '))), std::string::npos) << r.err;
+    }
+}

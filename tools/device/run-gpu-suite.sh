@@ -26,7 +26,7 @@ ln -sfn "$D" build/data
 ln -sf "$PWD/$B/bin/warpmatch" build/tools/warpmatch
 cp "$B/data/demo.pcap" build/demo/demo.pcap
 
-sections=${SECTIONS:-tests verify bench kernels}  # also: abapi (3b), abpos (3b+), abpipe (3b'), abreplay (3b''), abreplaypos (3b'''), plugintrace (3c)
+sections=${SECTIONS:-tests verify bench kernels}  # also: readsweep (3a), abapi (3b), abpos (3b+), abpipe (3b'), abreplay (3b''), abreplaypos (3b'''), plugintrace (3c)
 want() { [[ " $sections " == *" $1 "* ]]; }
 
 # 1. Every test binary in the bundle (GPU cases run here instead of skipping).
@@ -78,9 +78,28 @@ want bench && for t in ${REPLAY_THREADS:-1 2 4 8 15}; do
   for wmb in ${REPLAY_WINDOW_MB:-0}; do
     wopt=(); [ "$wmb" != 0 ] && wopt=(--window-mb "$wmb")
     r=$(warpmatch replay "$BIG" --rules /tmp/et.yaml --backend gpu --matches set -q --read-threads "$t" "${wopt[@]}" \
-        2>&1 | tail -1 | grep -o '"payload_bytes":[0-9]*\|"alerts":[0-9]*\|"seconds":[0-9.]*' | tr '\n' ' ')
+        2>&1 | grep '"event_type":"stats"' | grep -o '"payload_bytes":[0-9]*\|"alerts":[0-9]*\|"seconds":[0-9.]*' | tr '\n' ' ')
     note "replay x${REPLAY_TILE:-32} gpu set read-threads $t window-mb $wmb: $r"
   done
+done
+# 3a. The warm replay row (window alerts) by read threads, the values of
+#     READ_SWEEP in turn (repeat a value to alternate), with the reader alone
+#     at the same counts: whether the scanning thread, the CUDA driver's
+#     threads and 15 readers on 16 cores get in each other's way.
+Z32=/tmp/zeek-x32.pcap
+want readsweep && { [ -e "$Z32" ] || { head -c 24 "$Z"; for i in $(seq 32); do tail -c +25 "$Z"; done; } > "$Z32"; }
+#     READ_WINDOWS_MB: window sizes, each with every thread count (0: the
+#     library's default window).
+want readsweep && for t in ${READ_SWEEP:-15 14 12 15 14 12}; do
+  for wmb in ${READ_WINDOWS_MB:-0}; do
+    warpmatch bench "$Z" --rules /tmp/et.yaml --corpus-mb 16 --replay-capture "$Z32" --rows "window alerts" \
+      --read-threads "$t" --window-mb "$wmb" 2>&1 | tee -a "$OUT/readsweep.txt" | grep 'scanner warm' \
+      | sed "s/^/read-threads $t window-mb $wmb: /" | tee -a "$OUT/readsweep-rows.txt"
+  done
+done
+want readsweep && for wmb in ${READ_WINDOWS_MB:-32}; do
+  "$B/bin/bench_window_reader" "$Z32" --threads "$(echo ${READ_SWEEP:-15 14 12} | tr ' ' '\n' | sort -un | paste -sd,)" \
+    --window-mb "$(( wmb ? wmb : 16 ))" --repeats 3 2>&1 | tee -a "$OUT/readsweep.txt"
 done
 # Helpers of 3b-3c: warpmatch of build $1 (new, or old: BUNDLE/old/bin with
 # its libwarpmatch in BUNDLE/old/lib, put there by hand); a rule variant's file
@@ -155,7 +174,7 @@ want abreplaypos && { head -c 24 "$Z"; for i in $(seq ${POS_REPLAY_TILE:-8}); do
 want abreplaypos && [ -x "$B/old/bin/warpmatch" ] && for rep in 1 2; do
   for b in new old; do
     for run in ${POS_REPLAY_RUNS:-gpu:positions cpu:positions gpu:set cpu:set}; do
-      r=$(wm_of "$b" replay "$PBIG" --rules /tmp/et.yaml --backend "${run%%:*}" --matches "${run#*:}" -q 2>&1 | tail -1 |
+      r=$(wm_of "$b" replay "$PBIG" --rules /tmp/et.yaml --backend "${run%%:*}" --matches "${run#*:}" -q 2>&1 | grep '"event_type":"stats"' |
           grep -o '"payload_bytes":[0-9]*\|"alerts":[0-9]*\|"seconds":[0-9.]*' | tr '\n' ' ')
       note "abreplaypos $b $run rep $rep: $r"
     done
