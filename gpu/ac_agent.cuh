@@ -329,7 +329,6 @@ template <EmitKind KIND, typename StateT, uint32_t NG, bool SPARSE, uint32_t BLO
                                 StepTextFn step_text, TextFn text) {
         constexpr uint32_t F = out_flag<StateT>(), FP = state_flags<StateT>();
         const AcView &v = p.view;
-        const uint32_t lane = threadIdx.x & 31;
         uint2 *q = tmp.queue[threadIdx.x >> 5];
         uint32_t *qc = tmp.queue_case[threadIdx.x >> 5];
         uint32_t i = active ? ac_walk_begin<NG>(v, G0, sg, tb) : 0; // from a continuation's context, else tb
@@ -344,9 +343,6 @@ template <EmitKind KIND, typename StateT, uint32_t NG, bool SPARSE, uint32_t BLO
         // are a repeat, 43% of its output items).
         uint32_t last_plain[NG];
         WM_UNROLL for (uint32_t k = 0; k < NG; ++k) s[k] = 0, last_plain[k] = 0;
-        // With p.queue_plain_repeats every hit is queued: the plain target
-        // kept has its output flag flipped, so no hit equals it (no branch).
-        const uint32_t plain_xor = p.queue_plain_repeats ? F : 0;
         // A continuation's first tile warms up over its context first (no
         // hits: the piece before it reported them), so the step loop needs no
         // test of the tile's start.
@@ -376,13 +372,15 @@ template <EmitKind KIND, typename StateT, uint32_t NG, bool SPARSE, uint32_t BLO
                     bool h = live && (x & F) != 0;
                     if constexpr (KIND == EmitKind::SetKeys) { // selects, no branch: set_reports_hit is branch-free
                         uint32_t lp = last_plain[k];
-                        h = live && set_reports_hit<StateT>(x, lp, plain_xor);
+                        h = live && set_reports_hit<StateT>(x, lp);
                         last_plain[k] = live ? lp : last_plain[k];
                     }
-                    const uint32_t mask = __ballot_sync(~0u, h);
-                    const uint32_t slot = queued + __popc(mask & lanemask_lt());
+                    const uint32_t mask = __ballot_sync(~0u, h), lt = lanemask_lt();
+                    const uint32_t slot = queued + __popc(mask & lt);
                     if (h) {
-                        q[slot] = make_uint2(i, (x & ~FP) | (k << 26) | (lane << 27));
+                        // The lane as the popcount of the lane mask the slot
+                        // used: ptxas re-read %tid for `lane` at every hit.
+                        q[slot] = make_uint2(i, (x & ~FP) | (k << 26) | (__popc(lt) << 27));
                         if constexpr (kCaseHistory) qc[slot] = hist;
                     }
                     queued += __popc(mask);

@@ -55,8 +55,6 @@ struct ScanParams {
     uint32_t *d_next_unit;          // [in,out] null: block b scans units b, b + grid, ...; else 0 before
                                     //          the launch, and blocks take the next unit from it (atomicAdd):
                                     //          unequal units balance out in short launches (32 MB chunks)
-    uint32_t queue_plain_repeats;   // [in] SetKeys: 0 = a lane queues a plain state (kOutPlain*) once per
-                                    //          tile (its keys are the same each time); 1 = every time (study)
     uint32_t positions_slab;        // [in] Positions: output slots a warp reserves at once (ac_dispatch_scan
                                     //          sets it from capacity; >= kPositionsStage)
     const uint32_t *d_unit_index;   // [in] null, or the chunk's unit index (unit_index_from_segment of

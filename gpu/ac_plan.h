@@ -52,6 +52,13 @@ struct Chunk {
     uint32_t last_payload = 0; // highest payload index with a segment (both kinds; first_payload: lowest)
 };
 
+// Words of the Set kernel's one-byte register per payload (ScanParams::
+// one_byte_words, from first_payload): every payload of a whole-payload run,
+// empty ones included, else the lowest to the highest with a segment.
+inline uint32_t one_byte_words(const Chunk &c) {
+    return c.whole_run ? c.end_payload - c.first_payload : c.last_payload - c.first_payload + 1;
+}
+
 // Tiles of a payload of len bytes.
 WM_HD inline uint32_t payload_tiles(uint32_t len, uint32_t tile_bytes) { return (len + tile_bytes - 1) / tile_bytes; }
 

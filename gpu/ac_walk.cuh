@@ -223,7 +223,15 @@ WM_HD inline void ac_emit_state(const AcView &v, const AcGroupView &g, uint32_t 
 
 // The case history after byte b: a match's key lies inside the walk (a key
 // of length L is output only at depth >= L), so its last 32 bytes are here.
-WM_HD inline uint32_t ac_case_history(uint32_t hist, uint8_t b) { return (hist << 1) | ((b >> 5) & 1u); }
+// On the device a funnel shift takes bit 5 of b (moved to the top) into the
+// history: two instructions for the three of the shift, mask and merge.
+WM_HD inline uint32_t ac_case_history(uint32_t hist, uint8_t b) {
+#ifdef __CUDA_ARCH__
+    return __funnelshift_l(uint32_t{b} << 26, hist, 1);
+#else
+    return (hist << 1) | ((b >> 5) & 1u);
+#endif
+}
 
 // Set semantics: whether a step that landed on target t (flags included),
 // inside the tile, must report its outputs. A plain state (outputs, none
@@ -232,31 +240,32 @@ WM_HD inline uint32_t ac_case_history(uint32_t hist, uint8_t b) { return (hist <
 // start, then the last plain target reported.
 // Written without branches: the Set kernel runs it per lane, group and step,
 // and a divergent branch there cost more than the test (run 66).
-// keep_xor: out_flag reports every hit (the kept target then equals none).
 // A target whose outputs are all one-byte literals is no hit: the walk's
 // one-byte register reports them (ac_class_bit, ac_one_byte_mask). Nor is a
 // covered step (ac_blob.h): the state before it reported the same outputs.
 // Both flags cost nothing here: one mask of the same test.
-template <typename StateT> WM_HD inline bool set_reports_hit(uint32_t t, uint32_t &last_plain, uint32_t keep_xor = 0) {
+template <typename StateT> WM_HD inline bool set_reports_hit(uint32_t t, uint32_t &last_plain) {
     constexpr uint32_t no_hit = one_byte_only_flag<StateT>() | covered_flag<StateT>();
     const bool out = (t & (out_flag<StateT>() | no_hit)) == out_flag<StateT>();
     const bool plain = (t & plain_flag<StateT>()) != 0; // plain implies out
     // last_plain is 0 or a plain target, so a target that is not plain differs from it.
     const bool report = out && t != last_plain;
-    last_plain = plain ? t ^ keep_xor : last_plain;
+    last_plain = plain ? t : last_plain;
     return report;
 }
 
 // The one-byte register (ac_blob.h): a walk ORs in the bit of each byte's
-// class c, 1 << c (0 for c >= 32; on the device one shift, as PTX's shift
-// gives 0 there), and keeps the bits of the group's one-byte classes, which
+// class c, 1 << c (0 for c >= 32; on the device one bmsk.clamp, which gives
+// 0 there), and keeps the bits of the group's one-byte classes, which
 // are numbered first, once at the tile's end: one instruction less per step
 // than a masked bit.
 WM_HD inline uint32_t ac_one_byte_mask(uint32_t classes) { return classes >= 32 ? ~0u : (1u << classes) - 1; }
 WM_HD inline uint32_t ac_class_bit(uint32_t c) {
 #ifdef __CUDA_ARCH__
+    // One instruction with no register for the 1 (a shift of a constant
+    // 1 made ptxas rematerialize the 1 in the step loop at 40 registers).
     uint32_t bit;
-    asm("shl.b32 %0, 1, %1;" : "=r"(bit) : "r"(c));
+    asm("bmsk.clamp.b32 %0, %1, 1;" : "=r"(bit) : "r"(c));
     return bit;
 #else
     return c < 32 ? 1u << c : 0u;

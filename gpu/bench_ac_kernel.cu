@@ -10,7 +10,6 @@
 //                   [--carveout PCT]     (kernel rows: preferred shared-memory carveout, % of the maximum; the rest is L1)
 //                   [--chunk-mb 1024]    (kernel rows: chunk size; the matcher's is ac_tuning.h's kMaxChunkBytes)
 //                   [--dynamic 1]        (kernel rows: blocks take units from a counter, as the matcher's do; 0: fixed stride)
-//                   [--plain-repeats 0]  (kernel Set rows: 1 = queue every hit of a plain state, as before blob v4)
 //                   [--unit-index 1]     (kernel rows: 0 = each thread searches all of its chunk's segments)
 //                   [--case-groups folded|split]  (kernel rows: one case-folded automaton, or case and nocase apart)
 // literals: "<nocase 0|1>\t<hex>" per line; sweep 0 = every literal.
@@ -110,7 +109,7 @@ struct Options {
     int hs_threads = 16;
     size_t hs_mb = 256, plugin_mb = 1024, chunk_mb = 1024;
     uint32_t key_bytes = tuning::kKeyBytes;
-    bool hs_sweep = false, dynamic = true, plain_repeats = false, unit_index = true;
+    bool hs_sweep = false, dynamic = true, unit_index = true;
     int carveout = -1;         // -1: the driver's carveout
     uint32_t blocks_per_sm = 0; // 0: every block that fits
     bool drop_runs = false;       // --drop-runs: literals that are one byte repeated left out
@@ -145,7 +144,6 @@ int parse(int argc, char **argv, Options &o) {
         });
     app.add_option("--chunk-mb", o.chunk_mb, "kernel rows: chunk size in MB")->check(CLI::Range(1, 4095));
     app.add_option("--dynamic", o.dynamic, "kernel rows: 1 = blocks take units from a counter; 0 = fixed stride");
-    app.add_option("--plain-repeats", o.plain_repeats, "kernel Set rows: 1 = queue every hit of a plain state");
     app.add_option("--unit-index", o.unit_index, "kernel rows: 0 = each thread searches all its chunk's segments");
     app.add_option("--case-groups", o.case_groups, "one case-folded automaton, or case and nocase apart")
         ->check(CLI::IsMember({"folded", "split"}));
@@ -263,7 +261,6 @@ int main(int argc, char **argv) try {
                         dev.grid[static_cast<int>(EmitKind::Count)] / prop.multiProcessorCount,
                         dev.grid[static_cast<int>(EmitKind::SetKeys)] / prop.multiProcessorCount,
                         dev.grid[static_cast<int>(EmitKind::Positions)] / prop.multiProcessorCount);
-        p.queue_plain_repeats = opt.plain_repeats;
         if (opt.blocks_per_sm)
             for (uint32_t &g : dev.grid) g = std::min<uint32_t>(g, prop.multiProcessorCount * opt.blocks_per_sm);
 
@@ -309,7 +306,7 @@ int main(int argc, char **argv) try {
         WM_CUDA_CHECK(cudaMalloc(&d_counters, pats.size() * 8));
         p.d_counters = d_counters;
         size_t most_payloads = 1; // Set: one-byte words for the chunk of most payloads (the chunks run in turn)
-        for (const DevChunk &dc : chunks) most_payloads = std::max<size_t>(most_payloads, dc.c.last_payload - dc.c.first_payload + 1);
+        for (const DevChunk &dc : chunks) most_payloads = std::max<size_t>(most_payloads, one_byte_words(dc.c));
         WM_CUDA_CHECK(cudaMalloc(&p.d_one_byte, most_payloads * 4));
         auto run_all = [&](EmitKind kind) {
             if (dynamic) WM_CUDA_CHECK(cudaMemsetAsync(d_next_unit, 0, 4 * chunks.size(), st));
@@ -328,7 +325,7 @@ int main(int argc, char **argv) try {
                 q.d_next_unit = dynamic ? d_next_unit + k : nullptr;
                 q.d_unit_index = chunks[k].d_unit_index;
                 q.one_byte_first = chunks[k].c.first_payload;
-                q.one_byte_words = chunks[k].c.last_payload - chunks[k].c.first_payload + 1;
+                q.one_byte_words = one_byte_words(chunks[k].c);
                 if (kind == EmitKind::SetKeys) WM_CUDA_CHECK(cudaMemsetAsync(d_hash, 0xff, slots * 8, st));
                 ac_dispatch_scan(kind, q, dev, st);
             }

@@ -133,7 +133,7 @@ void CudaMatcher::run_kernel(ChunkSlot &s, EmitKind kind) {
     p.d_unit_index = s.chunk.whole_run ? s.d_unit_index : nullptr; // built with the run's segments
     p.d_one_byte = s.d_one_byte; // chunk_segs words: a chunk has at most that many payloads (ac_plan.h)
     p.one_byte_first = s.chunk.first_payload;
-    p.one_byte_words = s.chunk.whole_run ? run_payloads(s.chunk) : s.chunk.last_payload - s.chunk.first_payload + 1;
+    p.one_byte_words = one_byte_words(s.chunk);
     WM_CUDA_CHECK(cudaMemsetAsync(p.d_next_unit, 0, sizeof(uint32_t), s.stream));
     if (kind != EmitKind::Count)
         WM_CUDA_CHECK(cudaMemsetAsync(s.d_count, 0, scan_count_words(kind) * sizeof(uint32_t), s.stream));

@@ -1,9 +1,8 @@
 #!/usr/bin/env bash
 # Kernel benchmarks of gpu/, each beside its CPU peer measured in the same run.
-#   bench-kernels.sh BUNDLE DATA OUT [ac pairs chunks plain ab ncu exact seedac approx align]
+#   bench-kernels.sh BUNDLE DATA OUT [ac pairs chunks ab ncu exact seedac approx align]
 # (pairs: the plugin path's per-chunk timeline, bench_pairs_trace; chunks: the
-# chunk-size study; plain: Set kernel with and without the plain-repeat skip;
-# ab: against an old build; ncu: a profile of one launch per NCU_KINDS; floor:
+# chunk-size study; ab: against an old build; ncu: a profile of one launch per NCU_KINDS; floor:
 # bench_walk_floor beside bench_ac_kernel, and the floor under ncu; hits:
 # bench_walk_hits beside both; runs: bench_run_literals beside the kernels
 # with and without those literals; groups: one
@@ -50,16 +49,6 @@ for k in $which; do
     for cm in 16 32 64; do
       run timeout 60 bench_pairs_trace --literals /tmp/ac_literals.txt --corpus /tmp/zeek.corpus --mb 256 \
         --pipeline 1 --chunk-mb "$cm" | grep -v '^ '
-    done ;;
-  plain)
-    # The Set kernel queueing every hit of a plain state (as before blob v4)
-    # against once per tile, alternated twice on the same machine.
-    ac_inputs
-    for rep in 1 2; do
-      for pr in 1 0; do
-        run timeout 100 bench_ac_kernel --literals /tmp/ac_literals.txt --corpus /tmp/zeek.corpus --gb 2 \
-          --sweep 0 --plugin-mb 64 --hs-mb 16 --plain-repeats "$pr" --json "$O/bench_ac_plain$pr-$rep.json"
-      done
     done ;;
   carveout)
     # Shared memory against L1: the kernels with the driver's carveout and
