@@ -54,9 +54,9 @@ TEST(CliBench, ReplayRowsTakeReadThreadsAndWindow) {
     auto replay = run_command("replay " + kDemoPcap + " --rules " + kDemoRules +
                               " -b gpu --matches set -q --read-threads 2 --window-mb 1");
     ASSERT_EQ(replay.status, 0) << replay.err;
-    const auto at = replay.out.find("\"alerts\":");
+    const auto at = replay.out.find("{\"event_type\":\"stats\"");
     ASSERT_NE(at, std::string::npos) << replay.out;
-    const uint64_t alerts = std::stoull(replay.out.substr(at + 9));
+    const uint64_t alerts = json::parse(replay.out.substr(at, replay.out.find('\n', at) - at))["stats"]["alerts"];
     ASSERT_GT(alerts, 0u);
     for (const auto &row : j["results"]) EXPECT_EQ(row["matches"], alerts) << row["name"];
 }

@@ -83,22 +83,23 @@ want bench && for t in ${REPLAY_THREADS:-1 2 4 8 15}; do
   done
 done
 # 3a. The warm replay row (window alerts) by read threads, the values of
-#     READ_SWEEP in turn (repeat a value to alternate), with the reader alone
-#     at the same counts: whether the scanning thread, the CUDA driver's
-#     threads and 15 readers on 16 cores get in each other's way.
+#     READ_SWEEP in turn (repeat a value to alternate), and window sizes,
+#     READ_WINDOWS_MB (0: the library's default, 16 MB on the GPU), with the
+#     reader alone at the same counts and sizes: whether the scanning thread,
+#     the CUDA driver's threads and 15 readers on 16 cores get in each
+#     other's way.
 Z32=/tmp/zeek-x32.pcap
+read_sweep=${READ_SWEEP:-15 14 12 15 14 12}; read_windows=${READ_WINDOWS_MB:-0}
 want readsweep && { [ -e "$Z32" ] || { head -c 24 "$Z"; for i in $(seq 32); do tail -c +25 "$Z"; done; } > "$Z32"; }
-#     READ_WINDOWS_MB: window sizes, each with every thread count (0: the
-#     library's default window).
-want readsweep && for t in ${READ_SWEEP:-15 14 12 15 14 12}; do
-  for wmb in ${READ_WINDOWS_MB:-0}; do
+want readsweep && for t in $read_sweep; do
+  for wmb in $read_windows; do
     warpmatch bench "$Z" --rules /tmp/et.yaml --corpus-mb 16 --replay-capture "$Z32" --rows "window alerts" \
       --read-threads "$t" --window-mb "$wmb" 2>&1 | tee -a "$OUT/readsweep.txt" | grep 'scanner warm' \
       | sed "s/^/read-threads $t window-mb $wmb: /" | tee -a "$OUT/readsweep-rows.txt"
   done
 done
-want readsweep && for wmb in ${READ_WINDOWS_MB:-32}; do
-  "$B/bin/bench_window_reader" "$Z32" --threads "$(echo ${READ_SWEEP:-15 14 12} | tr ' ' '\n' | sort -un | paste -sd,)" \
+want readsweep && for wmb in $read_windows; do
+  "$B/bin/bench_window_reader" "$Z32" --threads "$(echo $read_sweep | tr ' ' '\n' | sort -un | paste -sd,)" \
     --window-mb "$(( wmb ? wmb : 16 ))" --repeats 3 2>&1 | tee -a "$OUT/readsweep.txt"
 done
 # Helpers of 3b-3c: warpmatch of build $1 (new, or old: BUNDLE/old/bin with
