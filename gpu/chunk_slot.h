@@ -34,9 +34,10 @@ inline uint32_t run_payloads(const Chunk &c) { return c.end_payload - c.first_pa
 
 struct ChunkSlot {
     // Buffers for chunks of up to chunk_bytes and chunk_segs segments, per-
-    // pattern counters, and output_capacity records. Throws GpuError; what was
-    // allocated before the failure is freed.
-    ChunkSlot(size_t chunk_bytes, size_t chunk_segs, uint32_t num_patterns, size_t output_capacity);
+    // pattern counters, and output_capacity records; `wait` says how wait()
+    // waits. Throws GpuError; what was allocated before the failure is freed.
+    ChunkSlot(size_t chunk_bytes, size_t chunk_segs, uint32_t num_patterns, size_t output_capacity,
+              HostWait wait = HostWait::Spin);
     ~ChunkSlot();
     ChunkSlot(const ChunkSlot &) = delete;
     ChunkSlot &operator=(const ChunkSlot &) = delete;
@@ -63,6 +64,9 @@ struct ChunkSlot {
     void stage(const BatchView &batch, bool pinned, const PayloadMeta *meta);
     // Enqueues the copies to the device, and the segment build of a run.
     void submit();
+    // Waits for everything enqueued on the stream so far (HostWait). Throws
+    // GpuError.
+    void wait();
 
     cudaStream_t stream = nullptr;
     size_t chunk_segs = 0;
@@ -106,6 +110,7 @@ struct ChunkSlot {
     void release();
     size_t chunk_bytes_ = 0;
     size_t initial_capacity_ = 0; // output records the slot was made with
+    cudaEvent_t done_ = nullptr;  // HostWait::Block: recorded and waited on by wait()
 };
 
 } // namespace wm::gpu

@@ -139,7 +139,7 @@ template <typename T> inline T *upload(const std::vector<T> &v, const char *what
 // record count.
 template <typename Launch>
 inline uint32_t CudaMatcher::collect(ChunkSlot &s, OutputUse use, Launch launch, bool expanded) {
-    WM_CUDA_CHECK(cudaStreamSynchronize(s.stream));
+    s.wait();
     auto needed = [&] { return expanded ? std::max(s.h_count[0], s.h_count[2]) : s.h_count[0]; };
     for (bool again = false; needed() > s.capacity || s.h_count[1] != 0; again = true) {
         if (!again) ++g_output_rescans; // a Set chunk's first failures undercount its keys: it may take rounds
@@ -147,7 +147,7 @@ inline uint32_t CudaMatcher::collect(ChunkSlot &s, OutputUse use, Launch launch,
         s.free_outputs();
         s.alloc_outputs(cap);
         launch(s);
-        WM_CUDA_CHECK(cudaStreamSynchronize(s.stream));
+        s.wait();
     }
     sizer_.observe(use, s.chunk.bytes, needed());
     return s.h_count[0];

@@ -102,8 +102,17 @@ struct SetPair {
 };
 static_assert(sizeof(SetPair) == 8 && sizeof(PayloadMeta) == 6, "SetPair / PayloadMeta layout");
 
+// How the calling thread waits for the GPU: Spin (CUDA's default with one
+// context on a many-core host) answers soonest but keeps a core busy for the
+// whole wait; Block sleeps on events made with cudaEventBlockingSync, which
+// leaves that core to the host's other threads (a replay's readers) at the
+// price of a wake-up per wait. Only the matcher's own waits change: the
+// process's device flags are the host's.
+enum class HostWait { Spin, Block };
+
 struct GpuOptions {
     int device = 0;                        // CUDA device ordinal
+    HostWait wait = HostWait::Spin;
     size_t max_batch_bytes = 64u << 20;    // bytes per internal chunk (per stream), at most tuning::kMaxChunkBytes;
                                            // a batch's last chunk may hold 1/kChunkTailSlackDivisor more
     size_t max_batch_payloads = 1u << 20;  // payloads per internal chunk

@@ -82,7 +82,10 @@ CudaMatcher::CudaMatcher(const std::vector<Literal> &patterns, const GpuOptions 
     upload_scopes(identity_scopes(d_view_.num_patterns));
     size_t cap = g_initial_output_capacity.load();
     if (cap == 0) cap = std::max(tuning::kMinOutputRecords, chunk_bytes_ / tuning::kBytesPerOutput);
-    for (auto &slot : slots_) slot = std::make_unique<ChunkSlot>(chunk_bytes_, chunk_segs_, d_view_.num_patterns, cap);
+    for (auto &slot : slots_)
+        slot = std::make_unique<ChunkSlot>(chunk_bytes_, chunk_segs_, d_view_.num_patterns, cap, opts.wait);
+    if (opts.wait == HostWait::Block)
+        for (auto &b : pair_batches_) b.use_blocking_waits();
 }
 
 CudaMatcher::~CudaMatcher() {
@@ -151,7 +154,7 @@ void CudaMatcher::launch(ChunkSlot &s, EmitKind kind) {
 }
 
 void CudaMatcher::sync_slots() {
-    for (auto &slot : slots_) WM_CUDA_CHECK(cudaStreamSynchronize(slot->stream));
+    for (auto &slot : slots_) slot->wait();
 }
 
 // Enqueues the sort of a chunk's n distinct keys (alt: n keys of scratch);
@@ -167,7 +170,7 @@ void CudaMatcher::finish_set(ChunkSlot &s, std::vector<Match> &out) {
         const unsigned long long *src = sorted_keys(s, reinterpret_cast<unsigned long long *>(s.d_matches), s.d_hash, n);
         const size_t bytes = size_t{n} * sizeof(unsigned long long);
         WM_CUDA_CHECK(cudaMemcpyAsync(s.host_out(bytes), src, bytes, cudaMemcpyDeviceToHost, s.stream));
-        WM_CUDA_CHECK(cudaStreamSynchronize(s.stream));
+        s.wait();
         // distinct, sorted by (payload, pattern)
         append_set_keys(reinterpret_cast<const unsigned long long *>(s.h_out.get()), n, out);
     }
@@ -191,7 +194,7 @@ uint32_t CudaMatcher::keep_first_positions(ChunkSlot &s, const PositionsKeyCodec
     ac_select_first_positions(sorted, n, firsts, reinterpret_cast<unsigned long long *>(s.d_matches), other,
                               s.d_count + 1, s.d_sort_tmp, s.sort_tmp_bytes, s.stream);
     WM_CUDA_CHECK(cudaMemcpyAsync(s.h_count + 1, s.d_count + 1, sizeof(uint32_t), cudaMemcpyDeviceToHost, s.stream));
-    WM_CUDA_CHECK(cudaStreamSynchronize(s.stream));
+    s.wait();
     const uint32_t m = s.h_count[1];
     *src = ac_sort_keys(other, sorted, m, static_cast<int>(codec.sort_bits()), s.d_sort_tmp, s.sort_tmp_bytes,
                         s.stream);
@@ -229,7 +232,7 @@ void CudaMatcher::finish_positions(ChunkSlot &s, const BatchView &batch,
         WM_CUDA_CHECK(cudaMemcpyAsync(s.host_out(size_t{c.count} * rec), src, size_t{c.count} * rec,
                                       cudaMemcpyDeviceToHost, s.stream));
         trace_.gpu(traced(s), ChunkTrace::kCopiedBack, s.stream);
-        WM_CUDA_CHECK(cudaStreamSynchronize(s.stream));
+        s.wait();
         if (g_fail_positions_chunk.load() && --g_fail_positions_chunk == 0)
             throw GpuError("injected failure of a Positions chunk (testing::fail_positions_chunk)");
         if (rec == sizeof(Match)) c.records = reinterpret_cast<const Match *>(s.h_out.get());
@@ -298,7 +301,7 @@ void CudaMatcher::count(const BatchView &batch, std::vector<uint64_t> &per_patte
     const bool pinned = is_pinned(batch.data, batch.offsets[batch.count]);
     for (uint32_t k = 0;; ++k) {
         ChunkSlot &s = *slots_[k % tuning::kStreams];
-        WM_CUDA_CHECK(cudaStreamSynchronize(s.stream)); // its pinned input is free again
+        s.wait(); // its pinned input is free again
         if (!plan.next(s.chunk)) break;
         s.stage(batch, pinned, nullptr);
         s.submit();
@@ -308,7 +311,7 @@ void CudaMatcher::count(const BatchView &batch, std::vector<uint64_t> &per_patte
     for (auto &slot : slots_) {
         ChunkSlot &s = *slot;
         WM_CUDA_CHECK(cudaMemcpyAsync(tmp.data(), s.d_counters, size_t{P} * 8, cudaMemcpyDeviceToHost, s.stream));
-        WM_CUDA_CHECK(cudaStreamSynchronize(s.stream));
+        s.wait();
         for (uint32_t i = 0; i < P; ++i) per_pattern[i] += tmp[i];
     }
 }

@@ -36,7 +36,7 @@ void PairBatch::append(const unsigned long long *d_pairs, uint32_t n, unsigned s
                                   cudaMemcpyDeviceToHost, stream));
     total += n;
     cudaEvent_t &e = copied_[stream_index];
-    if (!e) WM_CUDA_CHECK(cudaEventCreateWithFlags(&e, cudaEventDisableTiming));
+    if (!e) WM_CUDA_CHECK(cudaEventCreateWithFlags(&e, event_flags_));
     WM_CUDA_CHECK(cudaEventRecord(e, stream)); // covers this stream's earlier copies too
     recorded_[stream_index] = true;
 }

@@ -32,6 +32,9 @@ class PairBatch {
     void wait();
     // Forgets copies in flight (their streams were synchronised after a failure).
     void abandon();
+    // wait() sleeps on its events instead of spinning (HostWait::Block);
+    // before the first append.
+    void use_blocking_waits() { event_flags_ |= cudaEventBlockingSync; }
 
     unsigned long long *pairs() const { return h_pairs_.get(); }
     size_t total = 0;    // pair words appended (join_split may shrink it)
@@ -43,6 +46,7 @@ class PairBatch {
     PinnedHostArray<unsigned long long> h_pairs_;
     cudaEvent_t copied_[tuning::kStreams] = {};
     bool recorded_[tuning::kStreams] = {};
+    unsigned event_flags_ = cudaEventDisableTiming;
 };
 
 } // namespace wm::gpu

@@ -123,18 +123,12 @@ struct Result {
 // i + depth - 1 are submitted before batch i is collected).
 enum class Delivery { Callback, SetArray, SetPipelined };
 
-Result run_scanners(const wm_ruleset_t *rs, const Corpus &c, const Batches &b, int backend, int mode,
+Result run_scanners(const wm_ruleset_t *rs, const Corpus &c, const Batches &b, const wm_scanner_options_t &o,
                     int threads, const std::string &name, int repeats, bool pinned = false,
-                    Delivery delivery = Delivery::Callback, int depth = WM_SET_PIPELINE_DEPTH,
-                    unsigned cpu_threads = 1) {
+                    Delivery delivery = Delivery::Callback, int depth = WM_SET_PIPELINE_DEPTH) {
     Result r{name};
     std::vector<wm_scanner_t *> sc(threads, nullptr);
     for (auto &s : sc) {
-        wm_scanner_options_t o;
-        wm_scanner_options_init(&o);
-        o.backend = backend;
-        o.output_mode = mode;
-        o.cpu_threads = cpu_threads;
         wm_error_t *err = nullptr;
         if (wm_scanner_create(rs, &o, &s, &err) != WM_SUCCESS) {
             fmt::print(stderr, "bench: {} skipped: {}\n", name, err ? err->message : "");
@@ -220,16 +214,10 @@ Result run_scanners(const wm_ruleset_t *rs, const Corpus &c, const Batches &b, i
 // scanner replays the file again that many times and the second row is the
 // fastest of those: the first replay on a new scanner also page-locks its
 // window buffers (once per scanner, as a long-running host keeps it).
-std::vector<Result> run_replay(const wm_ruleset_t *rs, const std::string &pcap, int backend, int mode,
+std::vector<Result> run_replay(const wm_ruleset_t *rs, const std::string &pcap, const wm_scanner_options_t &o,
                                const std::string &name, size_t *payload_bytes = nullptr, int warm_runs = 0,
-                               bool window_alerts = false, unsigned cpu_threads = 1, unsigned read_threads = 0,
-                               unsigned window_mb = 0) {
+                               bool window_alerts = false, unsigned read_threads = 0, unsigned window_mb = 0) {
     std::vector<Result> out;
-    wm_scanner_options_t o;
-    wm_scanner_options_init(&o);
-    o.backend = backend;
-    o.output_mode = mode;
-    o.cpu_threads = cpu_threads;
     wm_scanner_t *sc = nullptr;
     const auto t0 = Clock::now();
     if (wm_scanner_create(rs, &o, &sc, nullptr) != WM_SUCCESS) {
@@ -300,9 +288,10 @@ int run_bench(const BenchArgs &a) {
     const size_t peer_batch = std::min<size_t>(a.batch_mb << 20, std::max<size_t>(bytes / (8 * cores), 1));
     auto peer_batches = make_batches(c, peer_batch);
     fmt::print("corpus: {} payloads, {:.1f} MB from {} ({} batches of <= {} MB); {} CPU threads; "
-               "Hyperscan rows: {} batches of <= {:.1f} MB; pipelined row {} batches deep\n",
+               "Hyperscan rows: {} batches of <= {:.1f} MB; pipelined row {} batches deep; GPU waits {}\n",
                c.meta.size(), bytes / 1e6, a.capture, batches.views.size(), a.batch_mb, cores,
-               peer_batches.views.size(), peer_batch / 1048576.0, a.depth);
+               peer_batches.views.size(), peer_batch / 1048576.0, a.depth,
+               a.gpu_wait == WM_GPU_WAIT_BLOCK ? "block" : "spin");
     std::fflush(stdout);
 
     std::vector<Result> res;
@@ -312,11 +301,22 @@ int run_bench(const BenchArgs &a) {
                    return name.find(r) != std::string::npos;
                });
     };
+    // A scanner's options: the row's backend, mode and host threads, and
+    // --gpu-wait (GPU rows).
+    auto options = [&](int backend, int mode, unsigned cpu_threads = 1) {
+        wm_scanner_options_t o;
+        wm_scanner_options_init(&o);
+        o.backend = backend;
+        o.output_mode = mode;
+        o.cpu_threads = cpu_threads;
+        o.gpu_wait = a.gpu_wait;
+        return o;
+    };
     auto scan_row = [&](const Batches &b, int backend, int mode, int threads, const std::string &name,
                         bool pinned = false, Delivery d = Delivery::Callback, unsigned cpu_threads = 1) {
         if (wanted(name))
-            res.push_back(
-                run_scanners(rs, c, b, backend, mode, threads, name, a.repeats, pinned, d, a.depth, cpu_threads));
+            res.push_back(run_scanners(rs, c, b, options(backend, mode, cpu_threads), threads, name, a.repeats,
+                                       pinned, d, a.depth));
     };
     // Set mode (distinct rules per payload) is what an IDS consumes; positions
     // materialise ~0.2 matches per byte and measure match delivery instead.
@@ -342,38 +342,40 @@ int run_bench(const BenchArgs &a) {
     }
     std::vector<Result> replays;
     if (wanted("replay cpu (1 thread) set"))
-        replays.push_back(run_replay(rs, a.capture, WM_BACKEND_CPU, WM_OUTPUT_SET, "replay cpu (1 thread) set")[0]);
+        replays.push_back(
+            run_replay(rs, a.capture, options(WM_BACKEND_CPU, WM_OUTPUT_SET), "replay cpu (1 thread) set")[0]);
     // The CPU backend as `warpmatch replay -b cpu` runs it: Hyperscan on every core.
     const std::string cpu_all = fmt::format("replay cpu ({} threads) set", cores);
     if (wanted(cpu_all))
-        replays.push_back(
-            run_replay(rs, a.capture, WM_BACKEND_CPU, WM_OUTPUT_SET, cpu_all, nullptr, 0, false, cores)[0]);
+        replays.push_back(run_replay(rs, a.capture, options(WM_BACKEND_CPU, WM_OUTPUT_SET, cores), cpu_all)[0]);
     const std::string cpu_all_positions = fmt::format("replay cpu ({} threads) positions", cores);
     if (a.positions && wanted(cpu_all_positions))
-        replays.push_back(run_replay(rs, a.capture, WM_BACKEND_CPU, WM_OUTPUT_POSITIONS, cpu_all_positions, nullptr, 0,
-                                     false, cores)[0]);
+        replays.push_back(
+            run_replay(rs, a.capture, options(WM_BACKEND_CPU, WM_OUTPUT_POSITIONS, cores), cpu_all_positions)[0]);
     if (wanted("replay gpu set"))
-        replays.push_back(run_replay(rs, a.capture, WM_BACKEND_GPU, WM_OUTPUT_SET, "replay gpu set")[0]);
+        replays.push_back(run_replay(rs, a.capture, options(WM_BACKEND_GPU, WM_OUTPUT_SET), "replay gpu set")[0]);
     // Positions: the alerts carry offsets; the scanner's engine seconds (the
     // device and the expansion) against its callback seconds (the replay
     // thread's one alert per (payload, rule)) say which side holds the row.
     if (a.positions && wanted("replay gpu positions"))
-        replays.push_back(run_replay(rs, a.capture, WM_BACKEND_GPU, WM_OUTPUT_POSITIONS, "replay gpu positions",
-                                     nullptr, 0, false, static_cast<unsigned>(cores))[0]);
+        replays.push_back(run_replay(rs, a.capture,
+                                     options(WM_BACKEND_GPU, WM_OUTPUT_POSITIONS, static_cast<unsigned>(cores)),
+                                     "replay gpu positions")[0]);
     size_t big_payload = 0;
     std::vector<Result> replay_big; // the bigger capture: a new scanner, then warm; per alert, then per window
     for (const bool window_alerts : {false, true}) {
         const std::string name =
             window_alerts ? "replay gpu set, window alerts, --replay-capture" : "replay gpu set, --replay-capture";
         if (a.replay_capture.empty() || !wanted(name)) continue;
-        for (Result &r : run_replay(rs, a.replay_capture, WM_BACKEND_GPU, WM_OUTPUT_SET, name, &big_payload, 2,
-                                    window_alerts, 1, a.read_threads, a.window_mb))
+        for (Result &r : run_replay(rs, a.replay_capture, options(WM_BACKEND_GPU, WM_OUTPUT_SET), name, &big_payload, 2,
+                                    window_alerts, a.read_threads, a.window_mb))
             replay_big.push_back(std::move(r));
     }
     const std::string big_positions = "replay gpu positions, --replay-capture";
     if (a.positions && !a.replay_capture.empty() && wanted(big_positions))
-        for (Result &r : run_replay(rs, a.replay_capture, WM_BACKEND_GPU, WM_OUTPUT_POSITIONS, big_positions,
-                                    &big_payload, 2, false, static_cast<unsigned>(cores), a.read_threads, a.window_mb))
+        for (Result &r : run_replay(rs, a.replay_capture,
+                                    options(WM_BACKEND_GPU, WM_OUTPUT_POSITIONS, static_cast<unsigned>(cores)),
+                                    big_positions, &big_payload, 2, false, a.read_threads, a.window_mb))
             replay_big.push_back(std::move(r));
     wm_capture_t *cap = nullptr;
     size_t capture_payload = 0;
@@ -396,6 +398,7 @@ int run_bench(const BenchArgs &a) {
     j["batches"] = batches.views.size();
     j["hyperscan_batches"] = peer_batches.views.size();
     j["pipeline_depth"] = a.depth;
+    j["gpu_wait"] = a.gpu_wait == WM_GPU_WAIT_BLOCK ? "block" : "spin";
     fmt::print("{:<36} {:>10} {:>10} {:>14} {:>10}\n", "engine", "seconds", "GB/s", "matches",
                "x HS");
     auto row = [&](const Result &r, size_t nbytes) {

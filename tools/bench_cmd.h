@@ -18,6 +18,7 @@ struct BenchArgs {
     int depth = WM_SET_PIPELINE_DEPTH; // batches the pipelined row keeps submitted
     unsigned read_threads = 0; // replay rows: threads decoding a window (0: the library's default)
     unsigned window_mb = 0;    // replay rows: MiB of capture per window (0: the library's default)
+    int gpu_wait = WM_GPU_WAIT_SPIN; // GPU rows: how the scanning thread waits (wm_gpu_wait)
 };
 
 int run_bench(const BenchArgs &a);

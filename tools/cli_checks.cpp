@@ -1,12 +1,25 @@
 #include "cli_checks.h"
 
+#include "warpmatch.h"
+
 #include <fmt/format.h>
 
 #include <cerrno>
 #include <cmath>
 #include <cstdio>
 #include <cstring>
+#include <map>
 #include <sys/stat.h>
+
+CLI::Option *add_gpu_wait_option(CLI::App *cmd, int &wait) {
+    const std::map<std::string, int> modes{{"spin", WM_GPU_WAIT_SPIN}, {"block", WM_GPU_WAIT_BLOCK}};
+    return cmd
+        ->add_option("--gpu-wait", wait,
+                     "how the scanning thread waits for the GPU: spin (default: soonest, one core busy) or "
+                     "block (sleeps: the core is free for other threads)")
+        ->transform(CLI::CheckedTransformer(modes, CLI::ignore_case).description(""))
+        ->type_name("spin|block");
+}
 
 CLI::Validator finite_range(double lo, double hi) {
     return CLI::Validator(

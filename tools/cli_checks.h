@@ -11,6 +11,10 @@
 // prints its upper bound as a 300-digit number).
 CLI::Validator finite_range(double lo, double hi);
 
+// --gpu-wait spin|block into `wait` (wm_gpu_wait), for the commands that
+// create a scanner.
+CLI::Option *add_gpu_wait_option(CLI::App *cmd, int &wait);
+
 // Whether `output` names the same file as one of `inputs` (an existing file
 // with the same device and inode): writing it would destroy an input.
 bool same_file_as_any(const std::string &output, const std::vector<std::string> &inputs);

@@ -96,6 +96,7 @@ CLI::App *add_live_command(CLI::App &app, LiveArgs &a) {
     c->add_option("--cpu-threads", a.cpu_threads,
                   "threads Hyperscan scans a batch with on the CPU backend and for --verify "
                   "(default: every core)");
+    add_gpu_wait_option(c, a.gpu_wait);
     c->add_flag("-q,--quiet", a.quiet, "print only the stats, not the alerts");
     return c;
 }
@@ -115,6 +116,7 @@ int run_live(const LiveArgs &a) {
     so.verify_every = a.verify ? 1 : 0;
     so.gpu_device = a.device;
     so.cpu_threads = a.cpu_threads ? a.cpu_threads : std::max(1u, std::thread::hardware_concurrency());
+    so.gpu_wait = a.gpu_wait;
     wm_scanner_t *sc = nullptr;
     if (int rc = wm_scanner_create(rs, &so, &sc, &err)) {
         wm_ruleset_free(rs);

@@ -18,6 +18,7 @@ struct LiveArgs {
     double duration_s = 0; // 0: until SIGINT/SIGTERM
     int device = 0;
     unsigned cpu_threads = 0; // 0: every core
+    int gpu_wait = 0;         // wm_gpu_wait: spin
 };
 
 // Registers the subcommand and its flags on app.

@@ -31,6 +31,7 @@ struct ReplayArgs {
     unsigned read_threads = 0; // 0: the library's default
     unsigned cpu_threads = 0;  // 0: every core
     size_t window_mb = 0;
+    int gpu_wait = WM_GPU_WAIT_SPIN;
 };
 
 void on_progress(uint64_t packets, uint64_t bytes, double seconds, void *) {
@@ -60,6 +61,7 @@ int run_replay(const ReplayArgs &a) {
     opts.verify_every = a.verify_sample ? a.verify_sample : (a.verify ? 1 : 0);
     opts.gpu_device = a.device;
     opts.cpu_threads = a.cpu_threads ? a.cpu_threads : std::max(1u, std::thread::hardware_concurrency());
+    opts.gpu_wait = a.gpu_wait;
     wm_scanner_t *sc = nullptr;
     if (int rc = wm_scanner_create(rs, &opts, &sc, &err)) {
         wm_ruleset_free(rs);
@@ -203,6 +205,7 @@ int main(int argc, char **argv) {
     replay->add_option("--cpu-threads", ra.cpu_threads,
                        "threads Hyperscan scans a batch with on the CPU backend and for --verify "
                        "(default: every core)");
+    add_gpu_wait_option(replay, ra.gpu_wait);
     replay->add_flag("-q,--quiet", ra.quiet, "print only the stats, not the alerts");
 
     auto *rules = app.add_subcommand("rules", "check or import rule files");
@@ -241,6 +244,7 @@ int main(int argc, char **argv) {
         ->check(CLI::Range(0u, 64u));
     bench->add_option("--window-mb", ba.window_mb, "replay rows: MiB of capture per window (default: the library's)")
         ->check(CLI::Range(0u, 1024u));
+    add_gpu_wait_option(bench, ba.gpu_wait);
     bench->add_option("--rows", ba.rows, "only the rows whose name contains one of these (comma-separated)")
         ->delimiter(',');
 

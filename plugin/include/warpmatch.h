@@ -54,7 +54,7 @@ extern "C" {
 /* ------------------------------------------------------------------ */
 
 #define WM_VERSION_MAJOR 0
-#define WM_VERSION_MINOR 8
+#define WM_VERSION_MINOR 9
 #define WM_VERSION_PATCH 0
 /** ABI version: bumped whenever a public struct layout or signature changes.
  *  The shared library's SONAME is libwarpmatch.so.<WM_ABI_VERSION>. */
@@ -237,6 +237,17 @@ typedef enum wm_output_mode {
     WM_OUTPUT_AUTO = 2,
 } wm_output_mode;
 
+typedef enum wm_gpu_wait {
+    /** Spin until the device is done (the default): the soonest answer, one
+     *  core busy for every wait. */
+    WM_GPU_WAIT_SPIN = 0,
+    /** Sleep until the device is done (CUDA events made with
+     *  cudaEventBlockingSync): the core is free for the host's other threads
+     *  meanwhile, at the price of a wake-up per wait. The process's CUDA
+     *  device flags are left alone. */
+    WM_GPU_WAIT_BLOCK = 1,
+} wm_gpu_wait;
+
 typedef struct wm_scanner_options {
     size_t struct_size;
     int backend;            /**< wm_backend                                  */
@@ -257,6 +268,9 @@ typedef struct wm_scanner_options {
      *  matches into rule matches for wm_scan_batch (callbacks still come on
      *  the calling thread, in order). */
     unsigned cpu_threads;
+    /** How a GPU scanner's calling thread waits for the device (since 0.9):
+     *  wm_gpu_wait. No effect on the CPU backend. */
+    int gpu_wait;
 } wm_scanner_options_t;
 
 WM_API void wm_scanner_options_init(wm_scanner_options_t *opts);

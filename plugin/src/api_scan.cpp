@@ -42,12 +42,13 @@ WM_API int wm_scanner_create(const wm_ruleset_t *rs, const wm_scanner_options_t 
     wm_scanner_options_init(&defaults);
     if (!opts)
         opts = &defaults;
-    // Options of a caller built before cpu_threads (0.7): the known prefix,
-    // cpu_threads at its default.
+    // Options of a caller built before cpu_threads (0.7) or gpu_wait (0.8):
+    // the known prefix, the later fields at their defaults.
     constexpr size_t v07_size = offsetof(wm_scanner_options_t, cpu_threads);
+    constexpr size_t v08_size = offsetof(wm_scanner_options_t, gpu_wait);
     wm_scanner_options_t upgraded = defaults;
-    if (opts->struct_size == v07_size) {
-        std::memcpy(&upgraded, opts, v07_size);
+    if (opts->struct_size == v07_size || opts->struct_size == v08_size) {
+        std::memcpy(&upgraded, opts, opts->struct_size);
         upgraded.struct_size = sizeof(upgraded);
         opts = &upgraded;
     }
@@ -60,6 +61,8 @@ WM_API int wm_scanner_create(const wm_ruleset_t *rs, const wm_scanner_options_t 
         return set_error(err, WM_INVALID, fmt::format("unknown output mode {}", opts->output_mode));
     if (opts->gpu_device < 0)
         return set_error(err, WM_INVALID, "gpu_device must be >= 0");
+    if (opts->gpu_wait != WM_GPU_WAIT_SPIN && opts->gpu_wait != WM_GPU_WAIT_BLOCK)
+        return set_error(err, WM_INVALID, fmt::format("unknown gpu_wait {}", opts->gpu_wait));
     try {
         *out = new wm_scanner(rs->compiled, *opts);
         return WM_SUCCESS;

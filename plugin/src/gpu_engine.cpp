@@ -41,17 +41,10 @@ GpuPatterns gpu_patterns(const CompiledRuleSet &rs) {
     return g;
 }
 
-GpuEngine::GpuEngine(const CompiledRuleSet &rs, int device, size_t max_batch_bytes,
-                     size_t max_batch_payloads, unsigned host_threads)
+GpuEngine::GpuEngine(const CompiledRuleSet &rs, const gpu::GpuOptions &opts, unsigned host_threads)
     : num_rules_(static_cast<uint32_t>(rs.rules().size())), expander_(host_threads) {
     GpuPatterns g = gpu_patterns(rs);
     for (const auto &l : g.literals) len_.push_back(static_cast<uint32_t>(l.bytes.size()));
-    gpu::GpuOptions opts;
-    opts.device = device;
-    if (max_batch_bytes)
-        opts.max_batch_bytes = max_batch_bytes;
-    if (max_batch_payloads)
-        opts.max_batch_payloads = max_batch_payloads;
     matcher_ = gpu::GpuMatcher::create(g.literals, opts);
     // scan_set_pairs(): rule ids and protocol/port scopes applied on the device.
     scopes_ = std::move(g.flat);

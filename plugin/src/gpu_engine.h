@@ -31,8 +31,7 @@ class GpuEngine final : public Engine {
   public:
     // Throws gpu::GpuError when no GPU is usable or device memory runs out.
     // host_threads: threads that expand Positions matches to rules (1: the caller's alone).
-    GpuEngine(const CompiledRuleSet &rs, int device, size_t max_batch_bytes,
-              size_t max_batch_payloads, unsigned host_threads = 1);
+    GpuEngine(const CompiledRuleSet &rs, const gpu::GpuOptions &opts, unsigned host_threads = 1);
     ~GpuEngine() override;
     const char *name() const override { return "gpu-aho-corasick"; }
     void scan(const BatchView &batch, wm_output_mode mode, std::vector<Match> &out) override;

@@ -31,8 +31,12 @@ Scanner::Scanner(const CompiledRuleSet &rs, const wm_scanner_options_t &opts) : 
     std::string why;
     if (want_gpu && gpu_backend_usable(opts.gpu_device, &why)) {
         try {
-            primary_ = std::make_unique<GpuEngine>(rs, opts.gpu_device, opts.max_batch_bytes,
-                                                   opts.max_batch_payloads, cpu_threads_);
+            gpu::GpuOptions go;
+            go.device = opts.gpu_device;
+            if (opts.max_batch_bytes) go.max_batch_bytes = opts.max_batch_bytes;
+            if (opts.max_batch_payloads) go.max_batch_payloads = opts.max_batch_payloads;
+            go.wait = opts.gpu_wait == WM_GPU_WAIT_BLOCK ? gpu::HostWait::Block : gpu::HostWait::Spin;
+            primary_ = std::make_unique<GpuEngine>(rs, go, cpu_threads_);
             backend_ = WM_BACKEND_GPU;
             reason_ = fmt::format("{}: GPU {} ({})",
                                   opts.backend == WM_BACKEND_AUTO ? "auto" : "gpu",

@@ -152,6 +152,18 @@ TEST(CliReplay, RealCapturesMatchTheReference) {
     fs::remove(sample_yaml);
 }
 
+// --gpu-wait block (the scanning thread sleeps while the GPU works) gives the
+// reference's alerts as spin does, on whichever backend auto picks.
+TEST(CliReplay, GpuWaitBlockGivesTheReferenceAlerts) {
+    const auto want = reference_alerts(kDemoPcap, kDemoRules);
+    ASSERT_FALSE(want.empty());
+    for (const char *wait : {"spin", "block"}) {
+        Replay r = replay(kDemoPcap + " --rules " + kDemoRules + " --matches set --gpu-wait " + wait);
+        ASSERT_EQ(r.status, 0) << wait << ": " << r.err;
+        EXPECT_EQ(keys(r.alerts), want) << "--gpu-wait " << wait;
+    }
+}
+
 // Hyperscan on several threads prints exactly what one thread prints, alert
 // for alert and in the same order, on a capture whose batches are cut among
 // the threads.

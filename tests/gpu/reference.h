@@ -166,6 +166,16 @@ struct CaseSpec {
     bool nocase_mix = true, offset_depth = true, duplicates = true;
 };
 
+// The spec's sizes, its other fields at their defaults.
+inline CaseSpec sized_spec(uint32_t patterns, uint32_t max_len, uint32_t payloads, uint32_t max_payload) {
+    CaseSpec s;
+    s.patterns = patterns;
+    s.max_len = max_len;
+    s.payloads = payloads;
+    s.max_payload = max_payload;
+    return s;
+}
+
 inline Case random_case(uint32_t seed, const CaseSpec &s) {
     std::mt19937 rng(seed);
     Case c;

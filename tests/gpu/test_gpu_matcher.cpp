@@ -139,16 +139,28 @@ TEST(GpuMatcher, EdgeCases) {
 
 TEST(GpuMatcher, BatchLargerThanChunkAndSplitPayloads) {
     REQUIRE_GPU();
-    CaseSpec s;
-    s.patterns = 100;
-    s.max_len = 50;
-    s.payloads = 400;
-    s.max_payload = 6000;
-    Case c = random_case(77, s);
+    Case c = random_case(77, sized_spec(100, 50, 400, 6000));
     GpuOptions o;
     o.max_batch_bytes = 8192; // many chunks; payloads over 8 KB are split
     o.max_batch_payloads = 7;
     check_all_modes(c, o, "small chunks");
+}
+
+// Waits that sleep on blocking events (HostWait::Block) instead of spinning
+// give the same results, over many small chunks and outputs that overflow and
+// are scanned again (each a wait more).
+TEST(GpuMatcher, BlockingWaitsGiveTheSameResults) {
+    REQUIRE_GPU();
+    Case c = random_case(91, sized_spec(80, 12, 300, 3000));
+    GpuOptions o;
+    o.wait = HostWait::Block;
+    o.max_batch_bytes = 8192;
+    check_all_modes(c, o, "blocking waits, small chunks");
+    wm::gpu::testing::set_initial_output_capacity(16);
+    o.max_batch_bytes = GpuOptions{}.max_batch_bytes;
+    auto m = GpuMatcher::create(c.pats, o);
+    wm::gpu::testing::set_initial_output_capacity(0);
+    check_all_modes(c, *m, "blocking waits, overflowing outputs", false);
 }
 
 TEST(GpuMatcher, OutputOverflowStillExact) {

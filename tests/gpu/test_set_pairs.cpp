@@ -299,11 +299,7 @@ Case slice(const Case &c, size_t first, size_t last) {
 // between chunks while earlier chunks' copies into it are in flight).
 TEST(GpuSetPairs, HostBuffersGrowWithoutLosingPairs) {
     REQUIRE_GPU();
-    CaseSpec s;
-    s.patterns = 300;
-    s.max_len = 3;
-    s.payloads = 6000;
-    s.max_payload = 60;
+    CaseSpec s = sized_spec(300, 3, 6000, 60);
     s.offset_depth = false;
     Case c = random_case(77, s);
     std::mt19937 rng(77);
@@ -370,6 +366,8 @@ TEST(GpuSetPairs, PipelinedBatchesEqualTheReference) {
         }
         GpuOptions o;
         if (seed % 3 != 2) o.max_batch_bytes = seed % 3 == 0 ? 4096 : 16384;
+        // Seeds with overflowing outputs wait on blocking events (HostWait).
+        if (seed % 3 == 1) o.wait = HostWait::Block;
         wm::gpu::testing::set_initial_output_capacity(seed % 3 == 1 ? 16 : 0);
         auto m = GpuMatcher::create(all.pats, o);
         wm::gpu::testing::set_initial_output_capacity(0);
@@ -379,7 +377,8 @@ TEST(GpuSetPairs, PipelinedBatchesEqualTheReference) {
         static_assert(GpuMatcher::kPinnedSlots >= GpuMatcher::kPendingBatches, "a buffer per pending batch");
         std::vector<uint8_t *> pin;
         for (unsigned d = 0; d < depth; ++d) pin.push_back(m->pinned_buffer(all.data.size(), d));
-        const std::string label = "seed " + std::to_string(seed) + " depth " + std::to_string(depth);
+        const std::string label = "seed " + std::to_string(seed) + " depth " + std::to_string(depth) +
+                                  (o.wait == HostWait::Block ? " blocking waits" : "");
         std::deque<size_t> queued;
         size_t next = 0;
         auto submit = [&] {

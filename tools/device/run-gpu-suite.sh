@@ -26,7 +26,7 @@ ln -sfn "$D" build/data
 ln -sf "$PWD/$B/bin/warpmatch" build/tools/warpmatch
 cp "$B/data/demo.pcap" build/demo/demo.pcap
 
-sections=${SECTIONS:-tests verify bench kernels}  # also: readsweep (3a), abapi (3b), abpos (3b+), abpipe (3b'), abreplay (3b''), abreplaypos (3b'''), plugintrace (3c)
+sections=${SECTIONS:-tests verify bench kernels}  # also: readsweep (3a), waitab (3a'), abapi (3b), abpos (3b+), abpipe (3b'), abreplay (3b''), abreplaypos (3b'''), plugintrace (3c)
 want() { [[ " $sections " == *" $1 "* ]]; }
 
 # 1. Every test binary in the bundle (GPU cases run here instead of skipping).
@@ -101,6 +101,21 @@ done
 want readsweep && for wmb in $read_windows; do
   "$B/bin/bench_window_reader" "$Z32" --threads "$(echo $read_sweep | tr ' ' '\n' | sort -un | paste -sd,)" \
     --window-mb "$(( wmb ? wmb : 16 ))" --repeats 3 2>&1 | tee -a "$OUT/readsweep.txt"
+done
+# 3a'. How the scanning thread waits (--gpu-wait), alternated WAITAB_REPS
+#      times on the same machine: the warm replay rows of the tiled capture
+#      (per alert and window alerts) and the pipelined plugin path, with the
+#      Hyperscan peer in each call. WAITAB_VARIANTS: WAIT[:READ_THREADS]
+#      (read threads 0: the library's default).
+want waitab && { [ -e "$Z32" ] || { head -c 24 "$Z"; for i in $(seq 32); do tail -c +25 "$Z"; done; } > "$Z32"; }
+want waitab && for rep in $(seq ${WAITAB_REPS:-2}); do
+  for v in ${WAITAB_VARIANTS:-spin block spin:16 block:16}; do
+    w=${v%%:*}; t=0; [[ $v == *:* ]] && t=${v#*:}
+    warpmatch bench "$Z" --rules /tmp/et.yaml --corpus-mb ${CORPUS_MB:-1024} --replay-capture "$Z32" --repeats 3 \
+      --rows "hyperscan-cpu-all-cores set,set array pipelined,--replay-capture" --gpu-wait "$w" --read-threads "$t" \
+      --json "$OUT/waitab-$v-$rep.json" > "$OUT/waitab-$v-$rep.txt" 2>&1
+    note "waitab $v rep $rep: $(grep -E '^(hyperscan-cpu-all-cores set array|gpu plugin-path set array pipelined|replay .*scanner warm)' "$OUT/waitab-$v-$rep.txt" | awk '{n = NF; for (i = 1; i <= NF; ++i) if ($i ~ /^[0-9.]+$/) { n = i; break } s = ""; for (i = 1; i < n; ++i) s = s $i " "; printf "%s= %s s %s GB/s %sx; ", s, $n, $(n+1), $(n+3)}')"
+  done
 done
 # Helpers of 3b-3c: warpmatch of build $1 (new, or old: BUNDLE/old/bin with
 # its libwarpmatch in BUNDLE/old/lib, put there by hand); a rule variant's file
