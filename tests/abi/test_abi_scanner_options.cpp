@@ -1,0 +1,150 @@
+// ABI suite: wm_scanner_options_t. Argument checks, the shorter structs of
+// earlier callers, and options that must not change what is delivered
+// (cpu_threads, gpu_wait).
+#include "abi_fixture.h"
+
+#include <gtest/gtest.h>
+
+#include <cstddef>
+#include <cstring>
+#include <string>
+#include <vector>
+
+namespace {
+
+using namespace abi_test;
+
+struct ScannerOptions : Fixture {};
+
+TEST_F(ScannerOptions, ScannerCreateArgumentChecks) {
+    wm_scanner_t *s2 = nullptr;
+    wm_scanner_options_t o;
+    wm_scanner_options_init(&o);
+    EXPECT_EQ(wm_scanner_create(nullptr, &o, &s2, nullptr), WM_INVALID);
+    EXPECT_EQ(wm_scanner_create(rs, &o, nullptr, nullptr), WM_INVALID);
+    o.backend = 7;
+    EXPECT_EQ(wm_scanner_create(rs, &o, &s2, nullptr), WM_INVALID);
+    wm_scanner_options_init(&o);
+    o.output_mode = 9;
+    EXPECT_EQ(wm_scanner_create(rs, &o, &s2, nullptr), WM_INVALID);
+    wm_scanner_options_init(&o);
+    o.struct_size = 3;
+    EXPECT_EQ(wm_scanner_create(rs, &o, &s2, nullptr), WM_INVALID);
+    EXPECT_EQ(s2, nullptr);
+    wm_scanner_options_init(&o);
+    o.backend = WM_BACKEND_GPU;
+    wm_error_t *err = nullptr;
+    int rc = wm_scanner_create(rs, &o, &s2, &err);
+    if (rc == WM_SUCCESS) {
+        EXPECT_EQ(wm_scanner_backend(s2), WM_BACKEND_GPU);
+        wm_scanner_free(s2);
+    } else {
+        EXPECT_EQ(rc, WM_NO_GPU);
+        ASSERT_NE(err, nullptr);
+        EXPECT_NE(std::string(err->message).find("GPU"), std::string::npos);
+        wm_error_free(err);
+    }
+}
+
+// cpu_threads came in 0.8 and gpu_wait in 0.9: options of a 0.7 or 0.8
+// caller (the shorter structs) still create a scanner, other sizes do not.
+// The fields past a caller's size are not read: set here to invalid values.
+TEST_F(ScannerOptions, ScannerOptionsOfTheOlderSizesAreAccepted) {
+    for (const size_t older : {offsetof(wm_scanner_options_t, cpu_threads), offsetof(wm_scanner_options_t, gpu_wait)}) {
+        wm_scanner_options_t o;
+        wm_scanner_options_init(&o);
+        o.backend = WM_BACKEND_CPU;
+        o.gpu_wait = 99;
+        o.struct_size = older;
+        wm_scanner_t *s2 = nullptr;
+        ASSERT_EQ(wm_scanner_create(rs, &o, &s2, nullptr), WM_SUCCESS) << "size " << older;
+        EXPECT_EQ(wm_scanner_backend(s2), WM_BACKEND_CPU);
+        wm_scanner_free(s2);
+        o.struct_size = older + 1;
+        EXPECT_EQ(wm_scanner_create(rs, &o, &s2, nullptr), WM_INVALID) << "size " << older + 1;
+    }
+}
+
+TEST_F(ScannerOptions, UnknownGpuWaitIsRefusedNamingIt) {
+    wm_scanner_options_t o;
+    wm_scanner_options_init(&o);
+    EXPECT_EQ(o.gpu_wait, WM_GPU_WAIT_SPIN);
+    for (const int bad : {-1, 2}) {
+        o.gpu_wait = bad;
+        wm_scanner_t *s2 = nullptr;
+        wm_error_t *err = nullptr;
+        EXPECT_EQ(wm_scanner_create(rs, &o, &s2, &err), WM_INVALID);
+        EXPECT_EQ(s2, nullptr);
+        ASSERT_NE(err, nullptr);
+        EXPECT_EQ(std::string(err->message), "unknown gpu_wait " + std::to_string(bad));
+        wm_error_free(err);
+    }
+}
+
+// A scanner that sleeps while the GPU works (WM_GPU_WAIT_BLOCK) delivers what
+// a spinning one does, in both output modes and through the pipelined set
+// calls; where there is no GPU, the option changes nothing on the CPU.
+TEST_F(ScannerOptions, BlockingGpuWaitsDeliverTheSameMatches) {
+    const RandomBatch rb(1u << 20, 7, 21); // payloads of 0 - 2047 bytes
+    const wm_batch_t b = rb.batch();
+    auto scan = [&](int mode, int wait, std::vector<Hit> &hits, std::vector<wm_set_hit_t> &pipelined) {
+        wm_scanner_options_t o;
+        wm_scanner_options_init(&o);
+        o.output_mode = mode;
+        o.gpu_wait = wait;
+        o.max_batch_bytes = 64 << 10; // many chunks: many waits
+        wm_scanner_t *s2 = nullptr;
+        ASSERT_EQ(wm_scanner_create(rs, &o, &s2, nullptr), WM_SUCCESS);
+        EXPECT_EQ(wm_scan_batch(s2, &b, collect, &hits, nullptr), WM_SUCCESS);
+        if (mode == WM_OUTPUT_SET) { // two batches in flight, then collected
+            for (int k = 0; k < 2; ++k) ASSERT_EQ(wm_scan_batch_set_submit(s2, &b, nullptr), WM_SUCCESS);
+            for (int k = 0; k < 2; ++k) {
+                const wm_set_hit_t *h = nullptr;
+                size_t n = 0;
+                ASSERT_EQ(wm_scan_batch_set_collect(s2, &h, &n, nullptr), WM_SUCCESS);
+                pipelined.insert(pipelined.end(), h, h + n);
+            }
+        }
+        wm_scanner_free(s2);
+    };
+    for (int mode : {WM_OUTPUT_POSITIONS, WM_OUTPUT_SET}) {
+        std::vector<Hit> spin, block;
+        std::vector<wm_set_hit_t> spin_set, block_set;
+        scan(mode, WM_GPU_WAIT_SPIN, spin, spin_set);
+        scan(mode, WM_GPU_WAIT_BLOCK, block, block_set);
+        ASSERT_GT(spin.size(), mode == WM_OUTPUT_SET ? 500u : 20000u) << "mode " << mode;
+        ASSERT_EQ(block.size(), spin.size()) << "mode " << mode;
+        EXPECT_EQ(std::memcmp(block.data(), spin.data(), spin.size() * sizeof(Hit)), 0) << "mode " << mode;
+        if (mode != WM_OUTPUT_SET) continue;
+        EXPECT_EQ(spin_set.size(), 2 * spin.size()); // the same batch twice
+        ASSERT_EQ(block_set.size(), spin_set.size());
+        EXPECT_EQ(std::memcmp(block_set.data(), spin_set.data(), spin_set.size() * sizeof(wm_set_hit_t)), 0);
+    }
+}
+
+// A CPU scanner with cpu_threads delivers what one without does, in the same
+// order, on a batch large enough to be cut among its threads.
+TEST_F(ScannerOptions, CpuThreadsDeliverTheSameMatches) {
+    const RandomBatch rb(4u << 20, 1, 20); // payloads of 0 - 4095 bytes
+    const wm_batch_t b = rb.batch();
+    for (int mode : {WM_OUTPUT_POSITIONS, WM_OUTPUT_SET}) {
+        std::vector<Hit> want, got;
+        wm_scanner_options_t o;
+        wm_scanner_options_init(&o);
+        o.backend = WM_BACKEND_CPU;
+        o.output_mode = mode;
+        wm_scanner_t *one = nullptr, *many = nullptr;
+        ASSERT_EQ(wm_scanner_create(rs, &o, &one, nullptr), WM_SUCCESS);
+        o.cpu_threads = 4;
+        ASSERT_EQ(wm_scanner_create(rs, &o, &many, nullptr), WM_SUCCESS);
+        EXPECT_EQ(wm_scan_batch(one, &b, collect, &want, nullptr), WM_SUCCESS);
+        EXPECT_EQ(wm_scan_batch(many, &b, collect, &got, nullptr), WM_SUCCESS);
+        wm_scanner_free(one);
+        wm_scanner_free(many);
+        ASSERT_GT(want.size(), mode == WM_OUTPUT_SET ? 2000u : 100000u); // set: <= 2 rules x 2,066 payloads
+        ASSERT_EQ(got.size(), want.size()) << "mode " << mode;
+        EXPECT_EQ(std::memcmp(got.data(), want.data(), want.size() * sizeof(Hit)), 0) << "mode " << mode;
+    }
+}
+
+} // namespace
