@@ -42,16 +42,11 @@ WM_API int wm_scanner_create(const wm_ruleset_t *rs, const wm_scanner_options_t 
     wm_scanner_options_init(&defaults);
     if (!opts)
         opts = &defaults;
-    // Options of a caller built before cpu_threads (0.7) or gpu_wait (0.8):
-    // the known prefix, the later fields at their defaults.
-    constexpr size_t v07_size = offsetof(wm_scanner_options_t, cpu_threads);
-    constexpr size_t v08_size = offsetof(wm_scanner_options_t, gpu_wait);
-    wm_scanner_options_t upgraded = defaults;
-    if (opts->struct_size == v07_size || opts->struct_size == v08_size) {
-        std::memcpy(&upgraded, opts, opts->struct_size);
-        upgraded.struct_size = sizeof(upgraded);
-        opts = &upgraded;
-    }
+    // Options of a caller built before cpu_threads (0.7) or gpu_wait (0.8).
+    wm_scanner_options_t upgraded;
+    opts = upgraded_options(opts, defaults,
+                            {offsetof(wm_scanner_options_t, cpu_threads), offsetof(wm_scanner_options_t, gpu_wait)},
+                            upgraded);
     if (!size_ok(opts))
         return set_error(err, WM_INVALID,
                          "wm_scanner_create: options not initialised with wm_scanner_options_init");

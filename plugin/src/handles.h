@@ -5,6 +5,8 @@
 #include "compiled_ruleset.h"
 #include "scanner.h"
 
+#include <cstring>
+#include <initializer_list>
 #include <memory>
 
 // The compiled rules are shared with every scanner made from them, so
@@ -31,3 +33,18 @@ struct wm_capture {
 // struct_size must match the library's: a mismatch means a caller built
 // against another layout.
 template <typename T> bool size_ok(const T *p) { return p && p->struct_size == sizeof(T); }
+
+// Options of a caller built against an earlier header, whose struct ends at
+// one of the `older` sizes: its fields over the defaults, in `storage`, with
+// the library's struct_size. Any other struct is returned as it is.
+template <typename T>
+const T *upgraded_options(const T *opts, const T &defaults, std::initializer_list<size_t> older, T &storage) {
+    for (const size_t n : older)
+        if (opts->struct_size == n) {
+            storage = defaults;
+            std::memcpy(&storage, opts, n);
+            storage.struct_size = sizeof(T);
+            return &storage;
+        }
+    return opts;
+}

@@ -125,16 +125,11 @@ WM_API int wm_replay_file_ex(wm_scanner_t *sc, const char *path, const wm_replay
     wm_replay_options_t defaults;
     wm_replay_options_init(&defaults);
     if (!opts) opts = &defaults;
-    // Options of a caller built before read_threads (0.2) or before
-    // on_window_alerts (0.6): the known prefix, the new fields at their defaults.
-    constexpr size_t v02_size = offsetof(wm_replay_options_t, read_threads);
-    constexpr size_t v06_size = offsetof(wm_replay_options_t, on_window_alerts);
-    wm_replay_options_t upgraded = defaults;
-    if (opts->struct_size == v02_size || opts->struct_size == v06_size) {
-        std::memcpy(&upgraded, opts, opts->struct_size);
-        upgraded.struct_size = sizeof(upgraded);
-        opts = &upgraded;
-    }
+    // Options of a caller built before read_threads (0.2) or on_window_alerts (0.6).
+    wm_replay_options_t upgraded;
+    opts = upgraded_options(
+        opts, defaults, {offsetof(wm_replay_options_t, read_threads), offsetof(wm_replay_options_t, on_window_alerts)},
+        upgraded);
     if (!sc || !path || !*path || !sized(stats) || !sized(opts) || !sized(&opts->stream) ||
         (stream_stats && !sized(stream_stats)))
         return set_error(err, WM_INVALID,
