@@ -142,7 +142,10 @@ Result run_scanners(const wm_ruleset_t *rs, const Corpus &c, const Batches &b, c
     std::vector<wm_batch_t> views = b.views;
     if (pinned) {
         uint8_t *buf = nullptr;
-        if (wm_scanner_batch_buffer(sc[0], c.data.size(), &buf, nullptr) != WM_SUCCESS) {
+        wm_error_t *err = nullptr;
+        if (wm_scanner_batch_buffer(sc[0], c.data.size(), &buf, &err) != WM_SUCCESS) {
+            fmt::print(stderr, "bench: {} skipped: {}\n", name, err ? err->message : "no batch buffer");
+            wm_error_free(err);
             r.seconds = -1;
             for (auto *x : sc)
                 wm_scanner_free(x);

@@ -26,7 +26,7 @@ ln -sfn "$D" build/data
 ln -sf "$PWD/$B/bin/warpmatch" build/tools/warpmatch
 cp "$B/data/demo.pcap" build/demo/demo.pcap
 
-sections=${SECTIONS:-tests verify bench kernels}  # also: readsweep (3a), waitab (3a'), abapi (3b), abpos (3b+), abpipe (3b'), abreplay (3b''), abreplaypos (3b'''), plugintrace (3c)
+sections=${SECTIONS:-tests verify bench kernels}  # also: readsweep (3a), waitab (3a'), readcontend (3a''), abapi (3b), abpos (3b+), abpipe (3b'), abreplay (3b''), abreplaypos (3b'''), plugintrace (3c)
 want() { [[ " $sections " == *" $1 "* ]]; }
 
 # 1. Every test binary in the bundle (GPU cases run here instead of skipping).
@@ -117,6 +117,29 @@ want waitab && for rep in $(seq ${WAITAB_REPS:-2}); do
     note "waitab $v rep $rep: $(grep -E '^(hyperscan-cpu-all-cores set array|gpu plugin-path set array pipelined|replay .*scanner warm)' "$OUT/waitab-$v-$rep.txt" | awk '{n = NF; for (i = 1; i <= NF; ++i) if ($i ~ /^[0-9.]+$/) { n = i; break } s = ""; for (i = 1; i < n; ++i) s = s $i " "; printf "%s= %s s %s GB/s %sx; ", s, $n, $(n+1), $(n+3)}')"
   done
 done
+# 3a''. Whether the GPU's copies slow the reader: bench_window_reader on the
+#       tiled capture alone, then while `warpmatch bench` streams a 3 GB
+#       corpus to the GPU (the pipelined plugin path, its thread sleeping in
+#       --gpu-wait block), then alone again.
+rd_windows() {
+  "$B/bin/bench_window_reader" "$Z32" --threads ${CONTEND_THREADS:-15} --repeats ${CONTEND_REPEATS:-5} 2>&1 |
+    grep -A1 '^windows' | tr -s ' \n' ' '
+}
+want readcontend && { [ -e "$Z32" ] || { head -c 24 "$Z"; for i in $(seq 32); do tail -c +25 "$Z"; done; } > "$Z32"; }
+want readcontend && {
+  note "readcontend alone: $(rd_windows)"
+  warpmatch bench "$Z" --rules /tmp/et.yaml --corpus-mb 3072 --rows "set array pipelined" --repeats 200 \
+    --gpu-wait block > "$OUT/contend-bench.txt" 2>&1 &
+  bench_pid=$!
+  for i in $(seq 120); do grep -q '^corpus' "$OUT/contend-bench.txt" && break; sleep 0.5; done
+  sleep ${CONTEND_DELAY:-4}
+  note "readcontend beside H2D: $(rd_windows)"
+  kill -0 $bench_pid 2>/dev/null && note "readcontend: the H2D stream outlasted the reader" ||
+    note "readcontend: the H2D stream ended before the reader (no full overlap)"
+  wait $bench_pid
+  note "readcontend H2D stream: $(grep -E '^gpu plugin-path' "$OUT/contend-bench.txt" | tr -s ' ')"
+  note "readcontend alone again: $(rd_windows)"
+}
 # Helpers of 3b-3c: warpmatch of build $1 (new, or old: BUNDLE/old/bin with
 # its libwarpmatch in BUNDLE/old/lib, put there by hand); a rule variant's file
 # (full: the imported rules); "name seconds = GB/s (pairs); " for the bench
