@@ -120,15 +120,17 @@ done
 # 3a''. Whether the GPU's copies slow the reader: bench_window_reader on the
 #       tiled capture alone, then while `warpmatch bench` streams a 3 GB
 #       corpus to the GPU (the pipelined plugin path, its thread sleeping in
-#       --gpu-wait block), then alone again.
+#       --gpu-wait block), then alone again. CONTEND_MODES: the reader's
+#       read modes (pread, faults, prefault; comma-separated).
 rd_windows() {
-  "$B/bin/bench_window_reader" "$Z32" --threads ${CONTEND_THREADS:-15} --repeats ${CONTEND_REPEATS:-5} 2>&1 |
+  "$B/bin/bench_window_reader" "$Z32" --threads ${CONTEND_THREADS:-15} --repeats ${CONTEND_REPEATS:-5} \
+    --read-mode ${CONTEND_MODES:-pread} 2>&1 |
     grep -A1 '^windows' | tr -s ' \n' ' '
 }
 want readcontend && { [ -e "$Z32" ] || { head -c 24 "$Z"; for i in $(seq 32); do tail -c +25 "$Z"; done; } > "$Z32"; }
 want readcontend && {
   note "readcontend alone: $(rd_windows)"
-  warpmatch bench "$Z" --rules /tmp/et.yaml --corpus-mb 3072 --rows "set array pipelined" --repeats 200 \
+  warpmatch bench "$Z" --rules /tmp/et.yaml --corpus-mb 3072 --rows "set array pipelined" --repeats ${CONTEND_STREAM_REPEATS:-200} \
     --gpu-wait block > "$OUT/contend-bench.txt" 2>&1 &
   bench_pid=$!
   for i in $(seq 120); do grep -q '^corpus' "$OUT/contend-bench.txt" && break; sleep 0.5; done
