@@ -325,7 +325,8 @@ std::string CudaMatcher::describe() const {
       << " B (a batch's last up to " << chunk_bytes_ << " B); count counters in "
       << (count_counters_ == kCountDirect   ? "shared memory, per pattern"
           : count_counters_ == kCountHashed ? "a shared (pattern, count) table"
-                                            : "global memory");
+                                            : "global memory")
+      << "; host waits " << (opts_.wait == HostWait::Block ? "block" : "spin");
     return o.str();
 }
 

@@ -160,7 +160,9 @@ TEST(GpuMatcher, BlockingWaitsGiveTheSameResults) {
     o.max_batch_bytes = GpuOptions{}.max_batch_bytes;
     auto m = GpuMatcher::create(c.pats, o);
     wm::gpu::testing::set_initial_output_capacity(0);
+    EXPECT_NE(m->describe().find("host waits block"), std::string::npos) << m->describe();
     check_all_modes(c, *m, "blocking waits, overflowing outputs", false);
+    EXPECT_NE(GpuMatcher::create(c.pats, GpuOptions{})->describe().find("host waits spin"), std::string::npos);
 }
 
 TEST(GpuMatcher, OutputOverflowStillExact) {
