@@ -268,8 +268,9 @@ typedef struct wm_scanner_options {
      *  matches into rule matches for wm_scan_batch (callbacks still come on
      *  the calling thread, in order). */
     unsigned cpu_threads;
-    /** How a GPU scanner's calling thread waits for the device (since 0.9):
-     *  wm_gpu_wait. No effect on the CPU backend. */
+    /** How a GPU scanner's calling thread waits for the literal matcher on
+     *  the device (since 0.9): wm_gpu_wait. Approximate and alignment rules'
+     *  GPU engines still spin; no effect on the CPU backend. */
     int gpu_wait;
 } wm_scanner_options_t;
 
