@@ -52,11 +52,14 @@ struct Chunk {
     uint32_t last_payload = 0; // highest payload index with a segment (both kinds; first_payload: lowest)
 };
 
+// Payloads of a whole-payload run (ChunkPlanner with whole_runs).
+inline uint32_t run_payloads(const Chunk &c) { return c.end_payload - c.first_payload; }
+
 // Words of the Set kernel's one-byte register per payload (ScanParams::
 // one_byte_words, from first_payload): every payload of a whole-payload run,
 // empty ones included, else the lowest to the highest with a segment.
 inline uint32_t one_byte_words(const Chunk &c) {
-    return c.whole_run ? c.end_payload - c.first_payload : c.last_payload - c.first_payload + 1;
+    return c.whole_run ? run_payloads(c) : c.last_payload - c.first_payload + 1;
 }
 
 // Tiles of a payload of len bytes.

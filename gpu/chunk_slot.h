@@ -29,9 +29,6 @@ template <typename T> T *host_alloc(size_t count, const char *what) {
 // testing::fail_output_allocation: output allocations left before the one that fails (0: none).
 extern std::atomic<size_t> g_fail_output_allocation;
 
-// Payloads of a whole-payload run (ChunkPlanner with whole_runs).
-inline uint32_t run_payloads(const Chunk &c) { return c.end_payload - c.first_payload; }
-
 struct ChunkSlot {
     // Buffers for chunks of up to chunk_bytes and chunk_segs segments, per-
     // pattern counters, and output_capacity records; `wait` says how wait()

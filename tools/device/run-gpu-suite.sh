@@ -63,7 +63,9 @@ want verify && warpmatch replay "$D/pcaps-large/merged-zeek-traces.pcap" --rules
 #    repeated after one file header, ~1 GB for 32). BENCH_POSITIONS=1 adds
 #    the positions rows (Hyperscan, GPU plugin path, CPU replay).
 Z="$D/pcaps-large/merged-zeek-traces.pcap"; BIG=/tmp/zeek-x${REPLAY_TILE:-32}.pcap
-{ want bench || want abreplay; } && { head -c 24 "$Z"; for i in $(seq ${REPLAY_TILE:-32}); do tail -c +25 "$Z"; done; } > "$BIG"
+# tile N FILE: merged-zeek's records N times after its file header, into FILE.
+tile() { { head -c 24 "$Z"; for i in $(seq "$1"); do tail -c +25 "$Z"; done; } > "$2"; }
+{ want bench || want abreplay; } && tile ${REPLAY_TILE:-32} "$BIG"
 want bench && for mb in ${BENCH_BATCH_MB:-64}; do
   warpmatch bench "$Z" --rules /tmp/et.yaml --corpus-mb ${CORPUS_MB:-1024} --replay-capture "$BIG" \
     --batch-mb "$mb" --repeats 3 ${BENCH_POSITIONS:+--positions} --json "$OUT/bench-$mb.json" 2>&1 | tee "$OUT/bench-$mb.txt"
@@ -90,7 +92,7 @@ done
 #     other's way.
 Z32=/tmp/zeek-x32.pcap
 read_sweep=${READ_SWEEP:-15 14 12 15 14 12}; read_windows=${READ_WINDOWS_MB:-0}
-want readsweep && { [ -e "$Z32" ] || { head -c 24 "$Z"; for i in $(seq 32); do tail -c +25 "$Z"; done; } > "$Z32"; }
+want readsweep && { [ -e "$Z32" ] || tile 32 "$Z32"; }
 want readsweep && for t in $read_sweep; do
   for wmb in $read_windows; do
     warpmatch bench "$Z" --rules /tmp/et.yaml --corpus-mb 16 --replay-capture "$Z32" --rows "window alerts" \
@@ -107,7 +109,7 @@ done
 #      (per alert and window alerts) and the pipelined plugin path, with the
 #      Hyperscan peer in each call. WAITAB_VARIANTS: WAIT[:READ_THREADS]
 #      (read threads 0: the library's default).
-want waitab && { [ -e "$Z32" ] || { head -c 24 "$Z"; for i in $(seq 32); do tail -c +25 "$Z"; done; } > "$Z32"; }
+want waitab && { [ -e "$Z32" ] || tile 32 "$Z32"; }
 want waitab && for rep in $(seq ${WAITAB_REPS:-2}); do
   for v in ${WAITAB_VARIANTS:-spin block spin:16 block:16}; do
     w=${v%%:*}; t=0; [[ $v == *:* ]] && t=${v#*:}
@@ -127,7 +129,7 @@ rd_windows() {
     --read-mode ${CONTEND_MODES:-pread} 2>&1 |
     grep -A1 '^windows' | tr -s ' \n' ' '
 }
-want readcontend && { [ -e "$Z32" ] || { head -c 24 "$Z"; for i in $(seq 32); do tail -c +25 "$Z"; done; } > "$Z32"; }
+want readcontend && { [ -e "$Z32" ] || tile 32 "$Z32"; }
 want readcontend && {
   note "readcontend alone: $(rd_windows)"
   warpmatch bench "$Z" --rules /tmp/et.yaml --corpus-mb 3072 --rows "set array pipelined" --repeats ${CONTEND_STREAM_REPEATS:-200} \
@@ -211,7 +213,7 @@ done
 #        times, new build and BUNDLE/old alternated twice: POS_REPLAY_RUNS
 #        backend:mode pairs (GPU and CPU, positions and set, by default).
 PBIG=/tmp/zeek-x${POS_REPLAY_TILE:-8}.pcap
-want abreplaypos && { head -c 24 "$Z"; for i in $(seq ${POS_REPLAY_TILE:-8}); do tail -c +25 "$Z"; done; } > "$PBIG"
+want abreplaypos && tile ${POS_REPLAY_TILE:-8} "$PBIG"
 want abreplaypos && [ -x "$B/old/bin/warpmatch" ] && for rep in 1 2; do
   for b in new old; do
     for run in ${POS_REPLAY_RUNS:-gpu:positions cpu:positions gpu:set cpu:set}; do
