@@ -25,11 +25,9 @@ template <typename T> void ensure_pinned(PinnedHostArray<T> &a, size_t count, co
 
 ChunkSlot::ChunkSlot(size_t chunk_bytes, size_t segs, uint32_t num_patterns, size_t output_capacity,
                      HostWait wait)
-    : chunk_segs(segs), chunk_bytes_(chunk_bytes), initial_capacity_(output_capacity) {
+    : chunk_segs(segs), chunk_bytes_(chunk_bytes), initial_capacity_(output_capacity), waiter_(wait) {
     try {
         WM_CUDA_CHECK(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking));
-        if (wait == HostWait::Block)
-            WM_CUDA_CHECK(cudaEventCreateWithFlags(&done_, cudaEventBlockingSync | cudaEventDisableTiming));
         d_text = dev_alloc<uint8_t>(chunk_bytes + 64, "d_text");
         d_segs = dev_alloc<Segment>(segs, "d_segs");
         d_offsets = dev_alloc<uint32_t>(segs + 1, "d_run_offsets");
@@ -52,19 +50,10 @@ ChunkSlot::ChunkSlot(size_t chunk_bytes, size_t segs, uint32_t num_patterns, siz
 
 ChunkSlot::~ChunkSlot() { release(); }
 
-void ChunkSlot::wait() {
-    if (!done_) {
-        WM_CUDA_CHECK(cudaStreamSynchronize(stream));
-        return;
-    }
-    WM_CUDA_CHECK(cudaEventRecord(done_, stream));
-    WM_CUDA_CHECK(cudaEventSynchronize(done_));
-}
+void ChunkSlot::wait() { waiter_.wait(stream); }
 
 void ChunkSlot::release() {
     if (stream) cudaStreamSynchronize(stream);
-    if (done_) cudaEventDestroy(done_);
-    done_ = nullptr;
     free_outputs();
     h_out.reset();
     h_text.reset();

@@ -8,6 +8,7 @@
 #include "gpu/ac_plan.h"
 #include "gpu/gpu_matcher.h"
 #include "gpu/pinned_host.h"
+#include "gpu/stream_waiter.h"
 
 #include <atomic>
 #include <cuda_runtime_api.h>
@@ -107,7 +108,7 @@ struct ChunkSlot {
     void release();
     size_t chunk_bytes_ = 0;
     size_t initial_capacity_ = 0; // output records the slot was made with
-    cudaEvent_t done_ = nullptr;  // HostWait::Block: recorded and waited on by wait()
+    StreamWaiter waiter_;          // how wait() waits
 };
 
 } // namespace wm::gpu

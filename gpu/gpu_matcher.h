@@ -15,6 +15,8 @@
 // bytes keep separate ids.
 #pragma once
 
+#include "gpu/host_wait.h"
+
 #include <cstddef>
 #include <cstdint>
 #include <functional>
@@ -102,13 +104,6 @@ struct SetPair {
 };
 static_assert(sizeof(SetPair) == 8 && sizeof(PayloadMeta) == 6, "SetPair / PayloadMeta layout");
 
-// How the calling thread waits for the GPU: Spin (CUDA's default with one
-// context on a many-core host) answers soonest but keeps a core busy for the
-// whole wait; Block sleeps on events made with cudaEventBlockingSync, which
-// leaves that core to the host's other threads (a replay's readers) at the
-// price of a wake-up per wait. Only the matcher's own waits change: the
-// process's device flags are the host's.
-enum class HostWait { Spin, Block };
 
 struct GpuOptions {
     int device = 0;                        // CUDA device ordinal

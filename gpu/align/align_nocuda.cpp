@@ -22,8 +22,9 @@ SearchResult DatabaseSearcher::search(const uint8_t *, size_t, const ScoreParams
 const std::vector<int> &DatabaseSearcher::devices() const { no_cuda(); }
 
 struct PayloadAligner::Impl {};
-PayloadAligner::PayloadAligner(std::vector<std::string>, ScoreParams, int) { no_cuda(); }
+PayloadAligner::PayloadAligner(std::vector<std::string>, ScoreParams, int, gpu::HostWait) { no_cuda(); }
 PayloadAligner::~PayloadAligner() = default;
 std::vector<PayloadHit> PayloadAligner::align(const uint8_t *, const uint32_t *, uint32_t, int) { no_cuda(); }
+gpu::HostWait PayloadAligner::host_wait() const { no_cuda(); }
 
 } // namespace wm::align

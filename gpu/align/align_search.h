@@ -19,6 +19,7 @@
 #pragma once
 
 #include "gpu/align/align_types.h"
+#include "gpu/host_wait.h"
 
 #include <cstdint>
 #include <memory>
@@ -93,8 +94,10 @@ struct PayloadHit {
 
 class PayloadAligner {
   public:
-    // references: each 1..1024 bytes.
-    PayloadAligner(std::vector<std::string> references, ScoreParams p, int device = 0);
+    // references: each 1..1024 bytes. wait: how align() waits for the
+    // device (gpu/host_wait.h).
+    PayloadAligner(std::vector<std::string> references, ScoreParams p, int device = 0,
+                   wm::gpu::HostWait wait = wm::gpu::HostWait::Spin);
     ~PayloadAligner();
     PayloadAligner(const PayloadAligner &) = delete;
     PayloadAligner &operator=(const PayloadAligner &) = delete;
@@ -103,6 +106,7 @@ class PayloadAligner {
     // Returns the hits with score >= min_score (min_score >= 1), ordered by
     // (payload, reference), each with its traceback.
     std::vector<PayloadHit> align(const uint8_t *data, const uint32_t *offsets, uint32_t count, int min_score);
+    wm::gpu::HostWait host_wait() const;
 
   private:
     struct Impl;

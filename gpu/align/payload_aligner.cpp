@@ -7,6 +7,7 @@
 #include "gpu/align/sw_kernels.h"
 #include "gpu/align/sw_tuning.h"
 #include "gpu/cuda_check.h"
+#include "gpu/stream_waiter.h"
 
 #include <algorithm>
 
@@ -17,6 +18,9 @@ struct PayloadAligner::Impl {
     ScoreParams p;
     int device = 0;
     cudaStream_t stream = nullptr;
+    // Waits for the kernels before each copy back: a copy into pageable
+    // memory would wait for them inside the driver, spinning.
+    std::unique_ptr<gpu::StreamWaiter> waiter;
     DeviceBuffer data, offsets, sections, overflow, list, colmax, best, bestcol, query, query_bytes, matrix;
     DeviceBuffer tb_jobs, tb_work, tb_res, tb_ops;
     ~Impl() {
@@ -27,7 +31,8 @@ struct PayloadAligner::Impl {
     }
 };
 
-PayloadAligner::PayloadAligner(std::vector<std::string> references, ScoreParams p, int device) : impl_(new Impl) {
+PayloadAligner::PayloadAligner(std::vector<std::string> references, ScoreParams p, int device, gpu::HostWait wait)
+    : impl_(new Impl) {
     p.validate();
     for (const std::string &r : references)
         if (r.empty() || r.size() > (size_t)tuning::kMaxQueryRows)
@@ -44,10 +49,13 @@ PayloadAligner::PayloadAligner(std::vector<std::string> references, ScoreParams 
         b->device = device;
     WM_CUDA_CHECK(cudaSetDevice(device));
     WM_CUDA_CHECK(cudaStreamCreateWithFlags(&s.stream, cudaStreamNonBlocking));
+    s.waiter = std::make_unique<gpu::StreamWaiter>(wait);
     if (!s.p.matrix.empty()) s.matrix.upload(s.p.matrix.data(), s.p.matrix.size(), s.stream);
 }
 
 PayloadAligner::~PayloadAligner() = default;
+
+gpu::HostWait PayloadAligner::host_wait() const { return impl_->waiter->how(); }
 
 std::vector<PayloadHit> PayloadAligner::align(const uint8_t *data, const uint32_t *offsets, uint32_t count,
                                               int min_score) {
@@ -81,6 +89,7 @@ std::vector<PayloadHit> PayloadAligner::align(const uint8_t *data, const uint32_
         dispatch::wavefront((const uint16_t *)s.query.get(), rows, d_data, 0, d_secs, (uint32_t)secs.size(), nullptr,
                             false, ds, d_colmax, d_over, st);
         std::vector<uint8_t> over(secs.size());
+        s.waiter->wait(st);
         WM_CUDA_CHECK(cudaMemcpyAsync(over.data(), d_over, over.size(), cudaMemcpyDeviceToHost, st));
         WM_CUDA_CHECK(cudaStreamSynchronize(st));
         std::vector<uint32_t> list;
@@ -92,6 +101,7 @@ std::vector<PayloadHit> PayloadAligner::align(const uint8_t *data, const uint32_
                                 (const uint32_t *)s.list.get(), true, ds, d_colmax, d_over, st);
         }
         dispatch::segment_best(d_colmax, d_off, count, d_best, d_bestcol, st);
+        s.waiter->wait(st);
         WM_CUDA_CHECK(cudaMemcpyAsync(best.data(), d_best, count * 4, cudaMemcpyDeviceToHost, st));
         WM_CUDA_CHECK(cudaMemcpyAsync(bestcol.data(), d_bestcol, count * 4, cudaMemcpyDeviceToHost, st));
         WM_CUDA_CHECK(cudaStreamSynchronize(st));
@@ -117,6 +127,7 @@ std::vector<PayloadHit> PayloadAligner::align(const uint8_t *data, const uint32_
                             d_ops, max_ops, st);
         std::vector<dispatch::TraceResult> res(jobs.size());
         std::vector<char> ops((size_t)jobs.size() * max_ops);
+        s.waiter->wait(st);
         WM_CUDA_CHECK(cudaMemcpyAsync(res.data(), d_res, res.size() * sizeof(res[0]), cudaMemcpyDeviceToHost, st));
         WM_CUDA_CHECK(cudaMemcpyAsync(ops.data(), d_ops, ops.size(), cudaMemcpyDeviceToHost, st));
         WM_CUDA_CHECK(cudaStreamSynchronize(st));

@@ -13,6 +13,7 @@
 #pragma once
 
 #include "gpu/approx/kdiff.h"
+#include "gpu/host_wait.h"
 
 #include <memory>
 #include <string>
@@ -26,6 +27,9 @@ const char *route_name(Route r);
 struct ApproxOptions {
     int device = 0;
     Route route = Route::Auto;
+    // How scan() waits for the device (its own kernels and the prefilter's
+    // Aho-Corasick matcher alike; gpu/host_wait.h).
+    wm::gpu::HostWait wait = wm::gpu::HostWait::Spin;
 };
 
 constexpr size_t kAutoMinBytes = 1u << 20;

@@ -7,6 +7,7 @@
 #include "gpu/approx/prefilter.h"
 #include "gpu/cuda_check.h"
 #include "gpu/gpu_matcher.h"
+#include "gpu/stream_waiter.h"
 
 #include <algorithm>
 #include <chrono>
@@ -49,12 +50,13 @@ class CudaApproxMatcher final : public ApproxMatcher {
         sm_count_ = prop.multiProcessorCount;
         dev_name_ = prop.name;
         WM_CUDA_CHECK(cudaStreamCreateWithFlags(&stream_, cudaStreamNonBlocking));
+        waiter_ = std::make_unique<wm::gpu::StreamWaiter>(opts.wait);
         groups_.upload(blob_.groups.data(), blob_.groups.size(), stream_);
         lanes_.upload(blob_.lanes.data(), blob_.lanes.size(), stream_);
         peq_.upload(blob_.peq.data(), blob_.peq.size(), stream_);
         group_of_.upload(blob_.group_of.data(), blob_.group_of.size(), stream_);
         lane_of_.upload(blob_.lane_of.data(), blob_.lane_of.size(), stream_);
-        WM_CUDA_CHECK(cudaStreamSynchronize(stream_));
+        waiter_->wait(stream_);
         dev_ = KdiffDevice{groups_.p, lanes_.p, peq_.p, group_of_.p, lane_of_.p};
         count_.reserve(1);
         out_.reserve(tuning::kInitialOutputRecords);
@@ -66,6 +68,7 @@ class CudaApproxMatcher final : public ApproxMatcher {
                                                 patterns[pc.pattern].nocase, 0, 0});
             wm::gpu::GpuOptions go;
             go.device = opts.device;
+            go.wait = opts.wait;
             ac_ = wm::gpu::GpuMatcher::create(lits, go);
         }
     }
@@ -80,7 +83,8 @@ class CudaApproxMatcher final : public ApproxMatcher {
     }
     std::string describe() const override {
         std::ostringstream o;
-        o << blob_.describe() << ", route " << route_name(route_) << ", device " << dev_name_;
+        o << blob_.describe() << ", route " << route_name(route_) << ", device " << dev_name_ << ", host waits "
+          << wm::gpu::host_wait_name(opts_.wait);
         return o.str();
     }
 
@@ -116,9 +120,12 @@ class CudaApproxMatcher final : public ApproxMatcher {
         for (;;) {
             WM_CUDA_CHECK(cudaMemsetAsync(count_.p, 0, sizeof(uint32_t), stream_));
             launch(KdiffOutput{out_.p, count_.p, uint32_t(std::min<size_t>(out_.cap, UINT32_MAX))});
+            // The kernel's time is waited for here, as opts_.wait says: a copy
+            // into pageable memory would wait inside the driver, spinning.
+            waiter_->wait(stream_);
             uint32_t n = 0;
             WM_CUDA_CHECK(cudaMemcpyAsync(&n, count_.p, sizeof n, cudaMemcpyDeviceToHost, stream_));
-            WM_CUDA_CHECK(cudaStreamSynchronize(stream_));
+            WM_CUDA_CHECK(cudaStreamSynchronize(stream_)); // the copy alone
             if (n <= out_.cap) {
                 const size_t first = out.size();
                 out.resize(first + n);
@@ -179,6 +186,7 @@ class CudaApproxMatcher final : public ApproxMatcher {
     int sm_count_ = 0;
     std::string dev_name_;
     cudaStream_t stream_ = nullptr;
+    std::unique_ptr<wm::gpu::StreamWaiter> waiter_; // made once the device is current
     DevBuf<GroupDesc> groups_;
     DevBuf<LaneDesc> lanes_;
     DevBuf<uint64_t> peq_;

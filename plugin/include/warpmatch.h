@@ -54,7 +54,7 @@ extern "C" {
 /* ------------------------------------------------------------------ */
 
 #define WM_VERSION_MAJOR 0
-#define WM_VERSION_MINOR 9
+#define WM_VERSION_MINOR 10
 #define WM_VERSION_PATCH 0
 /** ABI version: bumped whenever a public struct layout or signature changes.
  *  The shared library's SONAME is libwarpmatch.so.<WM_ABI_VERSION>. */
@@ -268,9 +268,10 @@ typedef struct wm_scanner_options {
      *  matches into rule matches for wm_scan_batch (callbacks still come on
      *  the calling thread, in order). */
     unsigned cpu_threads;
-    /** How a GPU scanner's calling thread waits for the literal matcher on
-     *  the device (since 0.9): wm_gpu_wait. Approximate and alignment rules'
-     *  GPU engines still spin; no effect on the CPU backend. */
+    /** How a GPU scanner's calling thread waits for the device (since 0.9):
+     *  wm_gpu_wait, for every GPU engine of the scanner (literal,
+     *  approximate and alignment rules; before 0.10 the literal matcher
+     *  only). No effect on the CPU backend. */
     int gpu_wait;
 } wm_scanner_options_t;
 

@@ -20,7 +20,8 @@ align::ScoreParams AlignEngine::score_params(const rules::AlignSpec &a) {
     return p;
 }
 
-AlignEngine::AlignEngine(const std::vector<rules::Rule> &rules, AlignBackend backend, int device)
+AlignEngine::AlignEngine(const std::vector<rules::Rule> &rules, AlignBackend backend, int device,
+                         gpu::HostWait wait)
     : backend_(backend) {
     // std::map: groups in a fixed order, so both backends emit the same sequence.
     std::map<std::tuple<int, int, int, int>, size_t> group_of;
@@ -51,11 +52,16 @@ AlignEngine::AlignEngine(const std::vector<rules::Rule> &rules, AlignBackend bac
         if (!groups_.empty() && !align::align_gpu_usable(device, &why))
             throw std::runtime_error(why);
         for (Group &g : groups_)
-            g.gpu = std::make_unique<align::PayloadAligner>(g.refs, g.params, device);
+            g.gpu = std::make_unique<align::PayloadAligner>(g.refs, g.params, device, wait);
     }
 }
 
 AlignEngine::~AlignEngine() = default;
+
+gpu::HostWait AlignEngine::gpu_host_wait(size_t g) const {
+    const auto &aligner = groups_.at(g).gpu;
+    return aligner ? aligner->host_wait() : gpu::HostWait::Spin;
+}
 
 void AlignEngine::scan_cpu(const Group &g, const BatchView &batch, std::vector<Match> &out) const {
     struct Best {

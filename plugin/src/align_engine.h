@@ -28,6 +28,7 @@
 #include "engine.h"
 
 #include "gpu/align/align_types.h"
+#include "gpu/host_wait.h"
 
 #include <memory>
 #include <string>
@@ -47,9 +48,12 @@ class AlignEngine final : public Engine {
     // rules are used. Gpu: throws std::runtime_error when no usable device
     // (message from wm::align::align_gpu_usable), wm::gpu::GpuError when a
     // CUDA call fails.
-    AlignEngine(const std::vector<rules::Rule> &rules, AlignBackend backend, int device = 0);
-    AlignEngine(const CompiledRuleSet &rs, AlignBackend backend, int device = 0)
-        : AlignEngine(rs.rules(), backend, device) {}
+    // `wait`: how the Gpu backend's thread waits for the device.
+    AlignEngine(const std::vector<rules::Rule> &rules, AlignBackend backend, int device = 0,
+                gpu::HostWait wait = gpu::HostWait::Spin);
+    AlignEngine(const CompiledRuleSet &rs, AlignBackend backend, int device = 0,
+                gpu::HostWait wait = gpu::HostWait::Spin)
+        : AlignEngine(rs.rules(), backend, device, wait) {}
     ~AlignEngine() override;
 
     const char *name() const override {
@@ -61,6 +65,8 @@ class AlignEngine final : public Engine {
 
     size_t rule_count() const { return rule_count_; }
     size_t group_count() const { return groups_.size(); }
+    // How group g's aligner waits for the device (Spin on the Cpu backend).
+    gpu::HostWait gpu_host_wait(size_t g) const;
 
     // gpu/align's score parameters of a rule.
     static align::ScoreParams score_params(const rules::AlignSpec &a);

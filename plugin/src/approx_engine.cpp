@@ -10,7 +10,7 @@
 namespace wm {
 
 ApproxEngine::ApproxEngine(const std::vector<rules::Rule> &rules, ApproxBackend backend, int device,
-                           const hs_database_t *shared_db)
+                           gpu::HostWait wait, const hs_database_t *shared_db)
     : backend_(backend) {
     std::vector<approx::ApproxPattern> pats;
     for (uint32_t i = 0; i < rules.size(); ++i) {
@@ -31,6 +31,7 @@ ApproxEngine::ApproxEngine(const std::vector<rules::Rule> &rules, ApproxBackend 
     if (backend == ApproxBackend::Gpu) {
         approx::ApproxOptions o;
         o.device = device;
+        o.wait = wait;
         try {
             gpu_ = approx::ApproxMatcher::create(pats, o);
         } catch (const approx::KdiffPatternError &e) {

@@ -22,6 +22,8 @@
 #include "compiled_ruleset.h"
 #include "engine.h"
 
+#include "gpu/host_wait.h"
+
 #include <memory>
 #include <string>
 #include <vector>
@@ -41,11 +43,14 @@ class ApproxEngine final : public Engine {
     // naming the rule when Hyperscan rejects one, std::invalid_argument when
     // the GPU kernels cannot take one (see gpu/approx/kdiff.h), and
     // wm::gpu::GpuError when the Gpu backend has no usable device.
-    ApproxEngine(const std::vector<rules::Rule> &rules, ApproxBackend backend, int device = 0)
-        : ApproxEngine(rules, backend, device, nullptr) {}
+    // `wait`: how the Gpu backend's thread waits for the device.
+    ApproxEngine(const std::vector<rules::Rule> &rules, ApproxBackend backend, int device = 0,
+                 gpu::HostWait wait = gpu::HostWait::Spin)
+        : ApproxEngine(rules, backend, device, wait, nullptr) {}
     // The Cpu backend scans the rule set's own database (compiled at load).
-    ApproxEngine(const CompiledRuleSet &rs, ApproxBackend backend, int device = 0)
-        : ApproxEngine(rs.rules(), backend, device, rs.hs_approx_database()) {}
+    ApproxEngine(const CompiledRuleSet &rs, ApproxBackend backend, int device = 0,
+                 gpu::HostWait wait = gpu::HostWait::Spin)
+        : ApproxEngine(rs.rules(), backend, device, wait, rs.hs_approx_database()) {}
     ~ApproxEngine() override;
 
     const char *name() const override {
@@ -63,7 +68,7 @@ class ApproxEngine final : public Engine {
   private:
     // shared_db: compile_approximate(rules) compiled by the caller, or null
     // to compile it here (owned_db_).
-    ApproxEngine(const std::vector<rules::Rule> &rules, ApproxBackend backend, int device,
+    ApproxEngine(const std::vector<rules::Rule> &rules, ApproxBackend backend, int device, gpu::HostWait wait,
                  const hs_database_t *shared_db);
     bool keep(uint32_t rule, uint32_t end, Match *m) const;
 

@@ -28,6 +28,7 @@ Scanner::Scanner(const CompiledRuleSet &rs, const wm_scanner_options_t &opts) : 
     fallback_allowed_ = opts.backend == WM_BACKEND_AUTO;
     stats_.struct_size = sizeof(stats_);
     bool want_gpu = opts.backend == WM_BACKEND_GPU || opts.backend == WM_BACKEND_AUTO;
+    const gpu::HostWait wait = opts.gpu_wait == WM_GPU_WAIT_BLOCK ? gpu::HostWait::Block : gpu::HostWait::Spin;
     std::string why;
     if (want_gpu && gpu_backend_usable(opts.gpu_device, &why)) {
         try {
@@ -35,7 +36,7 @@ Scanner::Scanner(const CompiledRuleSet &rs, const wm_scanner_options_t &opts) : 
             go.device = opts.gpu_device;
             if (opts.max_batch_bytes) go.max_batch_bytes = opts.max_batch_bytes;
             if (opts.max_batch_payloads) go.max_batch_payloads = opts.max_batch_payloads;
-            go.wait = opts.gpu_wait == WM_GPU_WAIT_BLOCK ? gpu::HostWait::Block : gpu::HostWait::Spin;
+            go.wait = wait;
             primary_ = std::make_unique<GpuEngine>(rs, go, cpu_threads_);
             backend_ = WM_BACKEND_GPU;
             reason_ = fmt::format("{}: GPU {} ({})",
@@ -57,20 +58,20 @@ Scanner::Scanner(const CompiledRuleSet &rs, const wm_scanner_options_t &opts) : 
                       ? fmt::format("auto: using Hyperscan on the CPU because {}", why)
                       : std::string("cpu: Hyperscan requested");
     }
-    setup_approx(opts.gpu_device);
-    setup_align(opts.gpu_device);
+    setup_approx(opts.gpu_device, wait);
+    setup_align(opts.gpu_device, wait);
     if (mode_ == WM_OUTPUT_AUTO)
         mode_ = backend_ == WM_BACKEND_GPU ? WM_OUTPUT_SET : WM_OUTPUT_POSITIONS;
     if (backend_ == WM_BACKEND_GPU && verify_every_ > 0)
         checker_ = std::make_unique<HyperscanEngine>(rs, cpu_threads_);
 }
 
-void Scanner::setup_approx(int device) {
+void Scanner::setup_approx(int device, gpu::HostWait wait) {
     if (rs_.approximate_rules() == 0)
         return;
     if (backend_ == WM_BACKEND_GPU) {
         try {
-            approx_ = std::make_unique<ApproxEngine>(rs_, ApproxBackend::Gpu, device);
+            approx_ = std::make_unique<ApproxEngine>(rs_, ApproxBackend::Gpu, device, wait);
             if (verify_every_ > 0)
                 approx_checker_ = std::make_unique<ApproxEngine>(rs_, ApproxBackend::Cpu);
             return;
@@ -89,14 +90,14 @@ void Scanner::setup_approx(int device) {
 
 // The alignment kernels need more than the literal ones (DPX: compute
 // capability 9.0), so a GPU scanner may still run align rules on the CPU.
-void Scanner::setup_align(int device) {
+void Scanner::setup_align(int device, gpu::HostWait wait) {
     if (rs_.alignment_rules() == 0)
         return;
     if (backend_ == WM_BACKEND_GPU) {
         std::string why;
         if (align::align_gpu_usable(device, &why)) {
             try {
-                align_ = std::make_unique<AlignEngine>(rs_, AlignBackend::Gpu, device);
+                align_ = std::make_unique<AlignEngine>(rs_, AlignBackend::Gpu, device, wait);
                 if (verify_every_ > 0)
                     align_checker_ = std::make_unique<AlignEngine>(rs_, AlignBackend::Cpu);
                 return;

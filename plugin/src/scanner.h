@@ -11,6 +11,7 @@
 
 #include "compiled_ruleset.h"
 #include "engine.h"
+#include "gpu/host_wait.h"
 #include "warpmatch.h"
 
 #include <atomic>
@@ -126,8 +127,8 @@ class Scanner {
     int scan_in_mode(const BatchView &batch, wm_output_mode mode, std::vector<Match> &out);
     void count_batch(const BatchView &batch, size_t matches, double engine_seconds);
     void filter_by_meta(const BatchView &batch, std::vector<Match> &m) const;
-    void setup_approx(int device);
-    void setup_align(int device);
+    void setup_approx(int device, gpu::HostWait wait);
+    void setup_align(int device, gpu::HostWait wait);
     void fall_back_to_cpu(const std::string &why);
 
     const CompiledRuleSet &rs_;

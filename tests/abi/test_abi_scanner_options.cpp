@@ -5,6 +5,7 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cstddef>
 #include <cstring>
 #include <string>
@@ -120,6 +121,44 @@ TEST_F(ScannerOptions, BlockingGpuWaitsDeliverTheSameMatches) {
         ASSERT_EQ(block_set.size(), spin_set.size());
         EXPECT_EQ(std::memcmp(block_set.data(), spin_set.data(), spin_set.size() * sizeof(wm_set_hit_t)), 0);
     }
+}
+
+// gpu_wait reaches every GPU engine of a scanner: with literal, approximate
+// and align rules, a blocking scanner delivers what a spinning one does, and
+// each cross-checked batch agrees with the CPU engines (no mismatch).
+TEST_F(ScannerOptions, BlockingGpuWaitsCoverApproximateAndAlignRules) {
+    static const char kMixed[] = "version: 1\n"
+                                 "rules:\n"
+                                 "  - {id: 1, msg: literal, pattern: \"abcab\"}\n"
+                                 "  - {id: 2, msg: edits, pattern: \"abcABxyab\", max_edits: 2}\n"
+                                 "  - {id: 3, msg: mismatches, pattern: \"xyabcab\", max_mismatches: 1, nocase: true}\n"
+                                 "  - {id: 4, msg: align, align: {reference: \"abcABxyabcABxyabcAB\", min_score: 60}}\n";
+    wm_ruleset_t *mixed = nullptr;
+    ASSERT_EQ(wm_ruleset_load_string(kMixed, sizeof(kMixed) - 1, "mixed", &mixed, nullptr), WM_SUCCESS);
+    RandomBatch rb(256u << 10, 5, 22); // payloads of 0 - 1023 bytes
+    rb.data += "xx abcABxyabcABxyabcAB yy";   // and one the align rule finds
+    rb.offsets.push_back(static_cast<uint32_t>(rb.data.size()));
+    const wm_batch_t b = rb.batch();
+    auto scan = [&](int wait, std::vector<Hit> &hits) {
+        wm_scanner_options_t o;
+        wm_scanner_options_init(&o);
+        o.output_mode = WM_OUTPUT_POSITIONS;
+        o.gpu_wait = wait;
+        o.verify_every = 1;
+        wm_scanner_t *s2 = nullptr;
+        ASSERT_EQ(wm_scanner_create(mixed, &o, &s2, nullptr), WM_SUCCESS);
+        EXPECT_EQ(wm_scan_batch(s2, &b, collect, &hits, nullptr), WM_SUCCESS) << wm_scanner_backend_reason(s2);
+        wm_scanner_free(s2);
+    };
+    std::vector<Hit> spin, block;
+    scan(WM_GPU_WAIT_SPIN, spin);
+    scan(WM_GPU_WAIT_BLOCK, block);
+    wm_ruleset_free(mixed);
+    for (uint32_t id = 1; id <= 4; ++id)
+        EXPECT_TRUE(std::any_of(spin.begin(), spin.end(), [&](const Hit &h) { return h.rule == id; }))
+            << "rule " << id << " never matched";
+    ASSERT_EQ(block.size(), spin.size());
+    EXPECT_EQ(std::memcmp(block.data(), spin.data(), spin.size() * sizeof(Hit)), 0);
 }
 
 // A CPU scanner with cpu_threads delivers what one without does, in the same

@@ -54,9 +54,10 @@ TEST(SeedGpu, EdgeSizes) {
 }
 
 namespace {
-std::vector<ApproxMatch> gpu_scan(const Case &c, Route route) {
+std::vector<ApproxMatch> gpu_scan(const Case &c, Route route, wm::gpu::HostWait wait = wm::gpu::HostWait::Spin) {
     ApproxOptions o;
     o.route = route;
+    o.wait = wait;
     auto mt = ApproxMatcher::create(c.pats, o);
     std::vector<ApproxMatch> out;
     mt->scan(c.batch.view(), out);
@@ -74,6 +75,26 @@ TEST(KdiffGpu, DirectAndPrefilterMatchReference) {
         ASSERT_EQ(gpu_scan(c, Route::Direct), ref);
         ASSERT_EQ(gpu_scan(c, Route::Prefilter), ref);
     }
+}
+
+// A matcher that sleeps while the device works (HostWait::Block) finds what
+// a spinning one does on both routes (the prefilter's Aho-Corasick matcher
+// waits the same way), and says how it waits.
+TEST(KdiffGpu, BlockingWaitsMatchReference) {
+    REQUIRE_GPU();
+    for (uint32_t seed : {3u, 8u, 13u}) {
+        const Case c = random_case(seed, 1 + (seed * 7) % 100, 300, 30, 6000);
+        SCOPED_TRACE("seed " + std::to_string(seed));
+        const auto ref = reference_scan(c.pats, c.batch.view());
+        ASSERT_FALSE(ref.empty());
+        ASSERT_EQ(gpu_scan(c, Route::Direct, wm::gpu::HostWait::Block), ref);
+        ASSERT_EQ(gpu_scan(c, Route::Prefilter, wm::gpu::HostWait::Block), ref);
+    }
+    const Case c = random_case(3, 22, 40, 30, 300);
+    ApproxOptions o;
+    o.wait = wm::gpu::HostWait::Block;
+    EXPECT_NE(ApproxMatcher::create(c.pats, o)->describe().find("host waits block"), std::string::npos);
+    EXPECT_NE(ApproxMatcher::create(c.pats, {})->describe().find("host waits spin"), std::string::npos);
 }
 
 TEST(KdiffGpu, WideAndEdgePatterns) {
@@ -137,4 +158,9 @@ TEST(ApproxEngineGpu, AgreesWithHyperscanBackend) {
     ApproxEngine(rs, ApproxBackend::Gpu).scan(v, WM_OUTPUT_POSITIONS, gpu);
     EXPECT_EQ(gpu, cpu);
     EXPECT_FALSE(cpu.empty());
+    ApproxEngine blocking(rs, ApproxBackend::Gpu, 0, wm::gpu::HostWait::Block);
+    EXPECT_NE(blocking.gpu_matcher()->describe().find("host waits block"), std::string::npos);
+    std::vector<Match> slept;
+    blocking.scan(v, WM_OUTPUT_POSITIONS, slept);
+    EXPECT_EQ(slept, cpu);
 }

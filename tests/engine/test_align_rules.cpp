@@ -210,6 +210,16 @@ TEST(AlignEngineGpu, EqualsTheCpuPath) {
         cpu.scan(c.batch.view(), WM_OUTPUT_SET, k);
         EXPECT_EQ(g, k) << "gpu:\n" << describe(g) << "cpu:\n" << describe(k);
         EXPECT_FALSE(g.empty());
+        // Aligners that sleep while the device works find the same.
+        AlignEngine blocking(c.rs.rules, AlignBackend::Gpu, 0, gpu::HostWait::Block);
+        ASSERT_GT(blocking.group_count(), 1u);
+        for (size_t i = 0; i < blocking.group_count(); ++i) {
+            EXPECT_EQ(blocking.gpu_host_wait(i), gpu::HostWait::Block) << "group " << i;
+            EXPECT_EQ(gpu.gpu_host_wait(i), gpu::HostWait::Spin) << "group " << i;
+        }
+        std::vector<Match> b;
+        blocking.scan(c.batch.view(), WM_OUTPUT_SET, b);
+        EXPECT_EQ(b, k) << "blocking gpu:\n" << describe(b) << "cpu:\n" << describe(k);
     }
 }
 
