@@ -19,25 +19,54 @@ using Clock = std::chrono::steady_clock;
 int ScannerForStreams::scan(const BatchView &b, std::vector<Match> &out, std::vector<std::string> *why,
                             Wanted wanted) {
     out.clear();
-    const int rc = wanted == Wanted::EveryMatch ? sc_.scan(b, out)
-                                                : sc_.scan_delivering(
-                                                      b,
-                                                      [&](const Match *m, size_t n) {
-                                                          out.insert(out.end(), m, m + n);
-                                                          return true;
-                                                      },
-                                                      wanted);
-    if (rc == WM_VERIFY_MISMATCH && why) {
-        auto note = [&](const std::vector<Match> &v, const char *who) {
-            for (const auto &m : v)
-                why->push_back(fmt::format("verify mismatch: payload {} rule {} [{}, {}): {} only",
-                                           m.payload, sc_.ruleset().rules()[m.rule].id, m.start,
-                                           m.end, who));
-        };
-        note(sc_.gpu_only(), "GPU");
-        note(sc_.cpu_only(), "Hyperscan");
-    }
+    // Every match too goes through the delivering path: on the GPU the
+    // device's chunks are expanded and scope-filtered on the scanner's
+    // threads while later chunks scan, instead of one batch-sized vector
+    // filtered and checked for order on this thread (run 304: merged-zeek
+    // with streams 0.47-0.49 s instead of 0.68-0.72 on an H200).
+    const int rc = sc_.scan_delivering(
+        b,
+        [&](const Match *m, size_t n) {
+            out.insert(out.end(), m, m + n);
+            return true;
+        },
+        wanted);
+    if (rc == WM_VERIFY_MISMATCH) note_mismatches(sc_.gpu_only(), sc_.cpu_only(), why);
     return rc;
+}
+
+void ScannerForStreams::submit(const BatchView &b, Wanted wanted) {
+    if (!ahead_ || ahead_wanted_ != wanted) {
+        ahead_.reset(); // idle: at most one batch is submitted at a time
+        ahead_ = std::make_unique<ScanAhead>(sc_, wanted);
+        ahead_wanted_ = wanted;
+    }
+    ahead_->submit(b);
+}
+
+int ScannerForStreams::take(std::vector<Match> &out, std::vector<std::string> *why) {
+    ScanAhead::Result r = ahead_->take_oldest();
+    if (r.error) std::rethrow_exception(r.error);
+    if (r.rc == WM_VERIFY_MISMATCH) note_mismatches(r.gpu_only, r.cpu_only, why);
+    out.swap(r.matches);
+    ahead_->recycle(std::move(r.matches));
+    return r.rc;
+}
+
+void ScannerForStreams::cancel() noexcept {
+    if (ahead_) ahead_->cancel_and_wait();
+}
+
+void ScannerForStreams::note_mismatches(const std::vector<Match> &gpu_only, const std::vector<Match> &cpu_only,
+                                        std::vector<std::string> *why) const {
+    if (!why) return;
+    auto note = [&](const std::vector<Match> &v, const char *who) {
+        for (const auto &m : v)
+            why->push_back(fmt::format("verify mismatch: payload {} rule {} [{}, {}): {} only", m.payload,
+                                       sc_.ruleset().rules()[m.rule].id, m.start, m.end, who));
+    };
+    note(gpu_only, "GPU");
+    note(cpu_only, "Hyperscan");
 }
 
 stream::PipelineOptions pipeline_options(int streams, int verify_streams,
@@ -81,8 +110,9 @@ int replay_file_ex(Scanner &sc, const std::string &path, const wm_replay_options
     const auto t0 = Clock::now();
     auto last_progress = t0;
     ScannerForStreams scanner(sc);
-    stream::StreamPipeline pl(scanner, pipeline_options(1, opts.verify_streams, opts.stream),
-                              cb.on_alert, cb.alert_ctx);
+    auto po = pipeline_options(1, opts.verify_streams, opts.stream);
+    po.scan_ahead = true; // a batch is scanned while the next one is reassembled
+    stream::StreamPipeline pl(scanner, po, cb.on_alert, cb.alert_ctx);
     stream::OfflineFrames frames(path);
     int status = WM_SUCCESS;
     auto finish = [&]() {

@@ -4,12 +4,14 @@
 // reassembled TCP streams, offline and on a live interface.
 #pragma once
 
+#include "scan_ahead.h"
 #include "scanner.h"
 #include "stream/pcap_source.h"
 #include "stream/stream_pipeline.h"
 #include "warpmatch.h"
 
 #include <atomic>
+#include <memory>
 #include <string>
 
 namespace wm {
@@ -60,9 +62,16 @@ class ScannerForStreams final : public stream::BatchScanner {
     bool positions() const override { return sc_.output_mode() == WM_OUTPUT_POSITIONS; }
     bool on_gpu() const override { return sc_.backend() == WM_BACKEND_GPU; }
     int scan(const BatchView &b, std::vector<Match> &out, std::vector<std::string> *why, Wanted wanted) override;
+    void submit(const BatchView &b, Wanted wanted) override;
+    int take(std::vector<Match> &out, std::vector<std::string> *why) override;
+    void cancel() noexcept override;
 
   private:
+    void note_mismatches(const std::vector<Match> &gpu_only, const std::vector<Match> &cpu_only,
+                         std::vector<std::string> *why) const;
     Scanner &sc_;
+    std::unique_ptr<ScanAhead> ahead_; // made at the first submit(), for its Wanted
+    Wanted ahead_wanted_ = Wanted::EveryMatch;
 };
 
 // Pipeline options from the C options (streams, verification, limits).

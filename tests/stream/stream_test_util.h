@@ -85,6 +85,12 @@ struct Alert {
     std::string window; // the scanned payload
 };
 
+// How a Harness's pipeline cuts and scans its batches (PipelineOptions).
+struct Batching {
+    bool scan_ahead = false;
+    size_t max_batch_bytes = 0; // 0: the pipeline's default
+};
+
 // A pipeline over a scanner in positions mode (CPU unless told) for the given rules.
 class Harness {
   public:
@@ -93,7 +99,8 @@ class Harness {
         : Harness(rules::load_rules_string(yaml, "test.yaml"), streams, cfg, verify) {}
     // backend WM_BACKEND_GPU throws StatusError without a usable GPU.
     Harness(rules::RuleSet rules, bool streams, wm_stream_config_t cfg, bool verify,
-            int backend = WM_BACKEND_CPU, unsigned cpu_threads = 1)
+            int backend = WM_BACKEND_CPU, unsigned cpu_threads = 1, Batching batching = {},
+            wm_alert_fn on_alert = &Harness::on_alert)
         : rs_(std::move(rules)) {
         wm_scanner_options_t o;
         wm_scanner_options_init(&o);
@@ -106,7 +113,9 @@ class Harness {
         po.streams = streams;
         po.verify_streams = streams && verify;
         po.config = cfg;
-        pl_ = std::make_unique<StreamPipeline>(*adapter_, po, &Harness::on_alert, this);
+        po.scan_ahead = batching.scan_ahead;
+        po.max_batch_bytes = batching.max_batch_bytes;
+        pl_ = std::make_unique<StreamPipeline>(*adapter_, po, on_alert, this);
     }
     // Feeds one Ethernet frame at capture time sec.
     void feed(const build::Bytes &f, int64_t sec = 1) {
@@ -134,7 +143,7 @@ class Harness {
 
     std::vector<Alert> alerts;
 
-  private:
+    // The default alert callback: records the alert.
     static int on_alert(const wm_alert_t *a, void *ctx) {
         auto *h = static_cast<Harness *>(ctx);
         h->alerts.push_back(Alert{a->rule_id, a->packet->number, a->start, a->end,
@@ -142,6 +151,8 @@ class Harness {
                                               a->packet->payload_len)});
         return 0;
     }
+
+  private:
     CompiledRuleSet rs_;
     std::unique_ptr<Scanner> sc_;
     std::unique_ptr<ScannerForStreams> adapter_;

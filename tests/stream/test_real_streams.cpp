@@ -86,6 +86,47 @@ Totals replay_all(const rules::RuleSet &rs, const std::vector<fs::path> &caps) {
     return t;
 }
 
+// merged-zeek with rules sampled from the small captures, or why not.
+struct ZeekCase {
+    fs::path capture;
+    rules::RuleSet rules;
+};
+std::unique_ptr<ZeekCase> zeek_case(std::string *why) {
+    const fs::path big = kData / "pcaps-large/merged-zeek-traces.pcap";
+    const auto caps = small_captures();
+    if (!fs::exists(big) || caps.empty()) {
+        *why = "no " + big.string();
+        return nullptr;
+    }
+    return std::make_unique<ZeekCase>(ZeekCase{big, sampled_rules(caps)});
+}
+
+// A harness on the GPU backend (4 host threads), or null and why not.
+std::unique_ptr<Harness> gpu_harness(const rules::RuleSet &rs, bool streams, Batching batching, std::string *why) {
+    try {
+        return std::make_unique<Harness>(rs, streams, default_config(), streams, WM_BACKEND_GPU, 4, batching);
+    } catch (const std::exception &e) {
+        *why = std::string("no GPU: ") + e.what();
+        return nullptr;
+    }
+}
+
+bool same_alert(const Alert &a, const Alert &b, bool with_window = true) {
+    return a.rule == b.rule && a.packet == b.packet && a.start == b.start && a.end == b.end &&
+           (!with_window || a.window == b.window);
+}
+
+// got equals want alert for alert, in order.
+void expect_same_alerts(const std::vector<Alert> &got, const std::vector<Alert> &want, bool with_window = true) {
+    ASSERT_EQ(got.size(), want.size());
+    for (size_t i = 0; i < want.size(); ++i) {
+        const Alert &a = got[i], &b = want[i];
+        ASSERT_TRUE(same_alert(a, b, with_window))
+            << "alert " << i << ": rule " << a.rule << " packet " << a.packet << " [" << a.start << ", " << a.end
+            << "), expected rule " << b.rule << " packet " << b.packet << " [" << b.start << ", " << b.end << ")";
+    }
+}
+
 TEST(RealStreams, SampledRulesEqualHyperscanStreamModeOnEveryCapture) {
     const auto caps = small_captures();
     if (caps.empty()) GTEST_SKIP() << "no captures under " << kData << " (unpack ../shared/data)";
@@ -129,30 +170,109 @@ TEST(RealStreams, MergedZeekTracesEqualHyperscanStreamMode) {
 // repeats out: its alerts equal the CPU backend's, alert for alert. Skips
 // without a GPU.
 TEST(RealStreams, WithoutStreamsGpuAlertsEqualTheCpuBackend) {
-    const fs::path big = kData / "pcaps-large/merged-zeek-traces.pcap";
-    const auto caps = small_captures();
-    if (!fs::exists(big) || caps.empty()) GTEST_SKIP() << "no " << big;
-    const auto rs = sampled_rules(caps);
-    std::unique_ptr<Harness> gpu;
-    try {
-        gpu = std::make_unique<Harness>(rs, false, default_config(), false, WM_BACKEND_GPU, 4);
-    } catch (const std::exception &e) {
-        GTEST_SKIP() << "no GPU: " << e.what();
-    }
-    Harness cpu(rs, false, default_config(), false);
-    cpu.replay(big.string());
-    gpu->replay(big.string());
+    std::string why;
+    const auto zc = zeek_case(&why);
+    if (!zc) GTEST_SKIP() << why;
+    const auto gpu = gpu_harness(zc->rules, false, {}, &why);
+    if (!gpu) GTEST_SKIP() << why;
+    Harness cpu(zc->rules, false, default_config(), false);
+    cpu.replay(zc->capture.string());
+    gpu->replay(zc->capture.string());
     ASSERT_GT(cpu.alerts.size(), 1000u);
-    ASSERT_EQ(gpu->alerts.size(), cpu.alerts.size());
-    for (size_t i = 0; i < cpu.alerts.size(); ++i) {
-        const Alert &a = gpu->alerts[i], &b = cpu.alerts[i];
-        ASSERT_TRUE(a.rule == b.rule && a.packet == b.packet && a.start == b.start && a.end == b.end)
-            << "alert " << i << ": GPU rule " << a.rule << " packet " << a.packet << " [" << a.start << ", "
-            << a.end << "), CPU rule " << b.rule << " packet " << b.packet << " [" << b.start << ", " << b.end << ")";
-    }
+    expect_same_alerts(gpu->alerts, cpu.alerts, /*with_window=*/false);
     EXPECT_EQ(gpu->scanner().backend(), WM_BACKEND_GPU);
     EXPECT_EQ(cpu.scanner().stats().matches, cpu.alerts.size()) << "Hyperscan's runs: exactly the firsts";
     EXPECT_GE(gpu->scanner().stats().matches, gpu->alerts.size());
+}
+
+// Replay scans each full batch on another thread while the next one is
+// reassembled: the alerts, their order and every window's check against
+// Hyperscan stream mode are those of scanning each batch in turn.
+TEST(RealStreams, ScanningAheadDeliversWhatScanningInTurnDoes) {
+    std::string why;
+    const auto zc = zeek_case(&why);
+    if (!zc) GTEST_SKIP() << why;
+    const auto &rs = zc->rules;
+    const fs::path &big = zc->capture;
+    const Batching small{false, 64u << 10}, small_ahead{true, 64u << 10};
+    Harness in_turn(rs, true, default_config(), true, WM_BACKEND_CPU, 2, small);
+    Harness ahead(rs, true, default_config(), true, WM_BACKEND_CPU, 2, small_ahead);
+    in_turn.replay(big.string());
+    ahead.replay(big.string());
+    for (const auto &l : ahead.pipeline().mismatch_lines()) ADD_FAILURE() << l;
+    EXPECT_EQ(ahead.stats().oracle_mismatches, 0u);
+    EXPECT_EQ(ahead.stats().oracle_windows, in_turn.stats().oracle_windows);
+    EXPECT_GT(ahead.pipeline().batches(), 100u);
+    EXPECT_EQ(ahead.pipeline().batches(), in_turn.pipeline().batches());
+    ASSERT_GT(in_turn.alerts.size(), 1000u);
+    expect_same_alerts(ahead.alerts, in_turn.alerts);
+}
+
+// A replay stopped by its callback, or dropped with a batch still being
+// scanned ahead, has delivered a prefix of the full replay's alerts, and
+// nothing after the stop.
+TEST(RealStreams, ScanningAheadStopsAndIsDroppedCleanly) {
+    std::string why;
+    const auto zc = zeek_case(&why);
+    if (!zc) GTEST_SKIP() << why;
+    const auto &rs = zc->rules;
+    const fs::path &big = zc->capture;
+    const Batching small_ahead{true, 16u << 10};
+    Harness full(rs, true, default_config(), false, WM_BACKEND_CPU, 2, small_ahead);
+    full.replay(big.string());
+    ASSERT_GT(full.alerts.size(), 1000u);
+    auto prefix_of_full = [&](const std::vector<Alert> &got) {
+        for (size_t i = 0; i < got.size(); ++i)
+            if (!same_alert(got[i], full.alerts[i])) return false;
+        return true;
+    };
+    // Stopped by the callback at its 500th alert.
+    static constexpr size_t kStopAt = 500;
+    auto stop_at = [](const wm_alert_t *a, void *ctx) {
+        Harness::on_alert(a, ctx);
+        return static_cast<Harness *>(ctx)->alerts.size() >= kStopAt ? 1 : 0;
+    };
+    Harness stopped(rs, true, default_config(), false, WM_BACKEND_CPU, 2, small_ahead, stop_at);
+    stopped.replay(big.string());
+    EXPECT_TRUE(stopped.pipeline().stopped());
+    ASSERT_EQ(stopped.alerts.size(), kStopAt);
+    EXPECT_TRUE(prefix_of_full(stopped.alerts));
+    // Dropped halfway, without finish(): whatever was scanned ahead is cancelled.
+    for (size_t frames_in : {20000u, 60000u}) {
+        auto dropped = std::make_unique<Harness>(rs, true, default_config(), false, WM_BACKEND_CPU, 2, small_ahead);
+        OfflineFrames frames(big.string());
+        const pcap_pkthdr *h = nullptr;
+        const uint8_t *d = nullptr;
+        for (size_t i = 0; i < frames_in && frames.next(&h, &d); ++i)
+            dropped->pipeline().frame(frames.link_type(), d, h->caplen, h->len, h->ts.tv_sec, h->ts.tv_usec);
+        EXPECT_GT(dropped->pipeline().batches(), 10u);
+        EXPECT_TRUE(dropped->pipeline().pending()) << "a batch scanned ahead or being filled";
+        EXPECT_TRUE(prefix_of_full(dropped->alerts)) << frames_in << " frames";
+        dropped.reset();
+    }
+}
+
+// With streams on the GPU (every match of each batch back, the carry filter,
+// then one alert per window and rule; batches scanned ahead, as replay does):
+// every window equals Hyperscan stream mode, and the alerts are the CPU
+// backend's, alert for alert. Skips without a GPU.
+TEST(RealStreams, WithStreamsGpuEqualsHyperscanStreamModeAndTheCpuBackend) {
+    std::string why;
+    const auto zc = zeek_case(&why);
+    if (!zc) GTEST_SKIP() << why;
+    const auto gpu = gpu_harness(zc->rules, true, Batching{true}, &why);
+    if (!gpu) GTEST_SKIP() << why;
+    Harness cpu(zc->rules, true, default_config(), true);
+    cpu.replay(zc->capture.string());
+    gpu->replay(zc->capture.string());
+    EXPECT_EQ(gpu->scanner().backend(), WM_BACKEND_GPU);
+    for (const auto &l : gpu->pipeline().mismatch_lines()) ADD_FAILURE() << "GPU: " << l;
+    EXPECT_EQ(gpu->stats().oracle_mismatches, 0u);
+    EXPECT_GT(gpu->stats().oracle_windows, 10000u);
+    EXPECT_GT(gpu->stats().cross_segment_matches, 50u);
+    EXPECT_GT(gpu->pipeline().batches(), 10u) << "streams scan in small batches on the GPU too";
+    ASSERT_GT(cpu.alerts.size(), 1000u);
+    expect_same_alerts(gpu->alerts, cpu.alerts);
 }
 
 } // namespace

@@ -26,7 +26,7 @@ ln -sfn "$D" build/data
 ln -sf "$PWD/$B/bin/warpmatch" build/tools/warpmatch
 cp "$B/data/demo.pcap" build/demo/demo.pcap
 
-sections=${SECTIONS:-tests verify bench kernels}  # also: readsweep (3a), waitab (3a'), readcontend (3a''), abapi (3b), abpos (3b+), abpipe (3b'), abreplay (3b''), abreplaypos (3b'''), plugintrace (3c)
+sections=${SECTIONS:-tests verify bench kernels}  # also: readsweep (3a), waitab (3a'), readcontend (3a''), abapi (3b), abpos (3b+), abpipe (3b'), abreplay (3b''), abreplaypos (3b'''), plugintrace (3c), streams (3d)
 want() { [[ " $sections " == *" $1 "* ]]; }
 
 # 1. Every test binary in the bundle (GPU cases run here instead of skipping).
@@ -253,6 +253,22 @@ want plugintrace && python3 tools/device/rule-variants.py /tmp/et.yaml /tmp/etv 
     done
   done
 done
+# 3d. Replay with --streams (flows, TCP reassembly, carry; positions) by
+#     backend, against the same replay without streams, of merged-zeek tiled
+#     STREAM_TILES times (1: the capture itself), each STREAM_REPEATS times;
+#     then the GPU's streams checked against Hyperscan stream mode once.
+stat_of() { grep '"event_type":"stats"' | grep -o '"alerts":[0-9]*\|"batches":[0-9]*\|"seconds":[0-9.]*\|"windows":[0-9]*' | tr '\n' ' '; }
+want streams && for n in ${STREAM_TILES:-1 8}; do
+  f=$Z; [ "$n" != 1 ] && { f=/tmp/zeek-x$n.pcap; [ -e "$f" ] || tile "$n" "$f"; }
+  for rep in $(seq ${STREAM_REPEATS:-2}); do
+    for run in gpu:--streams cpu:--streams gpu:--no-streams cpu:--no-streams; do
+      note "streams x$n ${run%%:*} ${run#*:} rep $rep: $(warpmatch replay "$f" --rules /tmp/et.yaml --backend "${run%%:*}" \
+        --matches positions "${run#*:}" -q 2>&1 | stat_of)"
+    done
+  done
+done
+want streams && note "streams x1 gpu --verify: $(warpmatch replay "$Z" --rules /tmp/et.yaml --backend gpu --matches positions \
+  --streams --verify -q 2>&1 | tee "$OUT/streams-verify.txt" | stat_of) $(grep -o '"oracle_mismatches":[0-9]*' "$OUT/streams-verify.txt")"
 # 4. Kernel benchmarks of gpu/ (each compares with its CPU peer in-run).
 want kernels && bash tools/device/bench-kernels.sh "$B" "$D" "$OUT" ${KERNELS:-}
 

@@ -40,6 +40,14 @@ class BatchScanner {
     // first may be left out (engine.h).
     virtual int scan(const BatchView &b, std::vector<Match> &out, std::vector<std::string> *why,
                      Wanted wanted) = 0;
+    // Scanning ahead, at most one batch at a time: submit() starts scanning
+    // b on another thread (b's memory stays valid until take() returns) and
+    // take() waits for it, giving what scan() would have; it rethrows what
+    // the scan threw. cancel() drops a submitted batch, waiting until the
+    // other thread no longer reads it.
+    virtual void submit(const BatchView &b, Wanted wanted) = 0;
+    virtual int take(std::vector<Match> &out, std::vector<std::string> *why) = 0;
+    virtual void cancel() noexcept = 0;
 };
 
 // Told when a batch has been scanned and its alerts delivered, with the
@@ -55,8 +63,12 @@ struct PipelineOptions {
     bool streams = false;
     bool verify_streams = false; // compare with Hyperscan stream mode
     wm_stream_config_t config{};
-    size_t max_batch_bytes = 0;    // 0: by backend (1 MiB CPU, 32 MiB GPU)
+    size_t max_batch_bytes = 0;    // 0: 1 MiB (32 MiB on the GPU without streams)
     size_t max_batch_payloads = 0; // 0: by backend
+    // A full batch is scanned on another thread while the next one fills
+    // (offline replay); its alerts are delivered before the next one's.
+    // Off for live capture: there a batch's alerts wait for nothing else.
+    bool scan_ahead = false;
 };
 
 class StreamPipeline final : private FlowSink {
@@ -72,13 +84,14 @@ class StreamPipeline final : private FlowSink {
     // asked to stop (nothing more is scanned).
     bool frame(int dlt, const uint8_t *data, uint32_t caplen, uint32_t wirelen, int64_t ts_sec,
                int64_t ts_usec);
-    // Scans the pending batch and delivers its alerts.
+    // Scans the pending batch and delivers its alerts (and, first, those of
+    // the batch scanned ahead).
     bool flush();
     // End of input: ends every flow (delivering what they buffer) and
     // flushes. Call once.
     bool finish();
 
-    bool pending() const { return batch_.count() > 0; }
+    bool pending() const { return batch_.count() > 0 || ahead_.busy; }
     // Capture clock (latest packet timestamp, microseconds) when the pending
     // batch got its first entry: live capture closes a batch when this gets
     // too old.
@@ -105,8 +118,22 @@ class StreamPipeline final : private FlowSink {
     void tcp(int dlt, const uint8_t *frame, uint32_t caplen, wm_packet_t &pkt);
     void add_datagram(const wm_packet_t &pkt);
     void note_added(const wm_packet_t &trigger);
-    void check_oracle();
-    bool deliver();
+    // A batch handed to the scanner: its windows, the oracle's expectations
+    // and when its first entry came in.
+    struct Scanned {
+        WindowBatch batch;
+        std::vector<std::vector<StreamMatch>> expected;
+        int64_t since = 0;
+        bool busy = false; // submitted, not taken
+    };
+    Wanted wanted() const;
+    // batch_ (and expected_) into `to`; batch_ gets to's emptied buffers.
+    void hand_over(Scanned &to);
+    void submit_ahead();    // the full batch_ scanned ahead (opts_.scan_ahead)
+    bool take_ahead();      // the batch scanned ahead: its alerts delivered
+    bool finish_scan(Scanned &s, int rc, std::vector<std::string> &why);
+    void check_oracle(const Scanned &s);
+    bool deliver(const WindowBatch &b);
 
     BatchScanner &sc_;
     PipelineOptions opts_;
@@ -118,6 +145,7 @@ class StreamPipeline final : private FlowSink {
     std::unique_ptr<FlowTable> flows_;
     std::unique_ptr<IpDefrag> defrag_;
     WindowBatch batch_;
+    Scanned ahead_, current_; // the batch scanned ahead; the one flush() scans
     std::vector<Match> matches_;
     std::vector<std::vector<StreamMatch>> expected_; // oracle, per window
     std::vector<uint8_t> datagram_;
