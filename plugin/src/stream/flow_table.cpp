@@ -44,10 +44,19 @@ struct Forward final : StreamReceiver {
 
 } // namespace
 
+// Five word loads and a multiply-xorshift round each: the byte-serial FNV
+// chain this replaced was 11% of a streams replay's time (perf, merged-zeek
+// x8 with one rule on the development machine).
 size_t FlowTable::KeyHash::operator()(const std::array<uint8_t, 38> &k) const {
-    uint64_t h = 1469598103934665603ull;
-    for (uint8_t b : k) h = (h ^ b) * 1099511628211ull;
-    return static_cast<size_t>(h ^ (h >> 31));
+    uint64_t w[5] = {};
+    std::memcpy(w, k.data(), 32);
+    std::memcpy(&w[4], k.data() + 32, 6);
+    uint64_t h = 0x9e3779b97f4a7c15ull;
+    for (uint64_t x : w) {
+        h = (h ^ x) * 0xbf58476d1ce4e5b9ull;
+        h ^= h >> 31;
+    }
+    return static_cast<size_t>(h);
 }
 
 FlowTable::FlowTable(const wm_stream_config_t &cfg, wm_stream_stats_t &stats, FlowSink &sink)
