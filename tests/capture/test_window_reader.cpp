@@ -6,6 +6,7 @@
 // length, payloads that look like records, old versions) and on every
 // shared real capture.
 #include "capture_test_util.h"
+#include "pcap_files.h"
 
 #include "plugin/src/capture/offline_capture.h"
 #include "plugin/src/capture/pcap_writer.h"
@@ -126,50 +127,6 @@ void expect_all_configs_match(const std::string &path) {
     }
 }
 
-// n records: payload frames with a payload of i % 300 bytes (some empty),
-// an ARP frame every 7th, a snaplen-cut frame every 11th.
-void write_mixed(const std::string &path, int n) {
-    PcapWriter w(path, kLinktypeEthernet);
-    for (int i = 1; i <= n; ++i) {
-        Bytes f;
-        if (i % 7 == 0) {
-            f = b::arp_request(b::kMacA, kClient4, kServer4);
-        } else {
-            const std::string payload(size_t(i % 300), char('a' + i % 26));
-            f = b::ethernet_ip(b::ipv4(v4(), b::kProtoTcp,
-                                       b::tcp(tcp_ports(uint16_t(1000 + i), 80), b::bytes(payload))));
-        }
-        if (i % 11 == 0 && f.size() > 60) {
-            const uint32_t wire = uint32_t(f.size());
-            f.resize(60);
-            w.write(f, uint32_t(i), uint32_t(i), wire);
-        } else {
-            w.write(f, uint32_t(i), uint32_t(i));
-        }
-    }
-    w.close();
-}
-
-std::vector<uint8_t> slurp(const std::string &path) {
-    std::ifstream in(path, std::ios::binary);
-    return std::vector<uint8_t>(std::istreambuf_iterator<char>(in), {});
-}
-void spit(const std::string &path, const std::vector<uint8_t> &d) {
-    std::ofstream(path, std::ios::binary).write(reinterpret_cast<const char *>(d.data()), long(d.size()));
-}
-uint32_t le32(const std::vector<uint8_t> &d, size_t at) {
-    return uint32_t(d[at]) | uint32_t(d[at + 1]) << 8 | uint32_t(d[at + 2]) << 16 | uint32_t(d[at + 3]) << 24;
-}
-void put_le32(std::vector<uint8_t> &d, size_t at, uint32_t v) {
-    for (int k = 0; k < 4; ++k) d[at + k] = uint8_t(v >> (8 * k));
-}
-// File offsets of the record headers of a little-endian classic pcap.
-std::vector<size_t> record_offsets(const std::vector<uint8_t> &d) {
-    std::vector<size_t> at;
-    for (size_t p = 24; p + 16 <= d.size(); p += 16 + le32(d, p + 8)) at.push_back(p);
-    return at;
-}
-
 TEST(WindowReader, MixedRecordsEqualThePlainReadForEveryWindowAndThreadCount) {
     const std::string path = temp_path("mixed.pcap");
     write_mixed(path, 500);
@@ -228,12 +185,7 @@ TEST(WindowReader, BigEndianFileIsSlicedToo) {
 }
 
 TEST(WindowReader, CorruptRecordMidFileStopsThereWithThePlainReadsError) {
-    const std::string path = temp_path("corrupt.pcap");
-    write_mixed(path, 400);
-    std::vector<uint8_t> d = slurp(path);
-    const auto recs = record_offsets(d);
-    put_le32(d, recs[250] + 8, 0x7fffffff); // caplen beyond any snaplen
-    spit(path, d);
+    const std::string path = mixed_with_corrupt_record("corrupt.pcap", 400, 250);
     const Seen want = read_plain(path);
     ASSERT_FALSE(want.error.empty());
     EXPECT_NE(want.error.find("packet 251"), std::string::npos) << want.error;
@@ -244,12 +196,7 @@ TEST(WindowReader, CorruptRecordMidFileStopsThereWithThePlainReadsError) {
 TEST(WindowReader, TruncatedFileEndsWithThePlainReadsError) {
     for (size_t cut : {5, 20}) { // inside the last record's data, inside its header
         SCOPED_TRACE(cut);
-        const std::string path = temp_path("cut" + std::to_string(cut) + ".pcap");
-        write_mixed(path, 300);
-        std::vector<uint8_t> d = slurp(path);
-        const size_t last = record_offsets(d).back();
-        d.resize(last + cut);
-        spit(path, d);
+        const std::string path = mixed_cut_short("cut" + std::to_string(cut) + ".pcap", 300, cut);
         const Seen want = read_plain(path);
         ASSERT_FALSE(want.error.empty());
         expect_all_configs_match(path);

@@ -1,0 +1,83 @@
+// tests/capture/pcap_files.h - classic pcap files written and edited for
+// tests of the readers (capture/ and stream/): a mix of records, and the
+// raw bytes of a file with its record offsets, to corrupt or cut.
+#pragma once
+
+#include "capture_test_util.h"
+
+#include "plugin/src/capture/pcap_writer.h"
+
+#include <fstream>
+#include <iterator>
+#include <string>
+#include <vector>
+
+namespace wm::capture::test {
+
+// n records: payload frames with a payload of i % 300 bytes (some empty),
+// an ARP frame every 7th, a snaplen-cut frame every 11th.
+inline void write_mixed(const std::string &path, int n) {
+    PcapWriter w(path, kLinktypeEthernet);
+    for (int i = 1; i <= n; ++i) {
+        Bytes f;
+        if (i % 7 == 0) {
+            f = build::arp_request(build::kMacA, kClient4, kServer4);
+        } else {
+            const std::string payload(size_t(i % 300), char('a' + i % 26));
+            f = build::ethernet_ip(build::ipv4(v4(), build::kProtoTcp,
+                                       build::tcp(tcp_ports(uint16_t(1000 + i), 80), build::bytes(payload))));
+        }
+        if (i % 11 == 0 && f.size() > 60) {
+            const uint32_t wire = uint32_t(f.size());
+            f.resize(60);
+            w.write(f, uint32_t(i), uint32_t(i), wire);
+        } else {
+            w.write(f, uint32_t(i), uint32_t(i));
+        }
+    }
+    w.close();
+}
+
+inline std::vector<uint8_t> slurp(const std::string &path) {
+    std::ifstream in(path, std::ios::binary);
+    return std::vector<uint8_t>(std::istreambuf_iterator<char>(in), {});
+}
+inline void spit(const std::string &path, const std::vector<uint8_t> &d) {
+    std::ofstream(path, std::ios::binary).write(reinterpret_cast<const char *>(d.data()), long(d.size()));
+}
+inline uint32_t le32(const std::vector<uint8_t> &d, size_t at) {
+    return uint32_t(d[at]) | uint32_t(d[at + 1]) << 8 | uint32_t(d[at + 2]) << 16 | uint32_t(d[at + 3]) << 24;
+}
+inline void put_le32(std::vector<uint8_t> &d, size_t at, uint32_t v) {
+    for (int k = 0; k < 4; ++k) d[at + k] = uint8_t(v >> (8 * k));
+}
+// File offsets of the record headers of a little-endian classic pcap.
+inline std::vector<size_t> record_offsets(const std::vector<uint8_t> &d) {
+    std::vector<size_t> at;
+    for (size_t p = 24; p + 16 <= d.size(); p += 16 + le32(d, p + 8)) at.push_back(p);
+    return at;
+}
+
+// write_mixed(n) at temp_path(name), cut `keep` bytes into its last record;
+// returns the path.
+inline std::string mixed_cut_short(const std::string &name, int n, size_t keep) {
+    const std::string path = temp_path(name);
+    write_mixed(path, n);
+    std::vector<uint8_t> d = slurp(path);
+    d.resize(record_offsets(d).back() + keep);
+    spit(path, d);
+    return path;
+}
+
+// write_mixed(n) at temp_path(name) with record `bad` (0-based) given a
+// caplen beyond any snapshot length; returns the path.
+inline std::string mixed_with_corrupt_record(const std::string &name, int n, size_t bad) {
+    const std::string path = temp_path(name);
+    write_mixed(path, n);
+    std::vector<uint8_t> d = slurp(path);
+    put_le32(d, record_offsets(d)[bad] + 8, 0x7fffffff);
+    spit(path, d);
+    return path;
+}
+
+} // namespace wm::capture::test
