@@ -169,8 +169,8 @@ typedef struct wm_live_options {
     unsigned max_latency_ms; /**< a batch is scanned at the latest this long
                                   after its first packet arrived (default 100) */
     uint64_t max_batch_bytes;/**< a batch closes at this size; 0: 1 MiB on
-                                  the CPU and with streams, else 32 MiB on
-                                  the GPU                                   */
+                                  the CPU; on the GPU 2 MiB with streams,
+                                  else 32 MiB                               */
     int streams;             /**< as in wm_replay_options_t (default 0)    */
     int verify_streams;
     wm_stream_config_t stream;

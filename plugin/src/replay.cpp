@@ -35,13 +35,13 @@ int ScannerForStreams::scan(const BatchView &b, std::vector<Match> &out, std::ve
     return rc;
 }
 
-void ScannerForStreams::submit(const BatchView &b, Wanted wanted) {
+void ScannerForStreams::submit(const BatchView &b, Wanted wanted, AfterScan after) {
     if (!ahead_ || ahead_wanted_ != wanted) {
         ahead_.reset(); // idle: at most one batch is submitted at a time
         ahead_ = std::make_unique<ScanAhead>(sc_, wanted);
         ahead_wanted_ = wanted;
     }
-    ahead_->submit(b);
+    ahead_->submit(b, std::move(after));
 }
 
 int ScannerForStreams::take(std::vector<Match> &out, std::vector<std::string> *why) {

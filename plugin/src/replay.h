@@ -62,7 +62,7 @@ class ScannerForStreams final : public stream::BatchScanner {
     bool positions() const override { return sc_.output_mode() == WM_OUTPUT_POSITIONS; }
     bool on_gpu() const override { return sc_.backend() == WM_BACKEND_GPU; }
     int scan(const BatchView &b, std::vector<Match> &out, std::vector<std::string> *why, Wanted wanted) override;
-    void submit(const BatchView &b, Wanted wanted) override;
+    void submit(const BatchView &b, Wanted wanted, AfterScan after) override;
     int take(std::vector<Match> &out, std::vector<std::string> *why) override;
     void cancel() noexcept override;
 

@@ -15,11 +15,12 @@ ScanAhead::~ScanAhead() {
     thread_.join();
 }
 
-void ScanAhead::submit(const BatchView &b) {
+void ScanAhead::submit(const BatchView &b, AfterScan after) {
     {
         std::lock_guard<std::mutex> lock(mu_);
         Job &j = jobs_.emplace_back();
         j.batch = b;
+        j.after = std::move(after);
         if (!spare_.empty()) {
             j.result.matches = std::move(spare_.back());
             spare_.pop_back();
@@ -68,6 +69,7 @@ void ScanAhead::run() {
         }
         busy_ = true;
         const BatchView b = job->batch;
+        const AfterScan after = std::move(job->after);
         Result &r = job->result; // a deque's elements stay put while others are added
         lock.unlock();
         r.matches.clear();
@@ -83,6 +85,7 @@ void ScanAhead::run() {
                 r.gpu_only = sc_.gpu_only();
                 r.cpu_only = sc_.cpu_only();
             }
+            if (after && r.rc != WM_SCAN_TERMINATED) after(r.matches);
         } catch (...) {
             r.error = std::current_exception();
         }

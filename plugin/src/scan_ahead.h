@@ -14,6 +14,7 @@
 #include <condition_variable>
 #include <deque>
 #include <exception>
+#include <functional>
 #include <mutex>
 #include <thread>
 #include <vector>
@@ -35,9 +36,12 @@ class ScanAhead {
     ScanAhead(const ScanAhead &) = delete;
     ScanAhead &operator=(const ScanAhead &) = delete;
 
+    // Runs on the scanning thread on a batch's matches once it is scanned
+    // (not when the scan threw or was cancelled).
+    using AfterScan = std::function<void(std::vector<Match> &)>;
     // Queues batch b (its memory must stay valid until the batch is taken
     // or idle() has returned).
-    void submit(const BatchView &b);
+    void submit(const BatchView &b, AfterScan after = nullptr);
     // Waits for the oldest queued batch and hands over its result (its
     // exception is left for the caller to rethrow).
     Result take_oldest();
@@ -50,6 +54,7 @@ class ScanAhead {
   private:
     struct Job {
         BatchView batch{};
+        AfterScan after;
         bool done = false;
         Result result;
     };

@@ -20,10 +20,13 @@ StreamPipeline::StreamPipeline(BatchScanner &sc, const PipelineOptions &opts,
     // Large batches only where the GPU scans payloads on their own. With
     // streams every match comes back (the carry filter needs them all), and
     // on an H200 merged-zeek replayed in 0.38 s with 32 MiB batches against
-    // 0.18 s with 1 MiB ones, x8 in 1.75 s against 1.04-1.09 s (run 305).
-    const bool large = sc.on_gpu() && !opts_.streams;
-    if (opts_.max_batch_bytes == 0) opts_.max_batch_bytes = large ? (32u << 20) : (1u << 20);
-    if (opts_.max_batch_payloads == 0) opts_.max_batch_payloads = large ? 262144 : 4096;
+    // 0.18 s with 1 MiB ones, x8 in 1.75 s against 1.04-1.09 s (run 305);
+    // scanned ahead, x8 took 0.82-0.87 s with 2 MiB, 0.94-0.96 with 1 MiB
+    // and 0.85-1.02 with 4-8 MiB (run 308).
+    size_t bytes = 1u << 20, windows = 4096;
+    if (sc.on_gpu()) bytes = opts_.streams ? 2u << 20 : 32u << 20, windows = opts_.streams ? 8192 : 262144;
+    if (opts_.max_batch_bytes == 0) opts_.max_batch_bytes = bytes;
+    if (opts_.max_batch_payloads == 0) opts_.max_batch_payloads = windows;
     if (!opts_.streams) return;
     // Suppressing matches in carried bytes needs their positions.
     if (!sc.positions())
@@ -231,7 +234,7 @@ bool StreamPipeline::flush() {
     hand_over(current_);
     std::vector<std::string> why;
     const int rc = sc_.scan(current_.batch.view(), matches_, &why, wanted());
-    const bool go_on = finish_scan(current_, rc, why);
+    const bool go_on = finish_scan(current_, rc, why, false);
     flushing_ = false;
     return go_on;
 }
@@ -239,7 +242,17 @@ bool StreamPipeline::flush() {
 void StreamPipeline::submit_ahead() {
     if (stopped_ || (ahead_.busy && !take_ahead())) return;
     hand_over(ahead_);
-    sc_.submit(ahead_.batch.view(), wanted());
+    ahead_.crossing = 0;
+    // The carry filter too runs on the scanning thread: a tenth of the
+    // pipeline thread's work on merged-zeek x8 (run 305).
+    BatchScanner::AfterScan filter;
+    if (opts_.streams)
+        filter = [this](std::vector<Match> &m) {
+            wm_stream_stats_t st{};
+            carry_.filter(ahead_.batch, m, st);
+            ahead_.crossing = st.cross_segment_matches;
+        };
+    sc_.submit(ahead_.batch.view(), wanted(), std::move(filter));
     ahead_.busy = true;
 }
 
@@ -247,18 +260,20 @@ bool StreamPipeline::take_ahead() {
     ahead_.busy = false; // taken, even when the scan threw
     std::vector<std::string> why;
     const int rc = sc_.take(matches_, &why);
-    return finish_scan(ahead_, rc, why);
+    sst_.cross_segment_matches += ahead_.crossing;
+    return finish_scan(ahead_, rc, why, rc != WM_SCAN_TERMINATED); // a cancelled scan skipped `after`
 }
 
-// A scanned batch's matches -> stream matches -> alerts; s is emptied.
-bool StreamPipeline::finish_scan(Scanned &s, int rc, std::vector<std::string> &why) {
+// A scanned batch's matches -> stream matches (unless `filtered` already)
+// -> alerts; s is emptied.
+bool StreamPipeline::finish_scan(Scanned &s, int rc, std::vector<std::string> &why, bool filtered) {
     ++batches_;
     if (rc == WM_VERIFY_MISMATCH) {
         mismatches_ += why.size();
         for (auto &w : why)
             if (why_.size() < 50) why_.push_back(std::move(w));
     }
-    if (opts_.streams) carry_.filter(s.batch, matches_, sst_);
+    if (opts_.streams && !filtered) carry_.filter(s.batch, matches_, sst_);
     if (oracle_) check_oracle(s);
     const bool go_on = deliver(s.batch);
     if (observer_) observer_->batch_done(s.since);

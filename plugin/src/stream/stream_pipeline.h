@@ -21,6 +21,7 @@
 #include "stream/ip_defrag.h"
 #include "warpmatch.h"
 
+#include <functional>
 #include <memory>
 #include <string>
 #include <vector>
@@ -41,11 +42,13 @@ class BatchScanner {
     virtual int scan(const BatchView &b, std::vector<Match> &out, std::vector<std::string> *why,
                      Wanted wanted) = 0;
     // Scanning ahead, at most one batch at a time: submit() starts scanning
-    // b on another thread (b's memory stays valid until take() returns) and
-    // take() waits for it, giving what scan() would have; it rethrows what
-    // the scan threw. cancel() drops a submitted batch, waiting until the
-    // other thread no longer reads it.
-    virtual void submit(const BatchView &b, Wanted wanted) = 0;
+    // b on another thread (b's memory stays valid until take() returns),
+    // then runs `after` there on its matches; take() waits for it, giving
+    // what scan() would have (after `after`); it rethrows what the scan
+    // threw. cancel() drops a submitted batch, waiting until the other
+    // thread no longer reads it.
+    using AfterScan = std::function<void(std::vector<Match> &)>;
+    virtual void submit(const BatchView &b, Wanted wanted, AfterScan after) = 0;
     virtual int take(std::vector<Match> &out, std::vector<std::string> *why) = 0;
     virtual void cancel() noexcept = 0;
 };
@@ -63,7 +66,7 @@ struct PipelineOptions {
     bool streams = false;
     bool verify_streams = false; // compare with Hyperscan stream mode
     wm_stream_config_t config{};
-    size_t max_batch_bytes = 0;    // 0: 1 MiB (32 MiB on the GPU without streams)
+    size_t max_batch_bytes = 0;    // 0: 1 MiB on the CPU; on the GPU 2 MiB with streams, else 32 MiB
     size_t max_batch_payloads = 0; // 0: by backend
     // A full batch is scanned on another thread while the next one fills
     // (offline replay); its alerts are delivered before the next one's.
@@ -124,14 +127,15 @@ class StreamPipeline final : private FlowSink {
         WindowBatch batch;
         std::vector<std::vector<StreamMatch>> expected;
         int64_t since = 0;
-        bool busy = false; // submitted, not taken
+        bool busy = false;     // submitted, not taken
+        uint64_t crossing = 0; // the carry filter's cross_segment_matches, counted on the scanning thread
     };
     Wanted wanted() const;
     // batch_ (and expected_) into `to`; batch_ gets to's emptied buffers.
     void hand_over(Scanned &to);
     void submit_ahead();    // the full batch_ scanned ahead (opts_.scan_ahead)
     bool take_ahead();      // the batch scanned ahead: its alerts delivered
-    bool finish_scan(Scanned &s, int rc, std::vector<std::string> &why);
+    bool finish_scan(Scanned &s, int rc, std::vector<std::string> &why, bool filtered);
     void check_oracle(const Scanned &s);
     bool deliver(const WindowBatch &b);
 
