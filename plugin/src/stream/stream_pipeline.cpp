@@ -220,6 +220,8 @@ Wanted StreamPipeline::wanted() const {
 
 void StreamPipeline::hand_over(Scanned &to) {
     batch_.bind_payloads();
+    to.batch.clear(); // already, unless its scan threw before finish_scan()
+    to.expected.clear();
     std::swap(to.batch, batch_);
     to.expected.swap(expected_);
     expected_.clear();
