@@ -24,7 +24,13 @@ StreamPipeline::StreamPipeline(BatchScanner &sc, const PipelineOptions &opts,
     // scanned ahead, x8 took 0.82-0.87 s with 2 MiB, 0.94-0.96 with 1 MiB
     // and 0.85-1.02 with 4-8 MiB (run 308).
     size_t bytes = 1u << 20, windows = 4096;
-    if (sc.on_gpu()) bytes = opts_.streams ? 2u << 20 : 32u << 20, windows = opts_.streams ? 8192 : 262144;
+    if (sc.on_gpu() && opts_.streams) {
+        bytes = 2u << 20;
+        windows = 8192;
+    } else if (sc.on_gpu()) {
+        bytes = 32u << 20;
+        windows = 262144;
+    }
     if (opts_.max_batch_bytes == 0) opts_.max_batch_bytes = bytes;
     if (opts_.max_batch_payloads == 0) opts_.max_batch_payloads = windows;
     if (!opts_.streams) return;
@@ -220,11 +226,10 @@ Wanted StreamPipeline::wanted() const {
 
 void StreamPipeline::hand_over(Scanned &to) {
     batch_.bind_payloads();
-    to.batch.clear(); // already, unless its scan threw before finish_scan()
+    to.batch.clear(); // the batch it last held, delivered (or whose scan threw)
     to.expected.clear();
     std::swap(to.batch, batch_);
     to.expected.swap(expected_);
-    expected_.clear();
     to.since = pending_since_;
 }
 
@@ -267,7 +272,7 @@ bool StreamPipeline::take_ahead() {
 }
 
 // A scanned batch's matches -> stream matches (unless `filtered` already)
-// -> alerts; s is emptied.
+// -> alerts (s is emptied by the next hand_over()).
 bool StreamPipeline::finish_scan(Scanned &s, int rc, std::vector<std::string> &why, bool filtered) {
     ++batches_;
     if (rc == WM_VERIFY_MISMATCH) {
@@ -279,8 +284,6 @@ bool StreamPipeline::finish_scan(Scanned &s, int rc, std::vector<std::string> &w
     if (oracle_) check_oracle(s);
     const bool go_on = deliver(s.batch);
     if (observer_) observer_->batch_done(s.since);
-    s.batch.clear();
-    s.expected.clear();
     if (!go_on) stopped_ = true;
     return go_on;
 }
