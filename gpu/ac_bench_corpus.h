@@ -16,6 +16,16 @@ struct Corpus {
     uint32_t count() const { return static_cast<uint32_t>(offsets.size() - 1); }
 };
 
+// Payloads given as strings, back to back (tests and small models).
+inline Corpus corpus_of(const std::vector<std::string> &payloads) {
+    Corpus c;
+    for (const auto &p : payloads) {
+        c.bytes.insert(c.bytes.end(), p.begin(), p.end());
+        c.offsets.push_back(static_cast<uint32_t>(c.bytes.size()));
+    }
+    return c;
+}
+
 // Every non-empty TCP/UDP payload of `pcap`, in capture order (plugin decoder).
 Corpus extract_payloads(const std::string &pcap);
 // File format: "WMC1", uint64 count, uint32 offsets[count + 1], bytes.

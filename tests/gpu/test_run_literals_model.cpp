@@ -28,13 +28,8 @@ bool naive_occurs(const std::string &payload, const Literal &l) {
 // kernel's text has them too); its mask is left out.
 std::vector<unsigned long long> model_masks(std::vector<std::string> payloads, const RunTables &t) {
     payloads.push_back("#");
-    std::vector<uint8_t> bytes;
-    std::vector<uint32_t> offsets{0};
-    for (const auto &p : payloads) {
-        bytes.insert(bytes.end(), p.begin(), p.end());
-        offsets.push_back(static_cast<uint32_t>(bytes.size()));
-    }
-    const HitText text = hit_text(bytes.data(), offsets, bytes.size());
+    const bench::Corpus c = bench::corpus_of(payloads);
+    const HitText text = hit_text(c.bytes.data(), c.offsets, c.bytes.size());
     const auto lookback = run_lookback<kHitTile>(text.starts);
     std::vector<unsigned long long> masks(payloads.size(), 0);
     for (size_t x = 0; x < text.tiles; ++x) {

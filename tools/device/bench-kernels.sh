@@ -5,7 +5,7 @@
 # chunk-size study; ab: against an old build; ncu: a profile of one launch per NCU_KINDS; floor:
 # bench_walk_floor beside bench_ac_kernel, and the floor under ncu; hits:
 # bench_walk_hits beside both; runs: bench_run_literals beside the kernels
-# with and without those literals; groups: one
+# with and without those literals; grams: bench_gram_filter beside both; groups: one
 # case-folded automaton against two; carveout: shared memory against L1;
 # none of these in the default list)
 # Inputs (literal lists, payload corpora) are derived here from the capture
@@ -138,6 +138,23 @@ for k in $which; do
       --plugin-mb 64 --hs-mb 64 --drop-runs --json "$O/bench_ac_drop_runs.json"
     run timeout 150 bench_ac_kernel --literals /tmp/ac_literals.txt --corpus /tmp/zeek.corpus --gb 2 --sweep 0 \
       --plugin-mb 64 --hs-mb 64 --json "$O/bench_ac_runs_full.json" ;;
+  grams)
+    # The literals found by a filter on short windows and a check per pass
+    # (bench_gram_filter; windows chosen by the quads' counts in every other
+    # capture's payloads), beside the run-literal pass that finds the rest and
+    # the matcher's kernels, over the same 2 GB in the same call.
+    ac_inputs
+    mkdir -p /tmp/grams_train
+    n=0
+    find "$D/pcaps" -type f \( -name '*.pcap' -o -name '*.pcapng' -o -name '*.cap' \) | grep -v 'zeek+zeek' | sort |
+      while read -r f; do n=$((n + 1)); bench_ac_kernel --extract "$f" /tmp/grams_train/$n.wmc >/dev/null 2>&1 ||
+        rm -f /tmp/grams_train/$n.wmc; done
+    run timeout 200 bench_gram_filter --literals /tmp/ac_literals.txt --corpus /tmp/zeek.corpus --gb 2 \
+      --train /tmp/grams_train/*.wmc ${GRAMS_ARGS:---bloom-bits 18,19,20}
+    run timeout 120 bench_run_literals --literals /tmp/ac_literals.txt --corpus /tmp/zeek.corpus --gb 2 \
+      --blocks-per-sm 8,6
+    run timeout 150 bench_ac_kernel --literals /tmp/ac_literals.txt --corpus /tmp/zeek.corpus --gb 2 --sweep 0 \
+      --plugin-mb 64 --hs-mb 64 --json "$O/bench_ac_grams.json" ;;
   ncu)
     # Where a kernel's time goes: one launch on the full ET set (32-bit states,
     # one group) under Nsight Compute per kind in NCU_KINDS (set, count,
