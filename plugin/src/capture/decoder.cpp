@@ -7,6 +7,7 @@
 //             snap length -> WM_SKIP_TRUNCATED.
 // Offsets are 64-bit so that off + length never wraps.
 #include "capture/decoder.h"
+#include "capture/word_mix.h"
 
 #include <cstring>
 
@@ -83,14 +84,6 @@ inline AddrWords addr_words(const uint8_t *ip, bool v6) {
 }
 static_assert(__BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__, "addr_words: a little-endian host");
 
-// One multiply-xorshift round per 64-bit word (a byte-serial FNV chain
-// cost a fifth of the time of decoding a capture), then splitmix64's
-// finaliser so that flows differing in one port spread over all 64 bits
-// (flow tables mask low bits).
-inline uint64_t mix_word(uint64_t h, uint64_t w) {
-    h = (h ^ w) * 0x9e3779b97f4a7c15ull;
-    return h ^ (h >> 29);
-}
 inline uint64_t load64(const uint8_t *p) {
     uint64_t v;
     std::memcpy(&v, p, 8);
@@ -111,10 +104,7 @@ uint64_t flow_hash_words(uint8_t ip_version, uint8_t proto, AddrWords a, uint16_
     h = mix_word(h, lo.w1);
     h = mix_word(h, hi.w0);
     h = mix_word(h, hi.w1);
-    uint64_t z = h + 0x9e3779b97f4a7c15ull;
-    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
-    z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
-    return z ^ (z >> 31);
+    return mix_final(h);
 }
 
 // TCP or UDP header at l4; the packet ends at declared_end. src/dst: the

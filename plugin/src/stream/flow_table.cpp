@@ -1,5 +1,7 @@
 #include "stream/flow_table.h"
 
+#include "capture/word_mix.h"
+
 #include <algorithm>
 #include <cstring>
 
@@ -51,12 +53,9 @@ size_t FlowTable::KeyHash::operator()(const std::array<uint8_t, 38> &k) const {
     uint64_t w[5] = {};
     std::memcpy(w, k.data(), 32);
     std::memcpy(&w[4], k.data() + 32, 6);
-    uint64_t h = 0x9e3779b97f4a7c15ull;
-    for (uint64_t x : w) {
-        h = (h ^ x) * 0xbf58476d1ce4e5b9ull;
-        h ^= h >> 31;
-    }
-    return static_cast<size_t>(h);
+    uint64_t h = 0;
+    for (uint64_t x : w) h = capture::mix_word(h, x);
+    return static_cast<size_t>(capture::mix_final(h));
 }
 
 FlowTable::FlowTable(const wm_stream_config_t &cfg, wm_stream_stats_t &stats, FlowSink &sink)
