@@ -9,6 +9,7 @@
 
 #include <fstream>
 #include <iterator>
+#include <random>
 #include <string>
 #include <vector>
 
@@ -78,6 +79,48 @@ inline std::string mixed_with_corrupt_record(const std::string &name, int n, siz
     put_le32(d, record_offsets(d)[bad] + 8, 0x7fffffff);
     spit(path, d);
     return path;
+}
+
+// The bytes of a classic pcap with 1-4 random kinds of damage, by seed: a
+// record's caplen or len set to a value near a limit or anywhere, bytes
+// overwritten anywhere (the file header too), the file cut short.
+inline std::vector<uint8_t> randomly_damaged(std::vector<uint8_t> d, uint32_t seed) {
+    std::mt19937 rng(seed);
+    auto pick = [&](size_t n) { return size_t(rng() % n); };
+    const int damages = 1 + int(pick(4));
+    for (int k = 0; k < damages && d.size() > 24; ++k) {
+        const std::vector<size_t> at = record_offsets(d);
+        const uint32_t near[] = {0, 1, 13, 14, 59, 60, 65535, 65536, 262144, 262145, 0x7fffffffu, 0xffffffffu};
+        switch (pick(4)) {
+        case 0: // caplen
+        case 1: // len
+            if (!at.empty()) {
+                const uint32_t v = pick(2) ? near[pick(std::size(near))] : uint32_t(rng());
+                put_le32(d, at[pick(at.size())] + (k % 2 ? 8 : 12), v);
+            }
+            break;
+        case 2:
+            for (size_t n = 1 + pick(8); n > 0; --n) d[pick(d.size())] = uint8_t(rng());
+            break;
+        default:
+            d.resize(24 + pick(d.size() - 24));
+        }
+    }
+    return d;
+}
+
+// Calls check(path) for `copies` damaged copies of write_mixed(80) (seeds
+// 1..copies, randomly_damaged), one at a time at temp_path(name), each under
+// a trace of its seed.
+template <typename Check> void for_each_damaged_mixed(const std::string &name, uint32_t copies, Check check) {
+    const std::string clean = temp_path(name + ".clean"), path = temp_path(name);
+    write_mixed(clean, 80);
+    const std::vector<uint8_t> bytes = slurp(clean);
+    for (uint32_t seed = 1; seed <= copies; ++seed) {
+        SCOPED_TRACE("damage seed " + std::to_string(seed));
+        spit(path, randomly_damaged(bytes, seed));
+        check(path);
+    }
 }
 
 } // namespace wm::capture::test

@@ -3,8 +3,8 @@
 // the same order, same numbers, time stamps, payloads, counters and errors,
 // for every window size and number of parts; on crafted files (byte-swapped,
 // nanosecond, corrupt or truncated records, records over the snapshot
-// length, payloads that look like records, old versions) and on every
-// shared real capture.
+// length, payloads that look like records, old versions, random damage)
+// and on every shared real capture.
 #include "capture_test_util.h"
 #include "pcap_files.h"
 
@@ -201,6 +201,31 @@ TEST(WindowReader, TruncatedFileEndsWithThePlainReadsError) {
         ASSERT_FALSE(want.error.empty());
         expect_all_configs_match(path);
     }
+}
+
+TEST(WindowReader, RandomlyDamagedFilesEqualThePlainRead) {
+    for_each_damaged_mixed("damaged.pcap", 300, [](const std::string &path) {
+        std::string open_error; // a damaged file header: neither reader opens it
+        try {
+            OfflineCapture probe(path);
+        } catch (const CaptureError &e) {
+            open_error = e.what();
+        }
+        if (!open_error.empty()) {
+            try {
+                WindowReader r(path, 700, 3);
+                ADD_FAILURE() << "opened what libpcap does not: " << open_error;
+            } catch (const CaptureError &e) {
+                EXPECT_EQ(e.what(), open_error);
+            }
+            return;
+        }
+        const Seen want = read_plain(path);
+        for (const Config &c : {Config{700, 3}, Config{16 << 20, 5}}) {
+            SCOPED_TRACE("window " + std::to_string(c.window));
+            expect_same(want, read_windows(path, c.window, c.threads));
+        }
+    });
 }
 
 // A record header as a little-endian classic pcap holds it.

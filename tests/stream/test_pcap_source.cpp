@@ -1,8 +1,8 @@
 // OfflineFrames reads a classic pcap in place (capture::PcapMap) until a
 // record libpcap must read itself: every frame, header and error equals a
 // read through libpcap alone, on crafted files (corrupt and truncated
-// records, records over the snapshot length, old versions, big-endian) and
-// on every shared real capture.
+// records, records over the snapshot length, old versions, big-endian,
+// random damage) and on every shared real capture.
 #include "stream/pcap_source.h"
 #include "tests/capture/pcap_files.h"
 
@@ -121,6 +121,19 @@ TEST(OfflineFrames, RecordsLibpcapChangesAreLeftToIt) {
     d[6] = 3;
     spit(old, d);
     EXPECT_EQ(expect_same_as_libpcap(old), 0u);
+}
+
+TEST(OfflineFrames, RandomlyDamagedFilesEqualLibpcap) {
+    capture::test::for_each_damaged_mixed("frames_damaged.pcap", 300, [](const std::string &path) {
+        std::string open_error[2]; // a damaged file header: opened by neither
+        for (bool in_place : {false, true}) try {
+                OfflineFrames probe(path, in_place);
+            } catch (const PcapError &e) {
+                open_error[in_place] = e.what();
+            }
+        EXPECT_EQ(open_error[1], open_error[0]);
+        if (open_error[0].empty()) expect_same_as_libpcap(path);
+    });
 }
 
 TEST(OfflineFrames, EveryRealCaptureEqualsLibpcap) {
