@@ -47,7 +47,14 @@ struct Slice {
     size_t begin, end;   // bytes of the text
     int first_line;      // 0-based line of `begin`
     size_t items;        // item lines in it
+    size_t indent;       // of its items
 };
+
+// Closes every slice: yaml-cpp ends a quoted scalar left open at the end of
+// its input without an error, so a quote opened in one slice and closed in
+// the next (which the whole parse rejects) would parse in both. A slice is
+// only taken when this item after it is still an item of its own.
+constexpr const char *kSliceEnd = "wm-slice-end-3c9e1f";
 
 struct ItemResult {
     std::optional<Rule> rule;
@@ -62,10 +69,16 @@ bool parse_slice(const std::string &yaml, const Slice &sl, const std::string &na
     ctx.line_offset = sl.first_line;
     ctx.pos_offset = static_cast<int>(sl.begin);
     try {
-        const YAML::Node seq = YAML::Load(yaml.substr(sl.begin, sl.end - sl.begin));
-        if (!seq.IsSequence() || seq.size() != sl.items) return false;
+        std::string text = yaml.substr(sl.begin, sl.end - sl.begin);
+        if (!text.empty() && text.back() != '\n') text += '\n';
+        text += std::string(sl.indent, ' ') + "- " + kSliceEnd + "\n";
+        const YAML::Node seq = YAML::Load(text);
+        if (!seq.IsSequence() || seq.size() != sl.items + 1) return false;
+        const YAML::Node end = seq[sl.items];
+        if (!end.IsScalar() || end.Scalar() != kSliceEnd) return false;
         out.reserve(sl.items);
-        for (const auto &item : seq) {
+        for (size_t i = 0; i < sl.items; ++i) {
+            const YAML::Node item = seq[i];
             ItemResult r;
             YAML::Mark id_mark;
             r.rule = parse_rule(item, ctx, &r.id, &id_mark);
@@ -137,7 +150,7 @@ std::optional<RuleSet> load_sliced(const std::string &yaml, const std::string &n
     const size_t body = yaml.size() - lines[item_lines[0]].begin, want = std::max<size_t>(1, body / (threads * 4));
     std::vector<Slice> slices;
     for (size_t k = 0; k < item_lines.size();) {
-        Slice sl{lines[item_lines[k]].begin, 0, static_cast<int>(item_lines[k]), 0};
+        Slice sl{lines[item_lines[k]].begin, 0, static_cast<int>(item_lines[k]), 0, item_indent};
         size_t j = k + 1;
         while (j < item_lines.size() && lines[item_lines[j]].begin - sl.begin < want) ++j;
         sl.end = j < item_lines.size() ? lines[item_lines[j]].begin : yaml.size();
