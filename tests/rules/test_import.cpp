@@ -2,6 +2,7 @@
 // real ET Open and Snort 3 community sets when the shared data is unpacked.
 #include "rules/ids_import.h"
 #include "tests/scratch.h"
+#include "tests/text_damage.h"
 
 #include <gtest/gtest.h>
 
@@ -211,6 +212,39 @@ TEST(ImportIds, DistinctPatternsCountBytesAndNocase) {
     ImportResult res = import_ids_rules({p});
     EXPECT_EQ(res.report.rules_imported, 4u);
     EXPECT_EQ(res.report.distinct_patterns, 2u);
+}
+
+// Damaged rule files: every enabled rule is still accounted for once, each
+// parse error names its file and a line of it, and what is imported passes
+// the YAML validator unchanged.
+TEST(ImportIds, RandomlyDamagedFilesAreAccountedForAndImportCleanly) {
+    const uint32_t kSeeds = 400;
+    const std::string clean = std::string(kSuricata) + kSnort3;
+    const size_t lines = static_cast<size_t>(std::count(clean.begin(), clean.end(), '\n'));
+    size_t errors = 0, imported = 0;
+    for (uint32_t seed = 1; seed <= kSeeds; ++seed) {
+        SCOPED_TRACE("damage seed " + std::to_string(seed));
+        const std::string path =
+            write_file("damaged.rules", wm::test::randomly_damaged(clean, seed, ";:\"|\\()!,->$ \n"));
+        const ImportResult res = import_ids_rules({path});
+        const ImportReport &rep = res.report;
+        EXPECT_EQ(rep.rules_read - rep.rules_disabled, rep.rules_imported + rep.skipped_no_content +
+                                                           rep.skipped_negated_only + rep.skipped_parse_error +
+                                                           rep.skipped_duplicate_sid);
+        EXPECT_EQ(rep.rules_imported, res.rules.rules.size());
+        for (const std::string &d : rep.details) {
+            ASSERT_EQ(d.rfind(path + ":", 0), 0u) << d;
+            const unsigned long line = std::stoul(d.substr(path.size() + 1));
+            EXPECT_GE(line, 1u) << d;
+            EXPECT_LE(line, 2 * lines) << d; // a damaged file has at most twice the lines (one repeated or added)
+        }
+        const RuleSet back = load_rules_string(to_yaml(res.rules), "imported.yaml");
+        EXPECT_EQ(content_hash(back), content_hash(res.rules));
+        errors += rep.skipped_parse_error;
+        imported += rep.rules_imported;
+    }
+    EXPECT_GT(errors, kSeeds * 3); // the crafted files' own errors, and more
+    EXPECT_GT(imported, kSeeds * 15);
 }
 
 TEST(ImportIds, UnreadableFileThrowsNamingIt) {

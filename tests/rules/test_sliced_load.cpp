@@ -4,6 +4,7 @@
 #include "rules/ids_import.h"
 #include "rules/loader_internal.h"
 #include "rules/rule.h"
+#include "tests/text_damage.h"
 
 #include <gtest/gtest.h>
 
@@ -137,43 +138,7 @@ TEST(SlicedLoad, AQuoteLeftOpenAcrossItemsIsTheWholeParsesError) {
     }
 }
 
-// yaml with one random kind of damage (two in a third of the seeds): a cut range, inserted YAML
-// punctuation, a line repeated or moved, a line's indent changed.
-std::string randomly_damaged(std::string yaml, uint32_t seed) {
-    std::mt19937 rng(seed);
-    auto pick = [&](size_t n) { return size_t(rng() % std::max<size_t>(n, 1)); };
-    auto line_at = [&](size_t at) { // [begin, end) of the line holding at, its newline included
-        const size_t b = yaml.rfind('\n', at == 0 ? 0 : at - 1), e = yaml.find('\n', at);
-        return std::pair<size_t, size_t>{b == std::string::npos || at == 0 ? 0 : b + 1,
-                                         e == std::string::npos ? yaml.size() : e + 1};
-    };
-    const std::string punct = ":-#\"'|>[]{},&*!%@` \t\n\\";
-    for (int k = 0, n = 1 + int(pick(3) == 0); k < n && !yaml.empty(); ++k) {
-        const size_t at = pick(yaml.size());
-        const auto [b, e] = line_at(at);
-        switch (pick(5)) {
-        case 0:
-            yaml.erase(at, 1 + pick(40));
-            break;
-        case 1:
-            for (size_t m = 1 + pick(3); m > 0; --m) yaml.insert(at, 1, punct[pick(punct.size())]);
-            break;
-        case 2:
-            yaml.insert(b, yaml.substr(b, e - b));
-            break;
-        case 3: {
-            const std::string line = yaml.substr(b, e - b);
-            yaml.erase(b, e - b);
-            yaml.insert(line_at(pick(yaml.size())).first, line);
-            break;
-        }
-        default:
-            if (pick(2)) yaml.insert(b, std::string(1 + pick(4), ' '));
-            else if (yaml.compare(b, 2, "  ") == 0) yaml.erase(b, 2);
-        }
-    }
-    return yaml;
-}
+constexpr const char *kYamlPunctuation = ":-#\"'|>[]{},&*!%@` \t\n\\";
 
 // Damaged files: the sliced path (or its fallback) gives exactly what the
 // whole parse gives, the rules with their places or the same diagnostics.
@@ -181,7 +146,7 @@ TEST(SlicedLoad, RandomlyDamagedFilesGiveTheWholeParsesResult) {
     size_t loaded = 0, rejected = 0;
     for (uint32_t seed = 1; seed <= 400; ++seed) {
         SCOPED_TRACE("damage seed " + std::to_string(seed));
-        const std::string yaml = randomly_damaged(rules_yaml(120, seed), seed);
+        const std::string yaml = wm::test::randomly_damaged(rules_yaml(120, seed), seed, kYamlPunctuation);
         std::optional<RuleSet> want;
         std::string want_error;
         try {
