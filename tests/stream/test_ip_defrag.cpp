@@ -6,6 +6,9 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <random>
+
 namespace wm::stream::test {
 namespace {
 
@@ -89,6 +92,53 @@ TEST(IpDefrag, Ipv4OverlapKeepsTheBytesThatCameFirst) {
     for (size_t i = 16; i < 24; ++i) want[i] = 'E'; // l4 offset 24..32 = payload 16..24
     EXPECT_EQ(d.payload(), want);
     EXPECT_EQ(d.st.frag_overlap_bytes, 8u);
+}
+
+// Random IPv4 fragments (any order, overlapping, each with bytes of its
+// own) against a model of the first-wins policy: the datagram completes with
+// the fragment that covers its last missing byte once the last fragment is
+// in, and holds at every offset the byte of the first fragment that covered it.
+TEST(IpDefrag, RandomIpv4FragmentsEqualTheFirstWinsModel) {
+    std::mt19937 rng(2027);
+    auto pick = [&](size_t lo, size_t hi) { return lo + size_t(rng() % (hi - lo + 1)); };
+    for (int round = 0; round < 300; ++round) {
+        SCOPED_TRACE("round " + std::to_string(round));
+        const size_t total = 8 * pick(2, 40) + pick(1, 8); // data bytes; the last fragment is not a multiple of 8
+        const size_t units = (total + 7) / 8;
+        std::vector<int> model(total, -1);
+        bool last_in = false;
+        auto covered = [&] { return last_in && std::all_of(model.begin(), model.end(), [](int b) { return b >= 0; }); };
+        Defrag d;
+        auto send = [&](size_t unit, size_t n_units) { // units [unit, unit + n_units), clipped at the end
+            const size_t off = 8 * unit, len = std::min(8 * n_units, total - off);
+            const bool last = off + len == total;
+            build::Bytes bytes(total);
+            for (auto &b : bytes) b = uint8_t(rng());
+            for (size_t k = 0; k < len; ++k)
+                if (model[off + k] < 0) model[off + k] = bytes[off + k];
+            last_in |= last;
+            return d.add(frag4(bytes, off, len, !last));
+        };
+        for (size_t n = pick(0, 12); n > 0; --n) {
+            const size_t unit = pick(0, units - 1);
+            // (the whole datagram in one piece would be no fragment)
+            const bool done = send(unit, pick(1, units - unit - (unit == 0)));
+            ASSERT_EQ(done, covered());
+            if (done) break;
+        }
+        std::vector<size_t> order(units); // then every unit once, in random order, until complete
+        for (size_t u = 0; u < units; ++u) order[u] = u;
+        std::shuffle(order.begin(), order.end(), rng);
+        for (size_t u : order) {
+            if (covered()) break;
+            const bool done = send(u, 1);
+            ASSERT_EQ(done, covered());
+        }
+        ASSERT_TRUE(covered());
+        ASSERT_EQ(d.out.size(), 20 + total);
+        for (size_t k = 0; k < total; ++k) ASSERT_EQ(d.out[20 + k], model[k]) << "byte " << k;
+        EXPECT_EQ(d.d->datagrams(), 0u);
+    }
 }
 
 TEST(IpDefrag, Ipv6FragmentsReassembleAndOverlapsDropTheDatagram) {
