@@ -2,8 +2,8 @@
 // windows and a check of each pass would cost on the GPU, instead of an
 // automaton walk (a study; gram_filter_model.h says what is found and how).
 // A thread per 64-byte tile of the same tiled real payloads as
-// bench_walk_hits, its bytes in registers, the pair bitmap and the Bloom
-// filter in shared memory. Kernels:
+// bench_walk_hits, its bytes in registers, the pair and triple bitmaps and
+// the Bloom filter in shared memory. Kernels:
 //  - filter: the filter alone, its passes counted (the floor of the design);
 //  - fused: each pass checked where it is found, hits stored as
 //    (payload, literal) keys;

@@ -3,9 +3,10 @@
 // instead of by an automaton walk. The per-byte loop of the automaton makes
 // one dependent table load per byte from 130 MB of rows (PERFORMANCE.md runs
 // 240-245: at most 255-286 GB/s on an H200 with nothing else in the loop);
-// here each byte costs independent bit tests in tables of 72 KB that live
-// in shared memory, and only the few passes (about 3 per 100 bytes of real
-// traffic) touch global memory.
+// here each byte costs four independent bit tests in tables of 48-144 KB
+// that live in shared memory, and only the few passes (about 4 per 100 bytes
+// of real traffic) touch global memory. Measured: the filter alone no faster
+// than the walk, the checks far slower (PERFORMANCE.md runs 313-315).
 //
 // Literals covered: every literal of two bytes or more that is not one byte
 // repeated (those, and the one-byte literals, have their own pass:
