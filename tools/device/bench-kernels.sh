@@ -7,6 +7,7 @@
 # bench_walk_hits beside both; runs: bench_run_literals beside the kernels
 # with and without those literals; grams: bench_gram_filter beside both; groups: one
 # case-folded automaton against two; carveout: shared memory against L1;
+# keys: the trie's depth limit;
 # none of these in the default list)
 # Inputs (literal lists, payload corpora) are derived here from the capture
 # and the ET Open rules, so only the raw data travels.
@@ -72,6 +73,19 @@ for k in $which; do
       for cg in split folded; do
         run timeout 100 bench_ac_kernel --literals /tmp/ac_literals.txt --corpus /tmp/zeek.corpus --gb 2 --sweep 0 \
           --plugin-mb 64 --hs-mb 16 --case-groups "$cg" --json "$O/bench_ac_groups_$cg-$rep.json" | grep -E "^(17918|CHECK|text|automaton)"
+      done
+    done ;;
+  keys)
+    # The trie's depth limit (--key-bytes; ac_tuning.h's kKeyBytes is the
+    # matcher's): shorter keys shrink the rows and add checked hits.
+    # KEY_BYTES values alternated twice on the same machine, full ET set.
+    ac_inputs
+    for rep in 1 2; do
+      for kb in ${KEY_BYTES:-16 12 8}; do
+        echo "== key bytes $kb rep $rep"
+        timeout 100 bench_ac_kernel --literals /tmp/ac_literals.txt --corpus /tmp/zeek.corpus --gb 2 --sweep 0 \
+          --plugin-mb 64 --hs-mb 16 --key-bytes "$kb" --json "$O/bench_ac_keys$kb-$rep.json" |
+          grep -E "^(17918|CHECK|text|automaton)"
       done
     done ;;
   ab)
