@@ -24,6 +24,7 @@ namespace {
 
 struct ReplayArgs {
     std::string capture, rules, output, backend = "auto", matches = "auto";
+    std::string bpf; // capture filter, tcpdump syntax
     bool verify = false, quiet = false;
     bool streams = false; // TCP reassembly + matches across segments (docs/streams.md)
     unsigned verify_sample = 0;
@@ -86,6 +87,7 @@ int run_replay(const ReplayArgs &a) {
     ro.verify_streams = a.streams && a.verify; // Hyperscan stream mode as the oracle
     ro.read_threads = a.read_threads;
     ro.window_bytes = a.window_mb << 20;
+    ro.bpf = a.bpf.c_str();
     wm_stream_stats_t sst;
     wm_stream_stats_init(&sst);
     // -q: no alert callback, so the library only counts them.
@@ -180,6 +182,9 @@ int main(int argc, char **argv) {
     auto *replay = app.add_subcommand("replay", "scan a pcap/pcapng file and print EVE JSON alerts");
     replay->add_option("capture", ra.capture, "capture file (pcap or pcapng)")->required();
     replay->add_option("-r,--rules", ra.rules, "YAML rule file")->required();
+    replay->add_option("--bpf", ra.bpf,
+                       "capture filter (tcpdump syntax): other records are left out of the scan and the "
+                       "counters; alerts keep the file's packet numbers");
     replay->add_option("-o,--output", ra.output, "write alerts and stats here instead of stdout");
     replay->add_option("-b,--backend", ra.backend, "auto|cpu|gpu")
         ->check(CLI::IsMember({"auto", "cpu", "gpu"}));

@@ -140,6 +140,14 @@ typedef struct wm_replay_options {
      * otherwise). */
     wm_window_alerts_fn on_window_alerts;
     void *window_alerts_ctx;
+    /* Since 0.11. */
+    /** Capture filter in tcpdump syntax (pcap-filter(7)), NULL or "" for
+     *  every record. A record it rejects is left out of the packets and of
+     *  the capture counters, as a filter set on a libpcap handle leaves it
+     *  out; the records it accepts keep their packet numbers in the file
+     *  (what Wireshark shows). One that does not compile for the file's
+     *  link type is WM_INVALID, with libpcap's reason. */
+    const char *bpf;
 } wm_replay_options_t;
 
 WM_API void wm_replay_options_init(wm_replay_options_t *opts);

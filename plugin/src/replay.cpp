@@ -1,5 +1,6 @@
 #include "replay.h"
 
+#include "capture/frame_filter.h"
 #include "stream/live_loop.h"
 
 #include <pcap/pcap.h>
@@ -7,6 +8,7 @@
 #include <fmt/format.h>
 
 #include <chrono>
+#include <memory>
 #include <stdexcept>
 
 // Replay with streams, and live capture. Replay without streams is in
@@ -102,8 +104,14 @@ int replay_file_ex(Scanner &sc, const std::string &path, const wm_replay_options
                    const ReplayCallbacks &cb, wm_replay_stats_t &stats,
                    wm_stream_stats_t *stream_stats, std::string *error) {
     sc.refuse_while_pending("replay");
-    if (!opts.streams)
-        return replay_file(sc, path, cb, stats, error, ReplayTuning{opts.read_threads, opts.window_bytes});
+    const std::string filter = opts.bpf ? opts.bpf : "";
+    if (!opts.streams) {
+        ReplayTuning tuning;
+        tuning.threads = opts.read_threads;
+        tuning.window_bytes = opts.window_bytes;
+        tuning.filter = filter;
+        return replay_file(sc, path, cb, stats, error, tuning);
+    }
     if (cb.on_window_alerts)
         throw std::invalid_argument("replay: on_window_alerts takes the alerts of payload windows; streams "
                                     "deliver per alert (set streams to 0 or use the alert callback)");
@@ -114,6 +122,8 @@ int replay_file_ex(Scanner &sc, const std::string &path, const wm_replay_options
     po.scan_ahead = true; // a batch is scanned while the next one is reassembled
     stream::StreamPipeline pl(scanner, po, cb.on_alert, cb.alert_ctx);
     stream::OfflineFrames frames(path);
+    std::unique_ptr<capture::FrameFilter> keep;
+    if (!filter.empty()) keep = std::make_unique<capture::FrameFilter>(filter, frames.link_type());
     int status = WM_SUCCESS;
     auto finish = [&]() {
         fill_stats(pl, std::chrono::duration<double>(Clock::now() - t0).count(), stats);
@@ -124,6 +134,10 @@ int replay_file_ex(Scanner &sc, const std::string &path, const wm_replay_options
             const pcap_pkthdr *h = nullptr;
             const uint8_t *d = nullptr;
             while (frames.next(&h, &d)) {
+                if (keep && !keep->accepts(d, h->caplen, h->len)) {
+                    pl.skip_record();
+                    continue;
+                }
                 if (!pl.frame(frames.link_type(), d, h->caplen, h->len, h->ts.tv_sec,
                               h->ts.tv_usec)) {
                     status = WM_SCAN_TERMINATED;

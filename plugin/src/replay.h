@@ -41,6 +41,7 @@ struct ReplayTuning {
     unsigned threads = 0;      // threads decoding a window
     uint64_t window_bytes = 0; // file bytes per window
     WindowPipeline pipeline = WindowPipeline::Auto;
+    std::string filter;        // capture filter, tcpdump syntax ("" for none)
 };
 
 // Replay without streams (replay_packets.cpp): windows of the capture are

@@ -280,7 +280,7 @@ int replay_file(Scanner &sc, const std::string &path, const ReplayCallbacks &cb,
     auto last_progress = t0;
     const bool gpu = sc.backend() == WM_BACKEND_GPU;
     const uint64_t window = window_bytes_for(path, gpu, tuning.window_bytes);
-    capture::WindowReader reader(path, window, tuning.threads ? tuning.threads : default_threads());
+    capture::WindowReader reader(path, window, tuning.threads ? tuning.threads : default_threads(), tuning.filter);
     WindowScanner ws(sc, cb, stats, tuning.pipeline);
     stats.capture = wm_capture_stats_t{};
     stats.capture.struct_size = sizeof(stats.capture);

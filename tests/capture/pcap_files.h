@@ -81,6 +81,30 @@ inline std::string mixed_with_corrupt_record(const std::string &name, int n, siz
     return path;
 }
 
+// write_mixed(n) at temp_path(name) with the file's snapshot length cut to
+// 100, so frames with payloads of 60+ bytes exceed it (libpcap cuts such a
+// record, and the in-place readers leave it and the rest to libpcap);
+// returns the path.
+inline std::string mixed_with_snaplen_100(const std::string &name, int n) {
+    const std::string path = temp_path(name);
+    write_mixed(path, n);
+    std::vector<uint8_t> d = slurp(path);
+    put_le32(d, 16, 100);
+    spit(path, d);
+    return path;
+}
+
+// write_mixed(n) at temp_path(name) as version 2.3 (caplen and len may be
+// interchanged, which libpcap undoes: read by libpcap alone); returns the path.
+inline std::string mixed_version_2_3(const std::string &name, int n) {
+    const std::string path = temp_path(name);
+    write_mixed(path, n);
+    std::vector<uint8_t> d = slurp(path);
+    d[6] = 3;
+    spit(path, d);
+    return path;
+}
+
 // The bytes of a classic pcap with 1-4 random kinds of damage, by seed: a
 // record's caplen or len set to a value near a limit or anywhere, bytes
 // overwritten anywhere (the file header too), the file cut short.

@@ -7,6 +7,7 @@
 // and on every shared real capture.
 #include "capture_test_util.h"
 #include "pcap_files.h"
+#include "window_reads.h"
 
 #include "plugin/src/capture/offline_capture.h"
 #include "plugin/src/capture/pcap_writer.h"
@@ -22,101 +23,6 @@ namespace {
 
 namespace b = build;
 namespace fs = std::filesystem;
-
-struct Seen {
-    std::vector<wm_packet_t> packets;
-    std::vector<std::string> payloads;
-    wm_capture_stats_t stats{};
-    std::string error;
-    size_t windows = 0;
-    unsigned most_parts = 0; // parts of one window, at most
-};
-
-Seen read_plain(const std::string &path) {
-    Seen s;
-    OfflineCapture cap(path);
-    wm_packet_t p{};
-    try {
-        while (cap.next(&p) == WM_SUCCESS) {
-            s.packets.push_back(p);
-            s.payloads.emplace_back(p.payload, p.payload + p.payload_len);
-        }
-    } catch (const CaptureError &e) {
-        s.error = e.what();
-    }
-    s.stats = cap.stats();
-    return s;
-}
-
-Seen read_windows(const std::string &path, uint64_t window, unsigned threads,
-                  WindowReader::InPlaceRead mode = WindowReader::InPlaceRead::Pread) {
-    Seen s;
-    WindowReader r(path, window, threads);
-    r.set_in_place_read(mode);
-    PayloadWindow w;
-    std::vector<uint8_t> buf;
-    while (r.next(w, [&](size_t n) {
-        buf.assign(n, 0xEE); // fresh contents: stale bytes would show
-        return buf.data();
-    })) {
-        ++s.windows;
-        s.most_parts = std::max(s.most_parts, r.parts_used());
-        EXPECT_TRUE(s.error.empty()) << "a window after the error";
-        EXPECT_EQ(w.offsets.size(), w.count() + 1);
-        EXPECT_EQ(w.meta.size(), w.count());
-        for (size_t i = 0; i < w.count(); ++i) {
-            const wm_packet_t &p = w.packets[i];
-            EXPECT_EQ(p.payload, w.data + w.offsets[i]);
-            EXPECT_EQ(p.payload_len, w.offsets[i + 1] - w.offsets[i]);
-            EXPECT_EQ(w.meta[i].proto, p.proto);
-            EXPECT_EQ(w.meta[i].src_port, p.src_port);
-            EXPECT_EQ(w.meta[i].dst_port, p.dst_port);
-            s.packets.push_back(p);
-            s.payloads.emplace_back(p.payload, p.payload + p.payload_len);
-        }
-        s.stats.packets += w.stats.packets;
-        s.stats.bytes += w.stats.bytes;
-        s.stats.payloads += w.stats.payloads;
-        s.stats.payload_bytes += w.stats.payload_bytes;
-        s.stats.snaplen_truncated += w.stats.snaplen_truncated;
-        for (int k = 0; k < WM_SKIP_REASON_COUNT; ++k) s.stats.skipped[k] += w.stats.skipped[k];
-        if (!w.error.empty()) s.error = w.error;
-    }
-    return s;
-}
-
-void expect_same(const Seen &want, const Seen &got) {
-    ASSERT_EQ(got.packets.size(), want.packets.size());
-    for (size_t i = 0; i < want.packets.size(); ++i) {
-        const wm_packet_t &a = want.packets[i], &g = got.packets[i];
-        ASSERT_EQ(g.number, a.number) << "payload " << i;
-        EXPECT_EQ(g.ts_sec, a.ts_sec);
-        EXPECT_EQ(g.ts_usec, a.ts_usec);
-        EXPECT_EQ(g.caplen, a.caplen);
-        EXPECT_EQ(g.wirelen, a.wirelen);
-        EXPECT_EQ(g.proto, a.proto);
-        EXPECT_EQ(g.src_port, a.src_port);
-        EXPECT_EQ(g.dst_port, a.dst_port);
-        EXPECT_EQ(g.flow_id, a.flow_id);
-        EXPECT_EQ(g.payload_offset, a.payload_offset);
-        ASSERT_EQ(got.payloads[i], want.payloads[i]) << "packet " << a.number;
-    }
-    EXPECT_EQ(got.stats.packets, want.stats.packets);
-    EXPECT_EQ(got.stats.bytes, want.stats.bytes);
-    EXPECT_EQ(got.stats.payloads, want.stats.payloads);
-    EXPECT_EQ(got.stats.payload_bytes, want.stats.payload_bytes);
-    EXPECT_EQ(got.stats.snaplen_truncated, want.stats.snaplen_truncated);
-    for (int k = 0; k < WM_SKIP_REASON_COUNT; ++k)
-        EXPECT_EQ(got.stats.skipped[k], want.stats.skipped[k]) << "skip reason " << k;
-    EXPECT_EQ(got.error, want.error);
-}
-
-struct Config {
-    uint64_t window;
-    unsigned threads;
-};
-// Tiny windows force many windows and slices; one thread is the sequential path.
-const Config kConfigs[] = {{1, 1}, {700, 3}, {4096, 4}, {64 << 10, 8}, {16 << 20, 5}};
 
 void expect_all_configs_match(const std::string &path) {
     const Seen want = read_plain(path);
@@ -322,11 +228,7 @@ TEST(WindowReader, TimeStampsConvertAsLibpcapDoes) {
 TEST(WindowReader, RecordsOverTheSnapshotLengthAreLeftToLibpcap) {
     // libpcap cuts a record longer than the file's snapshot length to it;
     // such a record and everything after it is read by libpcap in sequence.
-    const std::string path = temp_path("snap.pcap");
-    write_mixed(path, 200);
-    std::vector<uint8_t> d = slurp(path);
-    put_le32(d, 16, 100); // snaplen 100; frames with payloads of 60+ bytes exceed it
-    spit(path, d);
+    const std::string path = mixed_with_snaplen_100("snap.pcap", 200);
     const Seen want = read_plain(path);
     ASSERT_TRUE(want.error.empty()) << want.error;
     ASSERT_EQ(want.stats.packets, 200u);
@@ -345,11 +247,7 @@ TEST(WindowReader, RecordsOverTheSnapshotLengthAreLeftToLibpcap) {
 
 TEST(WindowReader, OlderVersionsAreReadByLibpcap) {
     // Before 2.4 caplen and len may be interchanged, which libpcap undoes.
-    const std::string path = temp_path("v23.pcap");
-    write_mixed(path, 100);
-    std::vector<uint8_t> d = slurp(path);
-    d[6] = 3; // version 2.3
-    spit(path, d);
+    const std::string path = mixed_version_2_3("v23.pcap", 100);
     EXPECT_FALSE(WindowReader(path, 4096, 4).in_place());
     expect_all_configs_match(path);
 }

@@ -4,6 +4,7 @@
 #include "compiled_ruleset.h"
 #include "reference_matcher.h"
 #include "run_command.h"
+#include "tests/pcap_filter_oracle.h"
 
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
@@ -99,6 +100,38 @@ TEST(CliReplay, DemoAlertsHaveTheEveSchemaAndTheExpectedSignatures) {
     EXPECT_GT(r.stats["packets"].get<size_t>(), r.stats["payloads"].get<size_t>());
     EXPECT_GT(r.stats["skipped"]["not_ip"].get<size_t>(), 0u); // the ARP frame
     EXPECT_EQ(keys(r.alerts), reference_alerts(kDemoPcap, kDemoRules));
+}
+
+// --bpf: the alerts of the packets libpcap's own compile of the filter
+// accepts (per packet: the reference matcher's; with --streams: the
+// unfiltered streams replay's, as the filters keep or drop whole flows),
+// numbered as in the file; one that does not compile fails the run and
+// names itself.
+TEST(CliReplay, BpfFilterGivesTheAlertsOfTheAcceptedPackets) {
+    ASSERT_TRUE(fs::exists(kDemoPcap)) << "demo capture not built: " << kDemoPcap;
+    const std::string run = kDemoPcap + " -r " + kDemoRules + " -b cpu";
+    for (const std::string streams : {"", " --streams"}) {
+        SCOPED_TRACE(streams);
+        const std::set<AlertKey> all =
+            streams.empty() ? reference_alerts(kDemoPcap, kDemoRules) : keys(replay(run + streams).alerts);
+        for (const std::string f : {"udp", "tcp port 80", "not host 192.168.56.10"}) {
+            SCOPED_TRACE(f);
+            const std::set<uint64_t> keep = wm::test::records_accepted(kDemoPcap, f);
+            std::set<AlertKey> want;
+            for (const AlertKey &k : all)
+                if (keep.count(k.first)) want.insert(k);
+            ASSERT_FALSE(want.empty());
+            ASSERT_LT(want.size(), all.size());
+            const Replay r = replay(run + " --bpf '" + f + "'" + streams);
+            EXPECT_EQ(r.status, 0) << r.err;
+            EXPECT_EQ(keys(r.alerts), want);
+            EXPECT_EQ(r.stats["packets"].get<uint64_t>(), keep.size());
+        }
+    }
+    const Replay bad = replay(kDemoPcap + " -r " + kDemoRules + " --bpf 'tcp portt 80'");
+    EXPECT_NE(bad.status, 0);
+    EXPECT_TRUE(bad.alerts.empty());
+    EXPECT_NE(bad.err.find("capture filter 'tcp portt 80'"), std::string::npos) << bad.err;
 }
 
 TEST(CliReplay, TruncatedCaptureReportsEverythingBeforeTheCut) {

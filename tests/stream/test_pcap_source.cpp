@@ -106,20 +106,12 @@ TEST(OfflineFrames, TruncatedFileGivesLibpcapsError) {
 
 TEST(OfflineFrames, RecordsLibpcapChangesAreLeftToIt) {
     // Over the snapshot length: libpcap cuts the record, and reads on from it.
-    const std::string snap = temp_path("frames_snap.pcap");
-    write_mixed(snap, 200);
-    std::vector<uint8_t> d = slurp(snap);
-    put_le32(d, 16, 100);
-    spit(snap, d);
+    const std::string snap = capture::test::mixed_with_snaplen_100("frames_snap.pcap", 200);
     const uint64_t in_place = expect_same_as_libpcap(snap);
     EXPECT_GT(in_place, 0u);
     EXPECT_LT(in_place, 200u);
     // Version 2.3 (caplen and len may be interchanged): all of it by libpcap.
-    const std::string old = temp_path("frames_v23.pcap");
-    write_mixed(old, 100);
-    d = slurp(old);
-    d[6] = 3;
-    spit(old, d);
+    const std::string old = capture::test::mixed_version_2_3("frames_v23.pcap", 100);
     EXPECT_EQ(expect_same_as_libpcap(old), 0u);
 }
 

@@ -2,6 +2,7 @@
 // capture file, as the window reader gathers them before packing a window.
 #pragma once
 
+#include "capture/frame_filter.h"
 #include "capture/pcap_map.h"
 #include "capture/uninit_vector.h"
 #include "warpmatch.h"
@@ -29,7 +30,10 @@ struct RecordRun {
     // file's packet number for libpcap runs.
     UninitVector<wm_packet_t> packets;
     bool numbered_in_run = false;
-    wm_capture_stats_t stats{}; // every record of the run, payload or not
+    // Every record of the run, the capture filter's rejects included (they
+    // keep their numbers in the file but are not counted in stats).
+    uint64_t records = 0;
+    wm_capture_stats_t stats{}; // every record of the run the filter let through, payload or not
     std::string error;          // reading stopped at this bad record
     void clear();
 };
@@ -37,8 +41,9 @@ struct RecordRun {
 // Decodes, in place, every record that starts in [begin, stop), following
 // the chain of record lengths from begin; stops early before a record that
 // libpcap must read (run.stopped_short). Records inside `span` are read
-// from it, others from the mapping.
+// from it, others from the mapping. Records `filter` (if any) rejects are
+// numbered and passed over.
 void decode_in_place(const PcapMap &map, int dlt, uint64_t begin, uint64_t stop, RecordRun &run,
-                     const FileSpan *span = nullptr);
+                     const FileSpan *span = nullptr, const FrameFilter *filter = nullptr);
 
 } // namespace wm::capture

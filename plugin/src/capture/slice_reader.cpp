@@ -16,6 +16,7 @@ struct SliceReader::Impl {
     int dlt = -1;
     uint64_t next_number = 1;
     bool over = false;
+    const FrameFilter *filter = nullptr;
     // A record whose payload did not fit the last call.
     bool has_pending = false;
     wm_packet_t pending{};
@@ -60,6 +61,8 @@ SliceReader::~SliceReader() = default;
 
 int SliceReader::link_type() const { return impl_->dlt; }
 
+void SliceReader::set_filter(const FrameFilter *filter) { impl_->filter = filter; }
+
 bool SliceReader::read(uint64_t max_records, size_t max_bytes, RecordRun &out) {
     const bool more = read_records(max_records, max_bytes, out);
     Impl::point_payloads(out);
@@ -72,6 +75,7 @@ bool SliceReader::read_records(uint64_t max_records, size_t max_bytes, RecordRun
     if (s.has_pending && max_records > 0) {
         if (!out.bytes.empty() && out.bytes.size() + s.pending.payload_len > max_bytes) return true;
         count_record(kDecodedPayload, s.pending, out.stats);
+        ++out.records;
         s.place(s.pending, s.pending_bytes.data(), out);
         s.has_pending = false;
         ++taken;
@@ -89,10 +93,15 @@ bool SliceReader::read_records(uint64_t max_records, size_t max_bytes, RecordRun
             s.over = true;
             break;
         }
+        ++taken;
+        if (s.filter && !s.filter->accepts(data, hdr->caplen, hdr->len)) {
+            ++s.next_number;
+            ++out.records;
+            continue;
+        }
         wm_packet_t pkt{};
         const int r = decode_record(s.dlt, s.next_number++, hdr->ts.tv_sec, hdr->ts.tv_usec,
                                     hdr->caplen, hdr->len, data, &pkt);
-        ++taken;
         if (r == kDecodedPayload && !out.bytes.empty() &&
             out.bytes.size() + pkt.payload_len > max_bytes) {
             // Does not fit: counted and placed by the next call.
@@ -102,6 +111,7 @@ bool SliceReader::read_records(uint64_t max_records, size_t max_bytes, RecordRun
             return true;
         }
         count_record(r, pkt, out.stats);
+        ++out.records;
         if (r == kDecodedPayload) s.place(pkt, pkt.payload, out);
     }
     return !s.over || s.has_pending;

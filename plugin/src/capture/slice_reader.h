@@ -30,6 +30,8 @@ class SliceReader {
     // first in the next call. False once the file is over: at its end, or
     // at a bad record (out.error, everything before it in out).
     bool read(uint64_t max_records, size_t max_bytes, RecordRun &out);
+    // Records the filter rejects are numbered and passed over (nullptr: none).
+    void set_filter(const FrameFilter *filter);
 
     int link_type() const;
 

@@ -21,13 +21,16 @@ double seconds_since(std::chrono::steady_clock::time_point t0) {
 
 } // namespace
 
-WindowReader::WindowReader(const std::string &path, uint64_t window_bytes, unsigned threads)
+WindowReader::WindowReader(const std::string &path, uint64_t window_bytes, unsigned threads,
+                           const std::string &filter)
     : path_(path), window_bytes_(std::clamp<uint64_t>(window_bytes, 1, kMaxWindowBytes)),
       threads_(std::clamp(threads, 1u, 64u)), pool_(threads_) {
     // Opening with libpcap first gives the error of a plain read for a file
     // that is missing or not a capture, and the link type as libpcap maps it.
     sequential_ = std::make_unique<SliceReader>(path, 0, 1);
     dlt_ = sequential_->link_type();
+    if (!filter.empty()) filter_ = std::make_unique<FrameFilter>(filter, dlt_);
+    sequential_->set_filter(filter_.get());
     map_ = std::make_unique<PcapMap>(path, dlt_);
     if (map_->usable())
         sequential_.reset();
@@ -73,7 +76,7 @@ bool WindowReader::next_in_place(PayloadWindow &w, const BufferFn &buffer) {
             map_->prefault(lo, hi);
         }
         const uint64_t from = k == 0 ? pos_ : map_->guess_record_start(lo, stop[k], &span);
-        decode_in_place(*map_, dlt_, from, stop[k], run, &span);
+        decode_in_place(*map_, dlt_, from, stop[k], run, &span, filter_.get());
     });
     // Chain the parts: each must begin where the previous one ended.
     uint64_t at = pos_;
@@ -82,7 +85,7 @@ bool WindowReader::next_in_place(PayloadWindow &w, const BufferFn &buffer) {
         RecordRun &run = runs_[k];
         if (run.begin != at) {
             // A wrong guess; a record that spans the whole part leaves it empty.
-            decode_in_place(*map_, dlt_, at, std::max(at, stop[k]), run);
+            decode_in_place(*map_, dlt_, at, std::max(at, stop[k]), run, nullptr, filter_.get());
             if (at < stop[k]) ++redone_;
         }
         at = run.end;
@@ -98,8 +101,9 @@ bool WindowReader::next_in_place(PayloadWindow &w, const BufferFn &buffer) {
         // A record libpcap must read itself (cut, refused, or truncated by
         // the end of the file): it reads on from there, alone.
         uint64_t records = 0;
-        for (size_t k = 0; k < used; ++k) records += runs_[k].stats.packets;
+        for (size_t k = 0; k < used; ++k) records += runs_[k].records;
         sequential_ = std::make_unique<SliceReader>(path_, pos_, next_number_ + records);
+        sequential_->set_filter(filter_.get());
         if (records == 0) return next_sequential(w, buffer);
     }
     assemble(used, w, buffer);
@@ -113,7 +117,7 @@ bool WindowReader::next_sequential(PayloadWindow &w, const BufferFn &buffer) {
     const bool more = sequential_->read(UINT64_MAX, window_bytes_, run);
     used_ = 1;
     if (!more || !run.error.empty()) over_ = true;
-    if (run.stats.packets == 0 && run.error.empty()) {
+    if (run.records == 0 && run.error.empty()) {
         over_ = true;
         return false;
     }
@@ -131,7 +135,7 @@ void WindowReader::assemble(size_t n, PayloadWindow &w, const BufferFn &buffer) 
         byte_base[i + 1] = byte_base[i] + r.stats.payload_bytes;
         packet_base[i + 1] = packet_base[i] + r.packets.size();
         if (r.numbered_in_run) number_base[i] = next_number_ - 1;
-        next_number_ += r.stats.packets;
+        next_number_ += r.records;
         add_capture_stats(w.stats, r.stats);
         if (!r.error.empty()) w.error = r.error;
     }

@@ -13,6 +13,7 @@
 // (OfflineCapture); tests/capture/test_window_reader.cpp holds it to that.
 #pragma once
 
+#include "capture/frame_filter.h"
 #include "capture/pcap_map.h"
 #include "capture/record_run.h"
 #include "capture/slice_reader.h"
@@ -47,8 +48,11 @@ class WindowReader {
 
     // Throws CaptureError when the file cannot be opened. window_bytes: file
     // bytes per window (at least one record); threads: parts decoded in
-    // parallel per window.
-    WindowReader(const std::string &path, uint64_t window_bytes, unsigned threads);
+    // parallel per window. filter: a capture filter (tcpdump syntax, "" for
+    // none); the records it rejects are left out of the windows and their
+    // counters, and the others keep their numbers in the file. Throws
+    // std::invalid_argument when it does not compile (capture/frame_filter.h).
+    WindowReader(const std::string &path, uint64_t window_bytes, unsigned threads, const std::string &filter = {});
     ~WindowReader();
 
     // Memory for a window's payloads, at least `bytes` long.
@@ -96,6 +100,7 @@ class WindowReader {
     InPlaceRead mode_ = InPlaceRead::Pread;
     bool over_ = false;
     int dlt_ = -1;
+    std::unique_ptr<FrameFilter> filter_;
     std::unique_ptr<PcapMap> map_;
     uint64_t pos_ = PcapMap::kFirstRecord; // next record to read in place
     uint64_t next_number_ = 1;             // its packet number

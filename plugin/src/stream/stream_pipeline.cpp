@@ -70,7 +70,7 @@ bool StreamPipeline::frame(int dlt, const uint8_t *data, uint32_t caplen, uint32
     }
     wm_packet_t pkt{};
     pkt.struct_size = sizeof(pkt);
-    pkt.number = cap_.packets;
+    pkt.number = ++records_;
     pkt.ts_sec = ts_sec;
     pkt.ts_usec = ts_usec;
     pkt.caplen = caplen;

@@ -87,6 +87,9 @@ class StreamPipeline final : private FlowSink {
     // asked to stop (nothing more is scanned).
     bool frame(int dlt, const uint8_t *data, uint32_t caplen, uint32_t wirelen, int64_t ts_sec,
                int64_t ts_usec);
+    // A record the capture filter rejected: not counted, but the next
+    // frame's packet number is its number in the file.
+    void skip_record() { ++records_; }
     // Scans the pending batch and delivers its alerts (and, first, those of
     // the batch scanned ahead).
     bool flush();
@@ -154,6 +157,7 @@ class StreamPipeline final : private FlowSink {
     std::vector<std::vector<StreamMatch>> expected_; // oracle, per window
     std::vector<uint8_t> datagram_;
     wm_capture_stats_t cap_{};
+    uint64_t records_ = 0; // frames and skipped records: the packet numbers
     wm_stream_stats_t sst_{};
     int64_t now_sec_ = INT64_MIN, last_expire_sec_ = INT64_MIN;
     int64_t pending_since_ = 0, now_usec_ = 0;

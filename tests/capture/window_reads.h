@@ -1,0 +1,113 @@
+// tests/capture/window_reads.h - what a reader delivers, gathered: the
+// plain sequential read (OfflineCapture, libpcap) and the window reader's,
+// and their comparison field by field.
+#pragma once
+
+#include "plugin/src/capture/offline_capture.h"
+#include "plugin/src/capture/window_reader.h"
+
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <string>
+#include <vector>
+
+namespace wm::capture::test {
+
+struct Seen {
+    std::vector<wm_packet_t> packets;
+    std::vector<std::string> payloads;
+    wm_capture_stats_t stats{};
+    std::string error;
+    size_t windows = 0;
+    unsigned most_parts = 0; // parts of one window, at most
+};
+
+inline Seen read_plain(const std::string &path) {
+    Seen s;
+    OfflineCapture cap(path);
+    wm_packet_t p{};
+    try {
+        while (cap.next(&p) == WM_SUCCESS) {
+            s.packets.push_back(p);
+            s.payloads.emplace_back(p.payload, p.payload + p.payload_len);
+        }
+    } catch (const CaptureError &e) {
+        s.error = e.what();
+    }
+    s.stats = cap.stats();
+    return s;
+}
+
+inline Seen read_windows(const std::string &path, uint64_t window, unsigned threads,
+                         WindowReader::InPlaceRead mode = WindowReader::InPlaceRead::Pread,
+                         const std::string &filter = {}) {
+    Seen s;
+    WindowReader r(path, window, threads, filter);
+    r.set_in_place_read(mode);
+    PayloadWindow w;
+    std::vector<uint8_t> buf;
+    while (r.next(w, [&](size_t n) {
+        buf.assign(n, 0xEE); // fresh contents: stale bytes would show
+        return buf.data();
+    })) {
+        ++s.windows;
+        s.most_parts = std::max(s.most_parts, r.parts_used());
+        EXPECT_TRUE(s.error.empty()) << "a window after the error";
+        EXPECT_EQ(w.offsets.size(), w.count() + 1);
+        EXPECT_EQ(w.meta.size(), w.count());
+        for (size_t i = 0; i < w.count(); ++i) {
+            const wm_packet_t &p = w.packets[i];
+            EXPECT_EQ(p.payload, w.data + w.offsets[i]);
+            EXPECT_EQ(p.payload_len, w.offsets[i + 1] - w.offsets[i]);
+            EXPECT_EQ(w.meta[i].proto, p.proto);
+            EXPECT_EQ(w.meta[i].src_port, p.src_port);
+            EXPECT_EQ(w.meta[i].dst_port, p.dst_port);
+            s.packets.push_back(p);
+            s.payloads.emplace_back(p.payload, p.payload + p.payload_len);
+        }
+        s.stats.packets += w.stats.packets;
+        s.stats.bytes += w.stats.bytes;
+        s.stats.payloads += w.stats.payloads;
+        s.stats.payload_bytes += w.stats.payload_bytes;
+        s.stats.snaplen_truncated += w.stats.snaplen_truncated;
+        for (int k = 0; k < WM_SKIP_REASON_COUNT; ++k) s.stats.skipped[k] += w.stats.skipped[k];
+        if (!w.error.empty()) s.error = w.error;
+    }
+    return s;
+}
+
+inline void expect_same(const Seen &want, const Seen &got) {
+    ASSERT_EQ(got.packets.size(), want.packets.size());
+    for (size_t i = 0; i < want.packets.size(); ++i) {
+        const wm_packet_t &a = want.packets[i], &g = got.packets[i];
+        ASSERT_EQ(g.number, a.number) << "payload " << i;
+        EXPECT_EQ(g.ts_sec, a.ts_sec);
+        EXPECT_EQ(g.ts_usec, a.ts_usec);
+        EXPECT_EQ(g.caplen, a.caplen);
+        EXPECT_EQ(g.wirelen, a.wirelen);
+        EXPECT_EQ(g.proto, a.proto);
+        EXPECT_EQ(g.src_port, a.src_port);
+        EXPECT_EQ(g.dst_port, a.dst_port);
+        EXPECT_EQ(g.flow_id, a.flow_id);
+        EXPECT_EQ(g.payload_offset, a.payload_offset);
+        ASSERT_EQ(got.payloads[i], want.payloads[i]) << "packet " << a.number;
+    }
+    EXPECT_EQ(got.stats.packets, want.stats.packets);
+    EXPECT_EQ(got.stats.bytes, want.stats.bytes);
+    EXPECT_EQ(got.stats.payloads, want.stats.payloads);
+    EXPECT_EQ(got.stats.payload_bytes, want.stats.payload_bytes);
+    EXPECT_EQ(got.stats.snaplen_truncated, want.stats.snaplen_truncated);
+    for (int k = 0; k < WM_SKIP_REASON_COUNT; ++k)
+        EXPECT_EQ(got.stats.skipped[k], want.stats.skipped[k]) << "skip reason " << k;
+    EXPECT_EQ(got.error, want.error);
+}
+
+struct Config {
+    uint64_t window;
+    unsigned threads;
+};
+// Tiny windows force many windows and slices; one thread is the sequential path.
+inline const Config kConfigs[] = {{1, 1}, {700, 3}, {4096, 4}, {64 << 10, 8}, {16 << 20, 5}};
+
+} // namespace wm::capture::test
