@@ -15,7 +15,7 @@ int print_alert(const wm_alert_t *a, void *printer) {
     auto *p = static_cast<AlertPrinter *>(printer);
     char *json = nullptr;
     bool written = true;
-    if (wm_alert_to_json(p->rs, a, &json) == WM_SUCCESS)
+    if (wm_alert_to_json_ex(p->rs, a, p->eve_flags, &json) == WM_SUCCESS)
         written = std::fputs(json, p->out) != EOF && std::fputc('\n', p->out) != EOF;
     wm_free(json);
     return written ? 0 : 1; // a failed write (disk full, closed pipe) stops the scan: alerts would be lost

@@ -16,6 +16,7 @@ int report_failure(int rc, wm_error_t *err, const std::string &what);
 struct AlertPrinter {
     const wm_ruleset_t *rs;
     FILE *out;
+    unsigned eve_flags = 0; // wm_eve_flags: the optional payload fields
 };
 
 // wm_alert_fn that prints through an AlertPrinter; returns 1 (stop) when a write fails.

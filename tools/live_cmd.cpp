@@ -98,6 +98,7 @@ CLI::App *add_live_command(CLI::App &app, LiveArgs &a) {
                   "(default: every core)");
     add_gpu_wait_option(c, a.gpu_wait);
     c->add_flag("-q,--quiet", a.quiet, "print only the stats, not the alerts");
+    c->add_flag("--payload", a.payload, "alerts carry the packet's payload: base64 and printable (as Suricata's)");
     return c;
 }
 
@@ -147,7 +148,7 @@ int run_live(const LiveArgs &a) {
         install_handlers(a.duration_s);
         fmt::print(stderr, "warpmatch: backend {}\nwarpmatch: capturing on {}\n",
                    wm_scanner_backend_reason(sc), a.interface);
-        AlertPrinter sink{rs, out};
+        AlertPrinter sink{rs, out, a.payload ? unsigned{WM_EVE_PAYLOAD | WM_EVE_PAYLOAD_PRINTABLE} : 0u};
         const int run_rc = wm_live_run(g_live, sc, a.quiet ? nullptr : print_alert, &sink, &err); // -q: counted only
         fmt::print(out, "{}\n", stats_line(g_live, a.streams));
         status = run_rc == WM_SUCCESS ? 0

@@ -15,6 +15,7 @@ struct LiveArgs {
     double batch_mb = 0;   // 0: by backend
     bool streams = false;
     bool verify = false, quiet = false;
+    bool payload = false; // alerts carry payload (base64) and payload_printable
     double duration_s = 0; // 0: until SIGINT/SIGTERM
     int device = 0;
     unsigned cpu_threads = 0; // 0: every core

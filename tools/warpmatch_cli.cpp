@@ -26,6 +26,7 @@ struct ReplayArgs {
     std::string capture, rules, output, backend = "auto", matches = "auto";
     std::string bpf; // capture filter, tcpdump syntax
     bool verify = false, quiet = false;
+    bool payload = false; // alerts carry payload (base64) and payload_printable
     bool streams = false; // TCP reassembly + matches across segments (docs/streams.md)
     unsigned verify_sample = 0;
     int device = 0;
@@ -77,7 +78,7 @@ int run_replay(const ReplayArgs &a) {
         wm_ruleset_free(rs);
         return 1;
     }
-    AlertPrinter sink{rs, out};
+    AlertPrinter sink{rs, out, a.payload ? unsigned{WM_EVE_PAYLOAD | WM_EVE_PAYLOAD_PRINTABLE} : 0u};
     wm_replay_stats_t st;
     wm_replay_stats_init(&st);
     bool tty = isatty(STDERR_FILENO);
@@ -212,6 +213,7 @@ int main(int argc, char **argv) {
                        "(default: every core)");
     add_gpu_wait_option(replay, ra.gpu_wait);
     replay->add_flag("-q,--quiet", ra.quiet, "print only the stats, not the alerts");
+    replay->add_flag("--payload", ra.payload, "alerts carry the packet's payload: base64 and printable (as Suricata's)");
 
     auto *rules = app.add_subcommand("rules", "check or import rule files");
     rules->require_subcommand(1);

@@ -541,6 +541,17 @@ WM_API int wm_replay_file(wm_scanner_t *sc, const char *path, wm_alert_fn on_ale
  * a trailing newline, into a malloc'ed string freed with wm_free().
  */
 WM_API int wm_alert_to_json(const wm_ruleset_t *rs, const wm_alert_t *alert, char **json);
+
+/** Optional fields of an alert line (wm_alert_to_json_ex flags, ORed). Since 0.11. */
+typedef enum wm_eve_flags {
+    WM_EVE_PAYLOAD = 1,           /**< "payload": the packet's payload, base64 (RFC 4648) */
+    WM_EVE_PAYLOAD_PRINTABLE = 2, /**< "payload_printable": printable ASCII as it is,
+                                       every other byte as '.' (as Suricata's)           */
+} wm_eve_flags;
+
+/** wm_alert_to_json with the optional fields of `flags` (wm_eve_flags);
+ *  WM_INVALID for a bit it does not know. Flags 0: wm_alert_to_json. */
+WM_API int wm_alert_to_json_ex(const wm_ruleset_t *rs, const wm_alert_t *alert, unsigned flags, char **json);
 /** Format replay stats as one JSON object ({"stats": {...}}). */
 WM_API int wm_replay_stats_to_json(const wm_replay_stats_t *st, char **json);
 

@@ -125,18 +125,24 @@ WM_API int wm_replay_file(wm_scanner_t *sc, const char *path, wm_alert_fn on_ale
 }
 
 WM_API int wm_alert_to_json(const wm_ruleset_t *rs, const wm_alert_t *alert, char **json) {
+    return wm_alert_to_json_ex(rs, alert, 0, json);
+}
+
+WM_API int wm_alert_to_json_ex(const wm_ruleset_t *rs, const wm_alert_t *alert, unsigned flags, char **json) {
     // has_score/score were appended later: an alert from a caller built
     // before them is the prefix up to has_score, read as "no score".
     const size_t old_size = offsetof(wm_alert_t, has_score);
+    constexpr unsigned kKnownFlags = WM_EVE_PAYLOAD | WM_EVE_PAYLOAD_PRINTABLE;
     if (!rs || !alert || (alert->struct_size != old_size && !size_ok(alert)) || !alert->packet ||
-        !json)
+        !json || (flags & ~kKnownFlags) != 0 ||
+        (flags != 0 && alert->packet->payload == nullptr && alert->packet->payload_len != 0))
         return WM_INVALID;
     try {
         wm_alert_t a{};
         std::memcpy(&a, alert, alert->struct_size);
         thread_local fmt::memory_buffer line; // reused: the result is the one allocation per alert
         line.clear();
-        append_alert_eve_json(*rs->compiled, a, line);
+        append_alert_eve_json(*rs->compiled, a, line, flags);
         return to_malloced(std::string_view(line.data(), line.size()), json);
     } catch (...) {
         return WM_NOMEM;

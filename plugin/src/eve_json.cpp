@@ -1,5 +1,7 @@
 #include "eve_json.h"
 
+#include "base64.h"
+
 #include <arpa/inet.h>
 #include <fmt/compile.h>
 #include <fmt/format.h>
@@ -104,7 +106,7 @@ void append_packet_part(fmt::memory_buffer &b, const wm_packet_t &p) {
 // (hundreds of thousands per capture); every string that needs JSON escaping
 // was escaped at load time (CompiledRuleSet::eve_alert_json) and the rest
 // are numbers, IP addresses and fixed names.
-void append_alert_eve_json(const CompiledRuleSet &rs, const wm_alert_t &a, fmt::memory_buffer &b) {
+void append_alert_eve_json(const CompiledRuleSet &rs, const wm_alert_t &a, fmt::memory_buffer &b, unsigned flags) {
     const wm_packet_t &p = *a.packet;
     const long idx = rs.index_of(a.rule_id);
     // A packet's alerts come one after another (3.7 per payload packet with
@@ -132,12 +134,29 @@ void append_alert_eve_json(const CompiledRuleSet &rs, const wm_alert_t &a, fmt::
         fmt::format_to(Out(b), ",\"align\":{{\"score\":{}}}", a.score);
     if (a.has_offset || a.has_score)
         fmt::format_to(Out(b), FMT_COMPILE(",\"payload_offset\":{},\"payload_end\":{}"), a.start, a.end);
-    fmt::format_to(Out(b), FMT_COMPILE(",\"payload_len\":{}}}"), p.payload_len);
+    fmt::format_to(Out(b), FMT_COMPILE(",\"payload_len\":{}"), p.payload_len);
+    if (flags & WM_EVE_PAYLOAD) {
+        constexpr std::string_view kKey = ",\"payload\":\"";
+        b.append(kKey.data(), kKey.data() + kKey.size());
+        append_base64(b, p.payload, p.payload_len);
+        b.push_back('"');
+    }
+    if (flags & WM_EVE_PAYLOAD_PRINTABLE) {
+        // Suricata's payload_printable: printable ASCII as it is, other bytes as '.'.
+        std::string text(p.payload_len, '.');
+        for (uint32_t i = 0; i < p.payload_len; ++i)
+            if (p.payload[i] >= 0x20 && p.payload[i] < 0x7f) text[i] = static_cast<char>(p.payload[i]);
+        const std::string quoted = nlohmann::json(text).dump(); // JSON escapes for '"' and '\\'
+        constexpr std::string_view kKey = ",\"payload_printable\":";
+        b.append(kKey.data(), kKey.data() + kKey.size());
+        b.append(quoted.data(), quoted.data() + quoted.size());
+    }
+    b.push_back('}');
 }
 
-std::string alert_to_eve_json(const CompiledRuleSet &rs, const wm_alert_t &a) {
+std::string alert_to_eve_json(const CompiledRuleSet &rs, const wm_alert_t &a, unsigned flags) {
     fmt::memory_buffer b;
-    append_alert_eve_json(rs, a, b);
+    append_alert_eve_json(rs, a, b, flags);
     return fmt::to_string(b);
 }
 

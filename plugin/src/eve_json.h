@@ -10,9 +10,11 @@
 
 namespace wm {
 
-std::string alert_to_eve_json(const CompiledRuleSet &rs, const wm_alert_t &a);
+// flags: wm_eve_flags (the optional payload fields).
+std::string alert_to_eve_json(const CompiledRuleSet &rs, const wm_alert_t &a, unsigned flags = 0);
 // The same line appended to b (no allocation once b has grown).
-void append_alert_eve_json(const CompiledRuleSet &rs, const wm_alert_t &a, fmt::memory_buffer &b);
+void append_alert_eve_json(const CompiledRuleSet &rs, const wm_alert_t &a, fmt::memory_buffer &b,
+                           unsigned flags = 0);
 std::string replay_stats_to_json(const wm_replay_stats_t &st);
 // "2024-04-21T10:00:00.123456+0000", UTC.
 std::string eve_timestamp(int64_t sec, int64_t usec);

@@ -446,6 +446,29 @@ TEST_F(Fixture, ReplayArgumentChecks) {
     wm_error_free(err);
     char *json = nullptr;
     EXPECT_EQ(wm_alert_to_json(rs, nullptr, &json), WM_INVALID);
+    // The payload fields: flags 0 is the plain line; an unknown bit, or
+    // payload fields of a packet whose payload is missing, is refused.
+    wm_packet_t pkt;
+    wm_packet_init(&pkt);
+    const uint8_t bytes[] = {'a', 'b', 'c'};
+    pkt.payload = bytes;
+    pkt.payload_len = 3;
+    wm_alert_t alert{};
+    alert.struct_size = sizeof(alert);
+    alert.packet = &pkt;
+    alert.rule_id = 1;
+    char *plain = nullptr, *zero = nullptr, *with = nullptr;
+    ASSERT_EQ(wm_alert_to_json(rs, &alert, &plain), WM_SUCCESS);
+    ASSERT_EQ(wm_alert_to_json_ex(rs, &alert, 0, &zero), WM_SUCCESS);
+    EXPECT_STREQ(plain, zero);
+    ASSERT_EQ(wm_alert_to_json_ex(rs, &alert, WM_EVE_PAYLOAD | WM_EVE_PAYLOAD_PRINTABLE, &with), WM_SUCCESS);
+    EXPECT_NE(std::string(with).find("\"payload\":\"YWJj\",\"payload_printable\":\"abc\""), std::string::npos) << with;
+    wm_free(plain);
+    wm_free(zero);
+    wm_free(with);
+    EXPECT_EQ(wm_alert_to_json_ex(rs, &alert, 4, &json), WM_INVALID);
+    pkt.payload = nullptr;
+    EXPECT_EQ(wm_alert_to_json_ex(rs, &alert, WM_EVE_PAYLOAD, &json), WM_INVALID);
     EXPECT_EQ(wm_replay_stats_to_json(nullptr, &json), WM_INVALID);
     ASSERT_EQ(wm_replay_stats_to_json(&st, &json), WM_SUCCESS);
     EXPECT_NE(std::string(json).find("\"stats\""), std::string::npos);

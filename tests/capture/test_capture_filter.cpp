@@ -112,6 +112,9 @@ TEST(FrameFilter, AnExpressionThatDoesNotCompileNamesItselfAndTheLinkType) {
     // Valid syntax that the link type cannot carry: no MAC addresses in raw IP.
     const std::string raw = error_of("ether host 02:00:00:00:00:0a", kDltRaw);
     EXPECT_NE(raw.find("capture filter 'ether host 02:00:00:00:00:0a'"), std::string::npos) << raw;
+    // A link type libpcap cannot filter (DLT_USER0) is named by its number.
+    const std::string user0 = error_of("tcp", 147);
+    EXPECT_NE(user0.find("capture filter 'tcp' (link type 147)"), std::string::npos) << user0;
     EXPECT_EQ(error_of("tcp", kDltEthernet), "");
 }
 

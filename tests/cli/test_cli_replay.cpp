@@ -4,6 +4,7 @@
 #include "compiled_ruleset.h"
 #include "reference_matcher.h"
 #include "run_command.h"
+#include "tests/base64_decode.h"
 #include "tests/pcap_filter_oracle.h"
 
 #include <gtest/gtest.h>
@@ -11,6 +12,7 @@
 
 #include <algorithm>
 #include <filesystem>
+#include <map>
 #include <set>
 #include <sstream>
 
@@ -132,6 +134,46 @@ TEST(CliReplay, BpfFilterGivesTheAlertsOfTheAcceptedPackets) {
     EXPECT_NE(bad.status, 0);
     EXPECT_TRUE(bad.alerts.empty());
     EXPECT_NE(bad.err.find("capture filter 'tcp portt 80'"), std::string::npos) << bad.err;
+}
+
+// --payload: each alert carries its payload (base64 and printable). Per
+// packet that is the bytes a plain libpcap read finds in the packet of that
+// number; with --streams it is the scanned window (docs/streams.md: the
+// bytes carried from the stream, then the packet's), so it ends with them.
+TEST(CliReplay, PayloadFieldsCarryThePacketsPayload) {
+    ASSERT_TRUE(fs::exists(kDemoPcap)) << "demo capture not built: " << kDemoPcap;
+    std::map<uint64_t, std::vector<uint8_t>> payload_of;
+    wm::capture::OfflineCapture cap(kDemoPcap);
+    wm_packet_t p{};
+    while (cap.next(&p) == WM_SUCCESS) payload_of[p.number].assign(p.payload, p.payload + p.payload_len);
+    for (const bool streams : {false, true}) {
+        SCOPED_TRACE(streams ? "streams" : "packets");
+        const Replay r = replay(kDemoPcap + " -r " + kDemoRules + " -b cpu --payload" + (streams ? " --streams" : ""));
+        ASSERT_EQ(r.status, 0) << r.err;
+        ASSERT_GT(r.alerts.size(), 5u);
+        size_t carried = 0;
+        for (const auto &a : r.alerts) {
+            const uint64_t n = a["pcap_cnt"].get<uint64_t>();
+            ASSERT_TRUE(payload_of.count(n)) << n;
+            const std::vector<uint8_t> &own = payload_of[n];
+            const auto bytes = wm::test::base64_decode(a["payload"].get<std::string>());
+            ASSERT_TRUE(bytes.has_value()) << a.dump();
+            EXPECT_EQ(bytes->size(), a["payload_len"].get<size_t>());
+            if (!streams) {
+                EXPECT_EQ(*bytes, own) << "packet " << n;
+            } else {
+                ASSERT_GE(bytes->size(), own.size()) << "packet " << n;
+                EXPECT_TRUE(std::equal(own.begin(), own.end(), bytes->end() - long(own.size()))) << "packet " << n;
+                carried += bytes->size() > own.size();
+            }
+            std::string printable;
+            for (uint8_t c : *bytes) printable += c >= 0x20 && c < 0x7f ? char(c) : '.';
+            EXPECT_EQ(a["payload_printable"], printable) << "packet " << n;
+        }
+        if (streams) EXPECT_GT(carried, 0u); // some windows carry bytes of earlier segments
+    }
+    for (const auto &a : replay(kDemoPcap + " -r " + kDemoRules + " -b cpu").alerts)
+        EXPECT_FALSE(a.contains("payload")) << "payload fields only with --payload";
 }
 
 TEST(CliReplay, TruncatedCaptureReportsEverythingBeforeTheCut) {

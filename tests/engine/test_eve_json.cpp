@@ -1,6 +1,7 @@
 // EVE JSON: Suricata field names and values for a crafted alert.
 #include "compiled_ruleset.h"
 #include "eve_json.h"
+#include "tests/base64_decode.h"
 
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
@@ -117,4 +118,59 @@ TEST(EveJson, ConsecutiveAlertsOfDifferentPacketsDoNotShareAPrefix) {
         EXPECT_EQ(line(p, 1)["timestamp"], "2023-11-14T22:14:21.999999+0000") << i;
         EXPECT_EQ(line(q, 1)["dest_port"], 0) << i;
     }
+}
+
+namespace {
+// The line of an alert on a TCP packet carrying `payload`.
+nlohmann::json line_with_payload(const std::vector<uint8_t> &payload, unsigned flags) {
+    static const CompiledRuleSet crs(rules_of({{5, "m"}}));
+    wm_packet_t p{};
+    p.struct_size = sizeof(p);
+    p.ip_version = 4;
+    p.proto = WM_PROTO_TCP;
+    p.payload = payload.data();
+    p.payload_len = static_cast<uint32_t>(payload.size());
+    wm_alert_t a{sizeof(wm_alert_t), &p, 5, 0, 0, 0};
+    return nlohmann::json::parse(alert_to_eve_json(crs, a, flags));
+}
+
+std::vector<uint8_t> bytes_of(const std::string &s) { return {s.begin(), s.end()}; }
+} // namespace
+
+// RFC 4648, section 10.
+TEST(EveJson, PayloadIsBase64AsRfc4648Gives) {
+    const std::pair<const char *, const char *> vectors[] = {{"", ""},         {"f", "Zg=="},         {"fo", "Zm8="},
+                                                              {"foo", "Zm9v"}, {"foob", "Zm9vYg=="}, {"fooba", "Zm9vYmE="},
+                                                              {"foobar", "Zm9vYmFy"}};
+    for (const auto &[plain, encoded] : vectors) {
+        const auto j = line_with_payload(bytes_of(plain), WM_EVE_PAYLOAD);
+        EXPECT_EQ(j["payload"], encoded) << plain;
+        EXPECT_FALSE(j.contains("payload_printable"));
+    }
+    const auto plain = line_with_payload(bytes_of("foo"), 0);
+    EXPECT_FALSE(plain.contains("payload"));
+    EXPECT_FALSE(plain.contains("payload_printable"));
+    EXPECT_EQ(plain["payload_len"], 3);
+}
+
+TEST(EveJson, PayloadOfEveryByteValueDecodesBack) {
+    for (size_t n : {253u, 254u, 255u, 256u, 257u, 258u}) {
+        std::vector<uint8_t> payload(n);
+        for (size_t i = 0; i < n; ++i) payload[i] = uint8_t(i * 7 + n);
+        const auto decoded = wm::test::base64_decode(line_with_payload(payload, WM_EVE_PAYLOAD)["payload"]);
+        ASSERT_TRUE(decoded.has_value()) << n;
+        EXPECT_EQ(*decoded, payload) << n;
+    }
+}
+
+TEST(EveJson, PayloadPrintableKeepsPrintableAsciiAndDotsTheRest) {
+    std::vector<uint8_t> payload(256);
+    std::string want;
+    for (int c = 0; c < 256; ++c) {
+        payload[c] = uint8_t(c);
+        want += c >= 0x20 && c < 0x7f ? char(c) : '.';
+    }
+    const auto j = line_with_payload(payload, WM_EVE_PAYLOAD | WM_EVE_PAYLOAD_PRINTABLE);
+    EXPECT_EQ(j["payload_printable"], want); // '"' and '\' come back through the JSON escapes
+    EXPECT_EQ(wm::test::base64_decode(j["payload"]).value(), payload);
 }
