@@ -140,15 +140,18 @@ TEST(CliReplay, BpfFilterGivesTheAlertsOfTheAcceptedPackets) {
 // packet that is the bytes a plain libpcap read finds in the packet of that
 // number; with --streams it is the scanned window (docs/streams.md: the
 // bytes carried from the stream, then the packet's), so it ends with them.
+// On the CPU, and with `auto` (the GPU where there is one; set mode there,
+// so the alerts point into the GPU scanner's windows).
 TEST(CliReplay, PayloadFieldsCarryThePacketsPayload) {
     ASSERT_TRUE(fs::exists(kDemoPcap)) << "demo capture not built: " << kDemoPcap;
     std::map<uint64_t, std::vector<uint8_t>> payload_of;
     wm::capture::OfflineCapture cap(kDemoPcap);
     wm_packet_t p{};
     while (cap.next(&p) == WM_SUCCESS) payload_of[p.number].assign(p.payload, p.payload + p.payload_len);
-    for (const bool streams : {false, true}) {
-        SCOPED_TRACE(streams ? "streams" : "packets");
-        const Replay r = replay(kDemoPcap + " -r " + kDemoRules + " -b cpu --payload" + (streams ? " --streams" : ""));
+    for (const std::string mode : {"-b cpu", "-b cpu --streams", "-b auto", "-b auto --streams"}) {
+        SCOPED_TRACE(mode);
+        const bool streams = mode.find("--streams") != std::string::npos;
+        const Replay r = replay(kDemoPcap + " -r " + kDemoRules + " --payload " + mode);
         ASSERT_EQ(r.status, 0) << r.err;
         ASSERT_GT(r.alerts.size(), 5u);
         size_t carried = 0;
