@@ -174,3 +174,21 @@ TEST(EveJson, PayloadPrintableKeepsPrintableAsciiAndDotsTheRest) {
     EXPECT_EQ(j["payload_printable"], want); // '"' and '\' come back through the JSON escapes
     EXPECT_EQ(wm::test::base64_decode(j["payload"]).value(), payload);
 }
+
+// A packet's payload fields are formatted once for its alerts in a row; a
+// recycled buffer (same address and length, new bytes) or other flags must
+// give fresh ones.
+TEST(EveJson, PayloadFieldsFollowTheBytesAndFlagsNotTheAddress) {
+    std::vector<uint8_t> buf = bytes_of("abc");
+    EXPECT_EQ(line_with_payload(buf, WM_EVE_PAYLOAD)["payload"], "YWJj");
+    EXPECT_EQ(line_with_payload(buf, WM_EVE_PAYLOAD)["payload"], "YWJj");
+    buf[1] = 'X';
+    EXPECT_EQ(line_with_payload(buf, WM_EVE_PAYLOAD)["payload"], "YVhj");
+    const auto both = line_with_payload(buf, WM_EVE_PAYLOAD | WM_EVE_PAYLOAD_PRINTABLE);
+    EXPECT_EQ(both["payload"], "YVhj");
+    EXPECT_EQ(both["payload_printable"], "aXc");
+    const auto printable_only = line_with_payload(buf, WM_EVE_PAYLOAD_PRINTABLE);
+    EXPECT_FALSE(printable_only.contains("payload"));
+    EXPECT_EQ(printable_only["payload_printable"], "aXc");
+    EXPECT_EQ(line_with_payload({}, WM_EVE_PAYLOAD)["payload"], "");
+}
