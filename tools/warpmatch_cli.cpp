@@ -101,6 +101,7 @@ int run_replay(const ReplayArgs &a) {
         auto j = nlohmann::ordered_json::parse(json);
         if (a.streams && wm_stream_stats_to_json(&sst, &stream_json) == WM_SUCCESS)
             j["stats"]["streams"] = nlohmann::ordered_json::parse(stream_json);
+        if (!a.bpf.empty()) j["stats"]["bpf"] = a.bpf; // the counters are of the records it accepted
         fmt::print(out, "{}\n", j.dump());
     }
     wm_free(json);

@@ -128,8 +128,10 @@ TEST(CliReplay, BpfFilterGivesTheAlertsOfTheAcceptedPackets) {
             EXPECT_EQ(r.status, 0) << r.err;
             EXPECT_EQ(keys(r.alerts), want);
             EXPECT_EQ(r.stats["packets"].get<uint64_t>(), keep.size());
+            EXPECT_EQ(r.stats["bpf"], f); // the stats say what they count
         }
     }
+    EXPECT_FALSE(replay(run + " -q").stats.contains("bpf"));
     const Replay bad = replay(kDemoPcap + " -r " + kDemoRules + " --bpf 'tcp portt 80'");
     EXPECT_NE(bad.status, 0);
     EXPECT_TRUE(bad.alerts.empty());
