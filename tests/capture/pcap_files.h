@@ -59,50 +59,38 @@ inline std::vector<size_t> record_offsets(const std::vector<uint8_t> &d) {
     return at;
 }
 
-// write_mixed(n) at temp_path(name), cut `keep` bytes into its last record;
+// write_mixed(n) at temp_path(name), its bytes then changed by edit(bytes);
 // returns the path.
+template <typename Edit> std::string edited_mixed(const std::string &name, int n, Edit edit) {
+    const std::string path = temp_path(name);
+    write_mixed(path, n);
+    std::vector<uint8_t> d = slurp(path);
+    edit(d);
+    spit(path, d);
+    return path;
+}
+
+// ... cut `keep` bytes into its last record.
 inline std::string mixed_cut_short(const std::string &name, int n, size_t keep) {
-    const std::string path = temp_path(name);
-    write_mixed(path, n);
-    std::vector<uint8_t> d = slurp(path);
-    d.resize(record_offsets(d).back() + keep);
-    spit(path, d);
-    return path;
+    return edited_mixed(name, n, [&](std::vector<uint8_t> &d) { d.resize(record_offsets(d).back() + keep); });
 }
 
-// write_mixed(n) at temp_path(name) with record `bad` (0-based) given a
-// caplen beyond any snapshot length; returns the path.
+// ... with record `bad` (0-based) given a caplen beyond any snapshot length.
 inline std::string mixed_with_corrupt_record(const std::string &name, int n, size_t bad) {
-    const std::string path = temp_path(name);
-    write_mixed(path, n);
-    std::vector<uint8_t> d = slurp(path);
-    put_le32(d, record_offsets(d)[bad] + 8, 0x7fffffff);
-    spit(path, d);
-    return path;
+    return edited_mixed(name, n, [&](std::vector<uint8_t> &d) { put_le32(d, record_offsets(d)[bad] + 8, 0x7fffffff); });
 }
 
-// write_mixed(n) at temp_path(name) with the file's snapshot length cut to
-// 100, so frames with payloads of 60+ bytes exceed it (libpcap cuts such a
-// record, and the in-place readers leave it and the rest to libpcap);
-// returns the path.
+// ... with the file's snapshot length cut to 100, so frames with payloads of
+// 60+ bytes exceed it (libpcap cuts such a record, and the in-place readers
+// leave it and the rest to libpcap).
 inline std::string mixed_with_snaplen_100(const std::string &name, int n) {
-    const std::string path = temp_path(name);
-    write_mixed(path, n);
-    std::vector<uint8_t> d = slurp(path);
-    put_le32(d, 16, 100);
-    spit(path, d);
-    return path;
+    return edited_mixed(name, n, [](std::vector<uint8_t> &d) { put_le32(d, 16, 100); });
 }
 
-// write_mixed(n) at temp_path(name) as version 2.3 (caplen and len may be
-// interchanged, which libpcap undoes: read by libpcap alone); returns the path.
+// ... as version 2.3 (caplen and len may be interchanged, which libpcap
+// undoes: read by libpcap alone).
 inline std::string mixed_version_2_3(const std::string &name, int n) {
-    const std::string path = temp_path(name);
-    write_mixed(path, n);
-    std::vector<uint8_t> d = slurp(path);
-    d[6] = 3;
-    spit(path, d);
-    return path;
+    return edited_mixed(name, n, [](std::vector<uint8_t> &d) { d[6] = 3; });
 }
 
 // The bytes of a classic pcap with 1-4 random kinds of damage, by seed: a
