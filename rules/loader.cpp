@@ -9,6 +9,7 @@
 #include <yaml-cpp/eventhandler.h>
 
 #include <algorithm>
+#include <cctype>
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
@@ -178,12 +179,21 @@ std::vector<Rule> parse_rules(const YAML::Node &seq, const YAML::Node &key, Load
     return rules;
 }
 
-// Where a second YAML document starts: its `---` marker, or after a bare
-// `...` its first token. Loaded nodes do not carry that (an empty document's
-// mark is past the marker), yaml-cpp's document events do. Also finds a
-// second document that has a syntax error. Runs only when there is one, or
-// on a syntax error: the clean single-document load pays nothing for it.
-std::optional<YAML::Mark> second_document_start(const std::string &yaml) {
+// The starts of a stream's first two documents, from yaml-cpp's document
+// events (loaded nodes do not carry them: an empty document's mark is past
+// its `---`), and where the parser stopped making progress, if it did.
+// yaml-cpp 0.7's LoadAll never returns on some malformed streams, a lone
+// `,` for one (jbeder/yaml-cpp#1040, fixed upstream by #1319 after 0.8.0):
+// a token no rule of the document parser takes is left unconsumed, so each
+// turn yields one more empty document at the same place until memory runs
+// out. Two documents starting at one place are that loop.
+struct DocumentScan {
+    std::vector<YAML::Mark> starts; // at most two
+    std::optional<YAML::Mark> stuck;
+    std::optional<YAML::ParserException> syntax; // in the first two documents
+};
+
+DocumentScan scan_documents(const std::string &yaml) {
     struct DocumentStarts : YAML::EventHandler {
         std::vector<YAML::Mark> marks;
         void OnDocumentStart(const YAML::Mark &m) override { marks.push_back(m); }
@@ -196,22 +206,26 @@ std::optional<YAML::Mark> second_document_start(const std::string &yaml) {
         void OnSequenceEnd() override {}
         void OnMapStart(const YAML::Mark &, const std::string &, YAML::anchor_t, YAML::EmitterStyle::value) override {}
         void OnMapEnd() override {}
-    } starts;
+    } h;
+    DocumentScan scan;
     std::istringstream in(yaml);
     YAML::Parser parser(in);
     try {
-        while (starts.marks.size() < 2 && parser.HandleNextDocument(starts)) {
+        while (h.marks.size() < 2 && parser.HandleNextDocument(h)) {
         }
+    } catch (const YAML::ParserException &e) {
+        scan.syntax = e; // the documents started before it still count
     } catch (const YAML::Exception &) {
-        // A syntax error: the documents started before it still count.
+        // Not a syntax error: Load() meets it again and reports it.
     }
-    if (starts.marks.size() < 2) return std::nullopt;
-    return starts.marks[1];
+    if (h.marks.size() == 2 && h.marks[1].pos == h.marks[0].pos) scan.stuck = h.marks[1];
+    else scan.starts = h.marks;
+    return scan;
 }
 
-void report_second_document(const std::string &yaml, LoadContext &ctx) {
-    if (auto mark = second_document_start(yaml))
-        ctx.error(*mark, -1, "only one YAML document is allowed in a rules file; a second one starts here");
+void report_second_document(const DocumentScan &scan, LoadContext &ctx) {
+    if (scan.starts.size() >= 2)
+        ctx.error(scan.starts[1], -1, "only one YAML document is allowed in a rules file; a second one starts here");
 }
 
 // Document order, whatever order the checks ran in.
@@ -227,17 +241,30 @@ void report_second_document(const std::string &yaml, LoadContext &ctx) {
 // The whole document in one yaml-cpp parse, every problem reported.
 static RuleSet load_whole(const std::string &yaml, const std::string &name) {
     LoadContext ctx(name, yaml);
-    std::vector<YAML::Node> docs;
-    try {
-        docs = YAML::LoadAll(yaml);
-    } catch (const YAML::ParserException &e) {
-        ctx.error(e.mark, -1, "YAML syntax error: " + e.msg);
-        report_second_document(yaml, ctx); // the syntax error may be in it
+    // Documents are counted first, by events, and only the first is loaded:
+    // LoadAll could loop (scan_documents).
+    const DocumentScan scan = scan_documents(yaml);
+    if (scan.stuck) {
+        const size_t at = static_cast<size_t>(scan.stuck->pos);
+        const unsigned char c = at < yaml.size() ? static_cast<unsigned char>(yaml[at]) : 0;
+        const std::string what = at >= yaml.size() ? std::string("end of input")
+                                 : std::isprint(c)  ? fmt::format("'{}'", static_cast<char>(c))
+                                                    : fmt::format("byte 0x{:02X}", c);
+        ctx.error(*scan.stuck, -1, "YAML syntax error: unexpected " + what);
+        report_second_document(scan, ctx);
         throw_sorted(ctx);
     }
-    // yaml-cpp's Load() would drop later documents unread: refuse them, but still check the first.
-    if (docs.size() > 1) report_second_document(yaml, ctx);
-    const YAML::Node root = docs.empty() ? YAML::Node() : docs[0];
+    YAML::Node root;
+    try {
+        if (scan.syntax) throw *scan.syntax; // perhaps in the second document, which Load() would not read
+        root = YAML::Load(yaml);
+    } catch (const YAML::ParserException &e) {
+        ctx.error(e.mark, -1, "YAML syntax error: " + e.msg);
+        report_second_document(scan, ctx); // the syntax error may be in it
+        throw_sorted(ctx);
+    }
+    // Load() would drop later documents unread: refuse them, but still check the first.
+    report_second_document(scan, ctx);
 
     RuleSet rs;
     rs.name = name;
