@@ -230,7 +230,11 @@ struct Importer {
         r.pattern = c.bytes;
         r.nocase = c.nocase;
         bool keep_position = !c.offset_unknown && !c.in_buffer;
-        if (c.chopped && c.chop_offset < c.bytes.size()) {
+        // A chop that selects no byte (`fast_pattern:1,0`, an offset past the
+        // end) is one Suricata refuses; the whole content, which every match
+        // contains, stays a sound prefilter. An empty one would make YAML the
+        // loader rejects (found by tests/fuzz/fuzz_ids_import).
+        if (c.chopped && c.chop_offset < c.bytes.size() && c.chop_length > 0) {
             r.pattern = c.bytes.substr(c.chop_offset, c.chop_length);
             keep_position = false; // offset/depth describe the whole content
         }

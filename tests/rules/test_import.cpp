@@ -181,6 +181,26 @@ TEST(ImportIds, ContentLongerThanThePatternMaximumIsAParseError) {
     check(res.rules, {{8, std::string(kMaxPatternBytes, 'B'), false, 0, 0, Protocol::Tcp, 3}});
 }
 
+// A chop that selects no byte is one Suricata refuses: the whole content
+// stays the literal (every match contains it), with its offset and depth.
+// An empty chop had made YAML the loader rejects (found by tests/fuzz).
+TEST(ImportIds, ChopThatSelectsNoByteKeepsTheWholeContent) {
+    const std::string path = write_file(
+        "chops.rules",
+        "alert tcp any any -> any any (msg:\"zero length\"; content:\"GET\"; offset:0; depth:3; fast_pattern:1,0; sid:1;)\n"
+        "alert tcp any any -> any any (msg:\"past the end\"; content:\"abcd\"; fast_pattern:9,2; sid:2;)\n"
+        "alert tcp any any -> any any ( msg:\"s3 zero\"; content:\"wxyz\",fast_pattern,fast_pattern_length 0; sid:3; )\n"
+        "alert tcp any any -> any any (msg:\"longer than left\"; content:\"0123456789\"; fast_pattern:7,9; sid:4;)\n");
+    ImportResult res = import_ids_rules({path});
+    EXPECT_EQ(res.report.skipped_parse_error, 0u);
+    check(res.rules, {
+                         {1, "GET", false, 0, 3, Protocol::Tcp, 3},
+                         {2, "abcd", false, 0, 0, Protocol::Tcp, 3},
+                         {3, "wxyz", false, 0, 0, Protocol::Tcp, 3},
+                         {4, "789", false, 0, 0, Protocol::Tcp, 3}, // the chop's bytes that exist
+                     });
+}
+
 // The msg becomes the EVE signature, which the loader requires to be UTF-8.
 TEST(ImportIds, MsgThatIsNotUtf8IsAParseError) {
     const std::string path = write_file("latin1.rules",
