@@ -1,9 +1,10 @@
 // tests/capture/window_reads.h - what a reader delivers, gathered: the
-// plain sequential read (OfflineCapture, libpcap) and the window reader's,
-// and their comparison field by field.
+// plain sequential read (plain_read.h) and the window reader's, and their
+// comparison field by field.
 #pragma once
 
-#include "plugin/src/capture/offline_capture.h"
+#include "plain_read.h"
+
 #include "plugin/src/capture/window_reader.h"
 
 #include <gtest/gtest.h>
@@ -13,31 +14,6 @@
 #include <vector>
 
 namespace wm::capture::test {
-
-struct Seen {
-    std::vector<wm_packet_t> packets;
-    std::vector<std::string> payloads;
-    wm_capture_stats_t stats{};
-    std::string error;
-    size_t windows = 0;
-    unsigned most_parts = 0; // parts of one window, at most
-};
-
-inline Seen read_plain(const std::string &path) {
-    Seen s;
-    OfflineCapture cap(path);
-    wm_packet_t p{};
-    try {
-        while (cap.next(&p) == WM_SUCCESS) {
-            s.packets.push_back(p);
-            s.payloads.emplace_back(p.payload, p.payload + p.payload_len);
-        }
-    } catch (const CaptureError &e) {
-        s.error = e.what();
-    }
-    s.stats = cap.stats();
-    return s;
-}
 
 inline Seen read_windows(const std::string &path, uint64_t window, unsigned threads,
                          WindowReader::InPlaceRead mode = WindowReader::InPlaceRead::Pread,
