@@ -24,13 +24,17 @@ inline void require(bool ok, const std::string &why) {
     if (!ok) fail(why);
 }
 
-// A per-process file the target writes each input into (readers that take a
-// path: libpcap, the window reader, the rule importer). Under $TMPDIR when set.
+// The per-process file a target writes each input into (readers that take
+// a path: libpcap, the window reader, the rule importer), under $TMPDIR
+// when set; removed at exit. One per process: the suffix of the first call.
 inline const std::string &scratch_file(const char *suffix) {
     static const std::string path = [&] {
         const char *dir = std::getenv("TMPDIR");
         return std::string(dir && *dir ? dir : "/tmp") + "/wm-fuzz-" + std::to_string(getpid()) + suffix;
     }();
+    // Registered once path exists, so it runs before path is destroyed.
+    static const int removed_at_exit = std::atexit([] { std::remove(path.c_str()); });
+    (void)removed_at_exit;
     return path;
 }
 
