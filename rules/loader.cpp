@@ -238,7 +238,7 @@ void report_second_document(const DocumentScan &scan, LoadContext &ctx) {
 
 } // namespace
 
-// The whole document in one yaml-cpp parse, every problem reported.
+// The whole document parsed at once (not in slices), every problem reported.
 static RuleSet load_whole(const std::string &yaml, const std::string &name) {
     LoadContext ctx(name, yaml);
     // Documents are counted first, by events, and only the first is loaded:
@@ -251,7 +251,6 @@ static RuleSet load_whole(const std::string &yaml, const std::string &name) {
                                  : std::isprint(c)  ? fmt::format("'{}'", static_cast<char>(c))
                                                     : fmt::format("byte 0x{:02X}", c);
         ctx.error(*scan.stuck, -1, "YAML syntax error: unexpected " + what);
-        report_second_document(scan, ctx);
         throw_sorted(ctx);
     }
     YAML::Node root;
