@@ -4,19 +4,16 @@
 // corrupt record; with streams, reassembly and scanning agree with
 // Hyperscan's stream mode over the same streams (verify_streams); a failed
 // replay says why.
-// WM_FUZZ_BACKEND=gpu (or auto) runs the same checks on that backend, every
-// GPU batch also cross-checked against Hyperscan (verify_every = 1): how a
-// saved corpus is replayed on a machine with a GPU (libFuzzer builds have
-// no CUDA).
+// WM_FUZZ_BACKEND=gpu runs it on the GPU (fuzz_backend.h).
 #include "plugin/src/capture/offline_capture.h"
 #include "plugin/src/compiled_ruleset.h"
 #include "plugin/src/reference_matcher.h"
+#include "tests/fuzz/fuzz_backend.h"
 #include "tests/fuzz/fuzz_input.h"
 #include "warpmatch.h"
 #include "warpmatch_stream.h"
 
 #include <cstdio>
-#include <cstdlib>
 #include <set>
 #include <string>
 #include <utility>
@@ -52,16 +49,7 @@ struct Engines {
         wm_error_t *err = nullptr;
         require(wm_ruleset_load_string(kRules, sizeof kRules - 1, "fuzz-rules.yaml", &rs, &err) == WM_SUCCESS,
                 "the fuzz rules do not load");
-        wm_scanner_options_t so;
-        wm_scanner_options_init(&so);
-        const char *backend = std::getenv("WM_FUZZ_BACKEND");
-        const std::string name = backend && *backend ? backend : "cpu";
-        require(name == "cpu" || name == "gpu" || name == "auto", "WM_FUZZ_BACKEND must be cpu, gpu or auto");
-        so.backend = name == "cpu" ? WM_BACKEND_CPU : name == "gpu" ? WM_BACKEND_GPU : WM_BACKEND_AUTO;
-        so.verify_every = name == "cpu" ? 0 : 1;
-        so.output_mode = WM_OUTPUT_POSITIONS; // streams need it
-        const int rc = wm_scanner_create(rs, &so, &scanner, &err);
-        require(rc == WM_SUCCESS, "no " + name + " scanner: " + (err ? err->message : "?"));
+        scanner = wm::fuzz::make_scanner(rs);
         std::fprintf(stderr, "fuzz_replay: backend %s\n", wm_scanner_backend(scanner) == WM_BACKEND_GPU ? "gpu" : "cpu");
     }
 };

@@ -8,17 +8,16 @@
 // leading bytes) and its bytes; then payloads, each a length byte (0-63, or
 // 255: 300 bytes, past a GPU tile) and its bytes. Pattern and payload bytes
 // are drawn from 8 symbols (letters in both cases, 0x00, 0x01), so matches
-// are dense. WM_FUZZ_BACKEND=gpu scans on the GPU (a saved corpus on a
-// machine with one; fuzz_replay.cpp).
+// are dense. WM_FUZZ_BACKEND=gpu scans on the GPU (fuzz_backend.h).
 #include "plugin/src/compiled_ruleset.h"
 #include "plugin/src/reference_matcher.h"
+#include "tests/fuzz/fuzz_backend.h"
 #include "tests/fuzz/fuzz_input.h"
 #include "warpmatch.h"
 
 #include <fmt/format.h>
 
 #include <algorithm>
-#include <cstdlib>
 #include <string>
 #include <tuple>
 #include <vector>
@@ -73,21 +72,6 @@ int collect(uint32_t rule, uint32_t payload, uint32_t start, uint32_t end, void 
     return 0;
 }
 
-wm_scanner_t *make_scanner(const wm_ruleset_t *rs) {
-    const char *backend = std::getenv("WM_FUZZ_BACKEND");
-    const std::string name = backend && *backend ? backend : "cpu";
-    wm_scanner_options_t so;
-    wm_scanner_options_init(&so);
-    so.backend = name == "gpu" ? WM_BACKEND_GPU : name == "auto" ? WM_BACKEND_AUTO : WM_BACKEND_CPU;
-    so.verify_every = name == "cpu" ? 0 : 1;
-    so.output_mode = WM_OUTPUT_POSITIONS;
-    wm_scanner_t *sc = nullptr;
-    wm_error_t *err = nullptr;
-    const int rc = wm_scanner_create(rs, &so, &sc, &err);
-    require(rc == WM_SUCCESS, "no " + name + " scanner: " + (err ? err->message : "?"));
-    return sc;
-}
-
 } // namespace
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
@@ -123,7 +107,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     wm_error_t *err = nullptr;
     require(wm_ruleset_load_string(yaml.data(), yaml.size(), "fuzz-scan.yaml", &rs, &err) == WM_SUCCESS,
             "the C API refuses rules the loader took:\n" + yaml);
-    wm_scanner_t *sc = make_scanner(rs);
+    wm_scanner_t *sc = wm::fuzz::make_scanner(rs);
     const wm_batch_t batch{bytes.data(), offsets.data(), meta.size(), meta.data()};
     std::vector<Hit> got;
     const int rc = wm_scan_batch(sc, &batch, collect, &got, &err);
