@@ -121,7 +121,6 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     std::vector<std::pair<uint32_t, uint32_t>> set_got, set_want;
     for (size_t i = 0; i < count; ++i) set_got.emplace_back(hits[i].payload_index, hits[i].rule_id);
     for (const auto &[rule, payload, start, end] : want) set_want.emplace_back(payload, rule);
-    set_want.erase(std::unique(set_want.begin(), set_want.end()), set_want.end());
     std::sort(set_want.begin(), set_want.end());
     set_want.erase(std::unique(set_want.begin(), set_want.end()), set_want.end());
     require(set_got == set_want, fmt::format("set: {} pairs (ordered by payload, rule), the reference {}\n{}",
