@@ -60,9 +60,11 @@ inline wm_stream_config_t default_config() {
     return c;
 }
 
-// One IPv4 TCP conversation 10.0.0.1:<cport> <-> 10.0.0.2:<sport>.
+// One IPv4 TCP conversation 10.0.0.1:<cport> <-> 10.0.0.2:<sport>, in
+// frames with the given VLAN tags (outermost first).
 struct Conversation {
     uint16_t cport = 40000, sport = 80;
+    std::vector<build::VlanTag> tags;
     build::Bytes frame(bool from_client, uint32_t seq, uint8_t flags, const std::string &payload,
                        uint32_t ack = 0) const {
         build::TcpSpec t;
@@ -74,7 +76,7 @@ struct Conversation {
         build::Ipv4Spec ip;
         ip.src = from_client ? build::ip4(10, 0, 0, 1) : build::ip4(10, 0, 0, 2);
         ip.dst = from_client ? build::ip4(10, 0, 0, 2) : build::ip4(10, 0, 0, 1);
-        return build::ethernet_ip(build::ipv4(ip, build::kProtoTcp, build::tcp(t, build::bytes(payload))));
+        return build::ethernet_ip(build::ipv4(ip, build::kProtoTcp, build::tcp(t, build::bytes(payload))), tags);
     }
 };
 

@@ -58,6 +58,35 @@ TEST(FlowTable, RstMidStreamEndsTheFlowAndFlushesWhatItHeld) {
     EXPECT_EQ(h.pipeline().verify_mismatches(), 0u);
 }
 
+// Networks reuse addresses across VLANs: one 5-tuple on VLAN 10, on VLAN
+// 20 and on QinQ 10/20 is three connections, each its own stream (the
+// second SYN would otherwise end the first flow as a port reuse).
+TEST(FlowTable, OneFiveTupleOnDifferentVlansIsDifferentFlows) {
+    Harness h(kRules);
+    Conversation a, b, q;
+    a.tags = {{0x8100, 10}};
+    b.tags = {{0x8100, 20}};
+    q.tags = {{0x88a8, 10}, {0x8100, 20}};
+    handshake(h, a, 100, 900);
+    handshake(h, b, 5000, 7000);
+    handshake(h, q, 300, 400);
+    h.feed(a.frame(true, 101, kAck | kPsh, "att"));  // packet 10
+    h.feed(b.frame(true, 5001, kAck | kPsh, "ack")); // 11
+    h.feed(q.frame(true, 301, kAck | kPsh, "xatt")); // 12
+    h.feed(b.frame(true, 5004, kAck | kPsh, "att")); // 13: VLAN 20's stream is "ackatt"
+    h.feed(a.frame(true, 104, kAck | kPsh, "ack"));  // 14: VLAN 10's is "attack"
+    h.feed(q.frame(true, 305, kAck | kPsh, "ack"));  // 15: QinQ's is "xattack"
+    h.finish();
+    EXPECT_EQ(h.stats().flows_created, 3u);
+    EXPECT_EQ(h.stats().flows_reused, 0u);
+    EXPECT_EQ(h.stats().gaps, 0u);
+    const auto alerts = h.alerts_of(1);
+    ASSERT_EQ(alerts.size(), 2u);
+    EXPECT_EQ(alerts[0].packet, 14u);
+    EXPECT_EQ(alerts[1].packet, 15u);
+    EXPECT_EQ(h.pipeline().verify_mismatches(), 0u);
+}
+
 TEST(FlowTable, BareAckOrRstForAnUnknownFlowCreatesNothing) {
     Harness h(kRules);
     Conversation c;

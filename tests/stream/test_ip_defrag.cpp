@@ -49,11 +49,11 @@ struct Defrag {
     explicit Defrag(wm_stream_config_t c = default_config()) : cfg(c) {
         d = std::make_unique<IpDefrag>(cfg, st);
     }
-    bool add(const build::Bytes &ip, int64_t t = 1) {
+    bool add(const build::Bytes &ip, int64_t t = 1, uint32_t vlans = 0) {
         IpInfo info;
         EXPECT_TRUE(parse_ip(ip.data(), ip.size(), &info));
         EXPECT_TRUE(info.fragment);
-        return d->add(ip.data(), ip.size(), info, t, &out);
+        return d->add(ip.data(), ip.size(), info, vlans, t, &out);
     }
     // The reassembled datagram's UDP payload, via the real decoder.
     std::string payload() {
@@ -141,6 +141,33 @@ TEST(IpDefrag, RandomIpv4FragmentsEqualTheFirstWinsModel) {
     }
 }
 
+// The same addresses and IP id on two VLANs are two datagrams: no byte of
+// one lands in the other. The VLAN ids come from the frame.
+TEST(IpDefrag, SameIdOnTwoVlansIsTwoDatagrams) {
+    uint32_t v10 = 0, v20 = 0, qinq = 0;
+    const auto frame = [](std::vector<build::VlanTag> tags) { return build::ethernet_ip(build::Bytes(20, 0x45), tags); };
+    const auto f10 = frame({{0x8100, 10}}), f20 = frame({{0x8100, 0xe000 | 20}}); // priority bits are not the id
+    const auto fq = frame({{0x88a8, 10}, {0x8100, 20}, {0x8100, 30}});           // the first two tags count
+    EXPECT_EQ(ip_header_offset(capture::kDltEthernet, f10.data(), uint32_t(f10.size()), &v10), 18);
+    EXPECT_EQ(ip_header_offset(capture::kDltEthernet, f20.data(), uint32_t(f20.size()), &v20), 18);
+    EXPECT_EQ(ip_header_offset(capture::kDltEthernet, fq.data(), uint32_t(fq.size()), &qinq), 26);
+    EXPECT_EQ(v10, 10u);
+    EXPECT_EQ(v20, 20u);
+    EXPECT_EQ(qinq, (10u << 12) | 20u);
+
+    const auto a = udp_l4(std::string(40, 'a')), b = udp_l4(std::string(40, 'b'));
+    Defrag d;
+    EXPECT_FALSE(d.add(frag4(a, 0, 24, true), 1, v10));
+    EXPECT_FALSE(d.add(frag4(b, 0, 24, true), 1, v20));
+    EXPECT_EQ(d.d->datagrams(), 2u);
+    ASSERT_TRUE(d.add(frag4(b, 24, b.size() - 24, false), 1, v20));
+    EXPECT_EQ(d.payload(), std::string(40, 'b'));
+    ASSERT_TRUE(d.add(frag4(a, 24, a.size() - 24, false), 1, v10));
+    EXPECT_EQ(d.payload(), std::string(40, 'a'));
+    EXPECT_EQ(d.st.frag_overlap_bytes, 0u);
+    EXPECT_EQ(d.st.frag_reassembled, 2u);
+}
+
 TEST(IpDefrag, Ipv6FragmentsReassembleAndOverlapsDropTheDatagram) {
     auto l4 = udp_l4(std::string(100, 'q'));
     Defrag d;
@@ -198,7 +225,7 @@ TEST(IpDefrag, BadFragmentsAreCountedAndIgnored) {
     big[6] = 0x3f, big[7] = 0xff;                  // offset 65528 + 24 > 65535
     IpInfo info;
     ASSERT_TRUE(parse_ip(big.data(), big.size(), &info));
-    EXPECT_FALSE(d.d->add(big.data(), big.size(), info, 1, &d.out));
+    EXPECT_FALSE(d.d->add(big.data(), big.size(), info, 0, 1, &d.out));
     EXPECT_EQ(d.st.frag_invalid, 2u);
     EXPECT_EQ(d.d->datagrams(), 0u);
 }

@@ -13,8 +13,8 @@ namespace {
 constexpr size_t kFlowOverhead = sizeof(Flow) + 64;
 constexpr size_t kSegmentOverhead = 64;
 
-std::array<uint8_t, 38> flow_key(const wm_packet_t &p) {
-    std::array<uint8_t, 38> k{};
+FlowKey flow_key(const wm_packet_t &p, uint32_t vlans) {
+    FlowKey k{};
     const int c = std::memcmp(p.src_ip, p.dst_ip, 16);
     const bool swap = c > 0 || (c == 0 && p.src_port > p.dst_port);
     const uint8_t *lo = swap ? p.dst_ip : p.src_ip, *hi = swap ? p.src_ip : p.dst_ip;
@@ -26,6 +26,7 @@ std::array<uint8_t, 38> flow_key(const wm_packet_t &p) {
     std::memcpy(&k[18], hi, 16);
     k[34] = uint8_t(lo_port >> 8), k[35] = uint8_t(lo_port);
     k[36] = uint8_t(hi_port >> 8), k[37] = uint8_t(hi_port);
+    k[38] = uint8_t(vlans >> 16), k[39] = uint8_t(vlans >> 8), k[40] = uint8_t(vlans);
     return k;
 }
 
@@ -49,10 +50,10 @@ struct Forward final : StreamReceiver {
 // Five word loads and a multiply-xorshift round each: the byte-serial FNV
 // chain this replaced was 11% of a streams replay's time (perf, merged-zeek
 // x8 with one rule on the development machine).
-size_t FlowTable::KeyHash::operator()(const std::array<uint8_t, 38> &k) const {
-    uint64_t w[5] = {};
-    std::memcpy(w, k.data(), 32);
-    std::memcpy(&w[4], k.data() + 32, 6);
+size_t FlowTable::KeyHash::operator()(const FlowKey &k) const {
+    uint64_t w[6] = {};
+    std::memcpy(w, k.data(), 40);
+    std::memcpy(&w[5], k.data() + 40, 1);
     uint64_t h = 0;
     for (uint64_t x : w) h = capture::mix_word(h, x);
     return static_cast<size_t>(capture::mix_final(h));
@@ -73,8 +74,7 @@ void FlowTable::account(Flow &f) {
     st_.memory_peak_bytes = std::max<uint64_t>(st_.memory_peak_bytes, memory_);
 }
 
-FlowTable::Lru::iterator FlowTable::create(const wm_packet_t &pkt,
-                                           const std::array<uint8_t, 38> &key) {
+FlowTable::Lru::iterator FlowTable::create(const wm_packet_t &pkt, const FlowKey &key) {
     while (!lru_.empty() && table_.size() >= cfg_.max_flows)
         end_flow(std::prev(lru_.end()), End::Evicted);
     lru_.emplace_front(cfg_.max_ooo_bytes, st_);
@@ -114,10 +114,10 @@ void FlowTable::enforce_caps(const Flow *keep) {
         end_flow(std::prev(lru_.end()), End::Evicted);
 }
 
-void FlowTable::on_tcp(const wm_packet_t &pkt, const TcpHeader &tcp, size_t seg_len,
+void FlowTable::on_tcp(const wm_packet_t &pkt, const TcpHeader &tcp, size_t seg_len, uint32_t vlans,
                        int64_t now_sec) {
     ++st_.segments;
-    const auto key = flow_key(pkt);
+    const auto key = flow_key(pkt, vlans);
     auto found = table_.find(key);
     const bool syn = tcp.flags & kTcpSyn, ack = tcp.flags & kTcpAck;
     const bool rst = tcp.flags & kTcpRst, fin = tcp.flags & kTcpFin;

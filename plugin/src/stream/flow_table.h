@@ -1,6 +1,7 @@
 // plugin/src/stream/flow_table.h - TCP flows keyed by the bidirectional
-// 5-tuple, each with two reassembled directions, in least-recently-used
-// order so that timeouts and evictions take the oldest first.
+// 5-tuple and VLAN ids, each with two reassembled directions, in
+// least-recently-used order so that timeouts and evictions take the oldest
+// first.
 //
 // Lifecycle: a flow starts with a SYN or with a segment carrying data (a
 // capture that starts mid-connection); a bare ACK/FIN/RST for an unknown
@@ -23,8 +24,12 @@
 
 namespace wm::stream {
 
+// IP version, protocol, lower endpoint, higher endpoint (address, port),
+// VLAN ids (frame_layers.h).
+using FlowKey = std::array<uint8_t, 41>;
+
 struct Flow {
-    std::array<uint8_t, 38> key{}; // version, proto, lower endpoint, higher endpoint
+    FlowKey key{};
     uint64_t serial = 0;           // unique per flow for the lifetime of the table
     uint8_t client_ip[16]{};       // source of the first packet = direction 0
     uint16_t client_port = 0;
@@ -60,11 +65,12 @@ class FlowTable {
     ~FlowTable();
 
     // A decoded TCP packet (addresses, ports and payload from decode_frame;
-    // payload may be null), its TCP header and the sequence space its data
-    // occupies (> payload_len when the snap length cut it). now_sec is the
+    // payload may be null), its TCP header, the sequence space its data
+    // occupies (> payload_len when the snap length cut it) and its frame's
+    // VLAN ids (ip_header_offset), which key the flow too. now_sec is the
     // capture clock: the latest timestamp seen, so that captures whose time
     // jumps backwards (merged files) do not expire flows early.
-    void on_tcp(const wm_packet_t &pkt, const TcpHeader &tcp, size_t seg_len, int64_t now_sec);
+    void on_tcp(const wm_packet_t &pkt, const TcpHeader &tcp, size_t seg_len, uint32_t vlans, int64_t now_sec);
     // Ends flows idle since before now_sec - idle_timeout_s.
     void expire(int64_t now_sec);
     // Ends every flow (end of capture), oldest first.
@@ -79,7 +85,7 @@ class FlowTable {
     using Lru = std::list<Flow>; // most recent first
     enum class End { Closed, TimedOut, Evicted, Reused, AtEnd };
 
-    Lru::iterator create(const wm_packet_t &pkt, const std::array<uint8_t, 38> &key);
+    Lru::iterator create(const wm_packet_t &pkt, const FlowKey &key);
     void end_flow(Lru::iterator it, End why);
     void enforce_caps(const Flow *keep);
 
@@ -88,9 +94,9 @@ class FlowTable {
     FlowSink &sink_;
     Lru lru_;
     struct KeyHash {
-        size_t operator()(const std::array<uint8_t, 38> &k) const;
+        size_t operator()(const FlowKey &k) const;
     };
-    std::unordered_map<std::array<uint8_t, 38>, Lru::iterator, KeyHash> table_;
+    std::unordered_map<FlowKey, Lru::iterator, KeyHash> table_;
     size_t memory_ = 0;
     uint64_t next_serial_ = 1;
 };

@@ -13,7 +13,12 @@ namespace wm::stream {
 
 // Offset of the IP header in a frame of link type dlt (capture/decoder.h
 // values), or -1 when the frame is not IP or is cut before the header.
-long ip_header_offset(int dlt, const uint8_t *frame, uint32_t caplen);
+// vlans (when given): the 12-bit ids of the frame's first two 802.1Q /
+// 802.1ad tags, outer << 12 | inner (0 untagged), which key flows and
+// fragmented datagrams beside the addresses: networks reuse addresses
+// across VLANs (Suricata's vlan.use-for-tracking and Snort 3's flow key
+// do the same).
+long ip_header_offset(int dlt, const uint8_t *frame, uint32_t caplen, uint32_t *vlans = nullptr);
 
 struct IpInfo {
     int version = 0;

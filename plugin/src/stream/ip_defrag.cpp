@@ -103,7 +103,7 @@ void IpDefrag::rebuild(const Datagram &d, int version, std::vector<uint8_t> *out
     }
 }
 
-bool IpDefrag::add(const uint8_t *ip, size_t caplen, const IpInfo &info, int64_t now_sec,
+bool IpDefrag::add(const uint8_t *ip, size_t caplen, const IpInfo &info, uint32_t vlans, int64_t now_sec,
                    std::vector<uint8_t> *datagram) {
     ++st_.frag_fragments;
     const bool v6 = info.version == 6;
@@ -134,6 +134,7 @@ bool IpDefrag::add(const uint8_t *ip, size_t caplen, const IpInfo &info, int64_t
         k.bytes[36] = info.proto;
     }
     std::memcpy(&k.bytes[33], &info.frag_id, 4);
+    k.bytes[37] = uint8_t(vlans >> 16), k.bytes[38] = uint8_t(vlans >> 8), k.bytes[39] = uint8_t(vlans);
 
     auto found = table_.find(k);
     if (found == table_.end()) {

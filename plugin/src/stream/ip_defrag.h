@@ -34,9 +34,11 @@ class IpDefrag {
     IpDefrag(const wm_stream_config_t &cfg, wm_stream_stats_t &stats);
 
     // One fragment: ip points at its IP header, caplen bytes captured,
-    // info from parse_ip() (info.fragment is true). Returns true and fills
-    // *datagram when this fragment completed a datagram.
-    bool add(const uint8_t *ip, size_t caplen, const IpInfo &info, int64_t now_sec,
+    // info from parse_ip() (info.fragment is true), vlans its frame's VLAN
+    // ids (ip_header_offset), which key the datagram beside the addresses
+    // and id. Returns true and fills *datagram when this fragment completed
+    // a datagram.
+    bool add(const uint8_t *ip, size_t caplen, const IpInfo &info, uint32_t vlans, int64_t now_sec,
              std::vector<uint8_t> *datagram);
 
     // Drops datagrams whose first fragment is older than the timeout.
@@ -47,7 +49,7 @@ class IpDefrag {
 
   private:
     struct Key {
-        std::array<uint8_t, 37> bytes{}; // version, src, dst, id, proto
+        std::array<uint8_t, 40> bytes{}; // version, src, dst, id, proto, VLAN ids
         bool operator==(const Key &o) const { return bytes == o.bytes; }
     };
     struct KeyHash {

@@ -93,10 +93,11 @@ bool StreamPipeline::frame(int dlt, const uint8_t *data, uint32_t caplen, uint32
     // A fragment counts as skipped; the datagram it may complete is then
     // delivered like a packet of its own (same number and time).
     ++cap_.skipped[WM_SKIP_FRAGMENT];
-    const long ipo = ip_header_offset(dlt, data, caplen);
+    uint32_t vlans = 0;
+    const long ipo = ip_header_offset(dlt, data, caplen, &vlans);
     IpInfo info;
     if (ipo < 0 || !parse_ip(data + ipo, caplen - ipo, &info) || !info.fragment) return !stopped_;
-    if (!defrag_->add(data + ipo, caplen - ipo, info, now_sec_, &datagram_)) return !stopped_;
+    if (!defrag_->add(data + ipo, caplen - ipo, info, vlans, now_sec_, &datagram_)) return !stopped_;
     wm_packet_t whole = pkt;
     const uint32_t n = static_cast<uint32_t>(datagram_.size());
     const int r2 = capture::decode_frame(capture::kDltRaw, datagram_.data(), n, &whole);
@@ -106,7 +107,7 @@ bool StreamPipeline::frame(int dlt, const uint8_t *data, uint32_t caplen, uint32
             cap_.payload_bytes += whole.payload_len;
         }
         if (whole.proto == WM_PROTO_TCP)
-            tcp(capture::kDltRaw, datagram_.data(), n, whole);
+            tcp(datagram_.data(), n, vlans, whole);
         else if (r2 == capture::kDecodedPayload)
             add_datagram(whole);
     }
@@ -126,23 +127,25 @@ void StreamPipeline::decoded(int dlt, const uint8_t *frame, uint32_t caplen, int
     // space (it becomes a gap) and its flags.
     const bool tcp_ok = rc == capture::kDecodedPayload || rc == WM_SKIP_NO_PAYLOAD ||
                         rc == WM_SKIP_TRUNCATED;
-    if (tcp_ok && pkt.proto == WM_PROTO_TCP)
-        tcp(dlt, frame, caplen, pkt);
-    else if (rc == capture::kDecodedPayload)
+    if (tcp_ok && pkt.proto == WM_PROTO_TCP) {
+        uint32_t vlans = 0;
+        const long ipo = ip_header_offset(dlt, frame, caplen, &vlans);
+        if (ipo >= 0) tcp(frame + ipo, caplen - size_t(ipo), vlans, pkt);
+    } else if (rc == capture::kDecodedPayload) {
         add_datagram(pkt);
+    }
 }
 
-void StreamPipeline::tcp(int dlt, const uint8_t *frame, uint32_t caplen, wm_packet_t &pkt) {
-    const long ipo = ip_header_offset(dlt, frame, caplen);
+void StreamPipeline::tcp(const uint8_t *ip, size_t ip_len, uint32_t vlans, wm_packet_t &pkt) {
     IpInfo info;
-    if (ipo < 0 || !parse_ip(frame + ipo, caplen - ipo, &info) || info.fragment) return;
-    const size_t l4 = size_t(ipo) + info.l4_offset;
+    if (!parse_ip(ip, ip_len, &info) || info.fragment) return;
+    const size_t l4 = info.l4_offset;
     TcpHeader th;
-    if (l4 > caplen || !parse_tcp(frame + l4, caplen - l4, &th)) return;
+    if (l4 > ip_len || !parse_tcp(ip + l4, ip_len - l4, &th)) return;
     size_t seg_len = pkt.payload ? pkt.payload_len : 0;
     if (info.declared_len > uint64_t(info.l4_offset) + th.header_len)
         seg_len = info.declared_len - info.l4_offset - th.header_len;
-    flows_->on_tcp(pkt, th, seg_len, now_sec_);
+    flows_->on_tcp(pkt, th, seg_len, vlans, now_sec_);
 }
 
 void StreamPipeline::note_added(const wm_packet_t &trigger) {

@@ -121,7 +121,9 @@ class StreamPipeline final : private FlowSink {
     void end(Flow &f) override;
 
     void decoded(int dlt, const uint8_t *frame, uint32_t caplen, int rc, wm_packet_t &pkt);
-    void tcp(int dlt, const uint8_t *frame, uint32_t caplen, wm_packet_t &pkt);
+    // A TCP packet or reassembled datagram: its IP header at ip, the
+    // frame's VLAN ids (ip_header_offset).
+    void tcp(const uint8_t *ip, size_t ip_len, uint32_t vlans, wm_packet_t &pkt);
     void add_datagram(const wm_packet_t &pkt);
     void note_added(const wm_packet_t &trigger);
     // A batch handed to the scanner: its windows, the oracle's expectations
