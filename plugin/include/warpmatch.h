@@ -54,7 +54,7 @@ extern "C" {
 /* ------------------------------------------------------------------ */
 
 #define WM_VERSION_MAJOR 0
-#define WM_VERSION_MINOR 11
+#define WM_VERSION_MINOR 12
 #define WM_VERSION_PATCH 0
 /** ABI version: bumped whenever a public struct layout or signature changes.
  *  The shared library's SONAME is libwarpmatch.so.<WM_ABI_VERSION>. */
@@ -439,7 +439,8 @@ typedef struct wm_packet {
     uint8_t dst_ip[16];
     uint16_t src_port;
     uint16_t dst_port;
-    uint64_t flow_id;     /**< hash of the bidirectional 5-tuple          */
+    uint64_t flow_id;     /**< hash of the bidirectional 5-tuple and the
+                               first two VLAN ids (since 0.12)            */
     const uint8_t *payload;
     uint32_t payload_len;
     uint32_t payload_offset; /**< offset of the payload in the frame      */

@@ -70,6 +70,30 @@ TEST(DecoderLinks, PreStandardQinQ9100ThreeDeep) {
     expect_ip4_tcp(decode(kDltEthernet, f), 26 + 40);
 }
 
+// The flow id carries the first two VLAN ids: one 5-tuple on two VLANs is
+// two flows (the stream layer keys them so too), both directions on one
+// VLAN one flow; the priority bits and tags past the second do not count.
+TEST(DecoderLinks, FlowIdTellsVlansApart) {
+    const Bytes rev = b::ipv4(v4(kServer4, kClient4), b::kProtoTcp, b::tcp(tcp_ports(80, 40000), kHttp));
+    auto id = [](const Bytes &ip, std::vector<b::VlanTag> tags) {
+        const Decoded d = decode(kDltEthernet, b::ethernet_ip(ip, tags));
+        EXPECT_EQ(d.rc, kDecodedPayload);
+        return d.pkt.flow_id;
+    };
+    const uint64_t untagged = id(ip4_tcp(), {}), v10 = id(ip4_tcp(), {{0x8100, 10}});
+    const uint64_t v20 = id(ip4_tcp(), {{0x8100, 20}}), q = id(ip4_tcp(), {{0x88a8, 10}, {0x8100, 20}});
+    EXPECT_EQ(untagged, id(rev, {}));
+    EXPECT_NE(untagged, v10);
+    EXPECT_NE(v10, v20);
+    EXPECT_NE(q, v10);
+    EXPECT_NE(q, v20);
+    EXPECT_EQ(v10, id(rev, {{0x8100, 10}}));
+    EXPECT_EQ(v10, id(ip4_tcp(), {{0x8100, 0xe000 | 10}}));
+    EXPECT_EQ(q, id(rev, {{0x88a8, 10}, {0x8100, 20}, {0x8100, 30}}));
+    EXPECT_EQ(v10, flow_hash_vlans(untagged, 10));
+    EXPECT_EQ(untagged, flow_hash_vlans(untagged, 0));
+}
+
 TEST(DecoderLinks, VlanDepthIsBounded) {
     const std::vector<b::VlanTag> eight(8, b::VlanTag{0x8100, 7});
     expect_ip4_tcp(decode(kDltEthernet, b::ethernet_ip(ip4_tcp(), eight)), 14 + 32 + 40);

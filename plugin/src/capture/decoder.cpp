@@ -225,16 +225,20 @@ int decode_ip(const Frame &f, uint64_t off, int version, wm_packet_t *out) {
 
 // type is the ethertype read just before off; VLAN tags (802.1Q, 802.1ad
 // and the pre-standard 0x9100) are peeled off, any depth up to the bound.
+// The first two tags' VLAN ids go into the flow id (flow_hash_vlans).
 int decode_ethertype(const Frame &f, uint64_t off, uint16_t type, wm_packet_t *out) {
+    uint32_t vlans = 0;
     for (int tags = 0; type == kEtherVlan || type == kEtherQinQ || type == kEtherQinQOld; ++tags) {
         if (tags == kMaxVlanTags) return WM_SKIP_MALFORMED;
         if (off + 4 > f.caplen) return WM_SKIP_TRUNCATED;
+        if (tags < 2) vlans = (vlans << 12) | (be16(f.data + off) & 0x0fffu);
         type = be16(f.data + off + 2); // after the 2-byte TCI
         off += 4;
     }
-    if (type == kEtherIpv4) return decode_ip(f, off, 4, out);
-    if (type == kEtherIpv6) return decode_ip(f, off, 6, out);
-    return WM_SKIP_NOT_IP; // ARP, LLDP, 802.3 length field, MPLS, PPPoE, ...
+    if (type != kEtherIpv4 && type != kEtherIpv6) return WM_SKIP_NOT_IP; // ARP, LLDP, 802.3 length, MPLS, PPPoE, ...
+    const int rc = decode_ip(f, off, type == kEtherIpv4 ? 4 : 6, out);
+    if (vlans != 0 && out->flow_id != 0) out->flow_id = flow_hash_vlans(out->flow_id, vlans);
+    return rc;
 }
 
 // BSD loopback: the 4-byte address family is in the capturing host's byte
@@ -287,6 +291,10 @@ uint64_t flow_hash(uint8_t ip_version, uint8_t proto, const uint8_t a_ip[16], ui
                    const uint8_t b_ip[16], uint16_t b_port) {
     return flow_hash_words(ip_version, proto, AddrWords{load64(a_ip), load64(a_ip + 8)}, a_port,
                            AddrWords{load64(b_ip), load64(b_ip + 8)}, b_port);
+}
+
+uint64_t flow_hash_vlans(uint64_t five_tuple_hash, uint32_t vlans) {
+    return vlans == 0 ? five_tuple_hash : mix_final(mix_word(five_tuple_hash, vlans));
 }
 
 } // namespace wm::capture

@@ -35,7 +35,7 @@ constexpr int kDecodedPayload = -1;
 // Decode one frame of link type dlt (caplen captured bytes at frame).
 //
 // Returns kDecodedPayload when the frame carries a non-empty TCP/UDP payload:
-// then ip_version, proto, src/dst ip and port, flow_id, payload,
+// then ip_version, proto, src/dst ip and port, flow_id (flow_hash_vlans), payload,
 // payload_len and payload_offset of *out are set. The payload is clipped to
 // the captured bytes and excludes Ethernet padding (the IP total / payload
 // length and the UDP length are honoured). An IP length of 0 (captures taken
@@ -55,5 +55,11 @@ int decode_frame(int dlt, const uint8_t *frame, uint32_t caplen, wm_packet_t *ou
 // connection. Addresses are 16 bytes (IPv4 uses the first 4, rest zero).
 uint64_t flow_hash(uint8_t ip_version, uint8_t proto, const uint8_t a_ip[16], uint16_t a_port,
                    const uint8_t b_ip[16], uint16_t b_port);
+
+// The flow id of a frame with VLAN ids `vlans` (the 12-bit ids of its first
+// two tags, outer << 12 | inner): the 5-tuple's hash mixed with them, the
+// hash itself when untagged (0). decode_frame's flow_id is this, so one
+// 5-tuple on two VLANs is two flows, as the stream layer keys them.
+uint64_t flow_hash_vlans(uint64_t five_tuple_hash, uint32_t vlans);
 
 } // namespace wm::capture

@@ -101,6 +101,7 @@ bool StreamPipeline::frame(int dlt, const uint8_t *data, uint32_t caplen, uint32
     wm_packet_t whole = pkt;
     const uint32_t n = static_cast<uint32_t>(datagram_.size());
     const int r2 = capture::decode_frame(capture::kDltRaw, datagram_.data(), n, &whole);
+    if (whole.flow_id != 0) whole.flow_id = capture::flow_hash_vlans(whole.flow_id, vlans); // the datagram has no tags
     if (r2 == capture::kDecodedPayload || r2 == WM_SKIP_NO_PAYLOAD || r2 == WM_SKIP_TRUNCATED) {
         if (r2 == capture::kDecodedPayload) {
             ++cap_.payloads;
