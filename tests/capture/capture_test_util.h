@@ -59,6 +59,16 @@ inline build::Ipv6Spec v6(build::Ip6 src = kClient6, build::Ip6 dst = kServer6) 
     s.dst = dst;
     return s;
 }
+// The addresses and ports of a decoded kClient4:40000 -> kServer4:80 TCP packet.
+inline void expect_client_tcp4(const wm_packet_t &p) {
+    EXPECT_EQ(p.ip_version, 4);
+    EXPECT_EQ(p.proto, WM_PROTO_TCP);
+    EXPECT_EQ(0, std::memcmp(p.src_ip, build::as16(kClient4).data(), 16));
+    EXPECT_EQ(0, std::memcmp(p.dst_ip, build::as16(kServer4).data(), 16));
+    EXPECT_EQ(p.src_port, 40000);
+    EXPECT_EQ(p.dst_port, 80);
+}
+
 inline build::TcpSpec tcp_ports(uint16_t sport, uint16_t dport) {
     build::TcpSpec s;
     s.sport = sport;

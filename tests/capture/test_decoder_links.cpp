@@ -14,12 +14,7 @@ Bytes ip6_udp() { return b::ipv6(v6(), b::kProtoUdp, b::udp(5353, 53, kHttp)); }
 
 void expect_ip4_tcp(const Decoded &d, uint32_t offset) {
     ASSERT_EQ(d.rc, kDecodedPayload);
-    EXPECT_EQ(d.pkt.ip_version, 4);
-    EXPECT_EQ(d.pkt.proto, WM_PROTO_TCP);
-    EXPECT_EQ(0, std::memcmp(d.pkt.src_ip, b::as16(kClient4).data(), 16));
-    EXPECT_EQ(0, std::memcmp(d.pkt.dst_ip, b::as16(kServer4).data(), 16));
-    EXPECT_EQ(d.pkt.src_port, 40000);
-    EXPECT_EQ(d.pkt.dst_port, 80);
+    expect_client_tcp4(d.pkt);
     EXPECT_EQ(d.pkt.payload_offset, offset);
     EXPECT_EQ(d.payload(), kHttp);
     EXPECT_EQ(d.pkt.payload, d.frame->data() + offset);

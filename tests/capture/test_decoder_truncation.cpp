@@ -54,6 +54,30 @@ std::vector<Case> cases() {
     payload("ipv4/udpopt", kDltIpv4, udp4opt, data.size());
     payload("null/ipv6", kDltNull, b::loopback(30, tcp6, false), data.size());
     payload("loop/ipv4", kDltLoop, b::loopback(2, tcp4, true), data.size());
+    // Tunnels: every header on the way is cut somewhere.
+    const auto outer = [](uint8_t proto, const Bytes &inner) {
+        return b::ipv4(v4(b::ip4(198, 51, 100, 1), b::ip4(198, 51, 100, 2)), proto, inner);
+    };
+    const auto gre = [](std::initializer_list<uint8_t> header, const Bytes &inner) {
+        Bytes g(header);
+        g.insert(g.end(), inner.begin(), inner.end());
+        return g;
+    };
+    payload("eth/ipv4/ipv6-in-ip/tcp", kDltEthernet, b::ethernet_ip(outer(41, tcp6)), data.size());
+    payload("raw/ipv4/gre key+seq/ipv4/tcp", kDltRaw,
+            outer(b::kProtoGre, gre({0x30, 0, 0x08, 0, 0, 0, 0, 1, 0, 0, 0, 2}, tcp4)), data.size());
+    payload("raw/ipv4/gre teb/eth/vlan/ipv4/udp", kDltRaw,
+            outer(b::kProtoGre, gre({0, 0, 0x65, 0x58}, b::ethernet_ip(udp4opt, {{0x8100, 9}}))), data.size());
+    payload("raw/ipv4/gre erspan3+O/eth/ipv6/tcp", kDltRaw,
+            outer(b::kProtoGre, gre({0x10, 0, 0x22, 0xeb, 0, 0, 0, 1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 1,
+                                     0, 0, 0, 0, 0, 0, 0, 0},
+                                    b::ethernet_ip(tcp6))),
+            data.size());
+    const uint8_t n = uint8_t(tcp4.size() + 4);
+    payload("raw/ipv4/pptp gre/ppp/ipv4/tcp", kDltRaw,
+            outer(b::kProtoGre, gre({0x30, 0x81, 0x88, 0x0b, 0, n, 0, 7, 0, 0, 0, 1, 0, 0, 0, 1, 0xff, 0x03, 0, 0x21},
+                                    tcp4)),
+            data.size());
 
     c.push_back({"arp", kDltEthernet, b::arp_request(b::kMacA, kClient4, kServer4), WM_SKIP_NOT_IP, 14, 0});
     c.push_back({"icmp", kDltEthernet,

@@ -142,18 +142,22 @@ TEST(IpDefrag, RandomIpv4FragmentsEqualTheFirstWinsModel) {
 }
 
 // The same addresses and IP id on two VLANs are two datagrams: no byte of
-// one lands in the other. The VLAN ids come from the frame.
+// one lands in the other. The VLAN ids come from the decoder.
 TEST(IpDefrag, SameIdOnTwoVlansIsTwoDatagrams) {
-    uint32_t v10 = 0, v20 = 0, qinq = 0;
-    const auto frame = [](std::vector<build::VlanTag> tags) { return build::ethernet_ip(build::Bytes(20, 0x45), tags); };
-    const auto f10 = frame({{0x8100, 10}}), f20 = frame({{0x8100, 0xe000 | 20}}); // priority bits are not the id
-    const auto fq = frame({{0x88a8, 10}, {0x8100, 20}, {0x8100, 30}});           // the first two tags count
-    EXPECT_EQ(ip_header_offset(capture::kDltEthernet, f10.data(), uint32_t(f10.size()), &v10), 18);
-    EXPECT_EQ(ip_header_offset(capture::kDltEthernet, f20.data(), uint32_t(f20.size()), &v20), 18);
-    EXPECT_EQ(ip_header_offset(capture::kDltEthernet, fq.data(), uint32_t(fq.size()), &qinq), 26);
+    const auto vlans_of = [](std::vector<build::VlanTag> tags) {
+        const auto f = build::ethernet_ip(frag4(udp_l4("x"), 0, 8, true), tags);
+        capture::FrameLayers where;
+        wm_packet_t p{};
+        EXPECT_EQ(capture::decode_frame(capture::kDltEthernet, f.data(), uint32_t(f.size()), &p, &where),
+                  WM_SKIP_FRAGMENT);
+        EXPECT_EQ(where.ip_offset, int64_t(14 + 4 * tags.size()));
+        return where.vlans;
+    };
+    const uint32_t v10 = vlans_of({{0x8100, 10}});
     EXPECT_EQ(v10, 10u);
+    const uint32_t v20 = vlans_of({{0x8100, 0xe000 | 20}}); // priority bits are not the id
     EXPECT_EQ(v20, 20u);
-    EXPECT_EQ(qinq, (10u << 12) | 20u);
+    EXPECT_EQ(vlans_of({{0x88a8, 10}, {0x8100, 20}, {0x8100, 30}}), (10u << 12) | 20u); // the first two tags count
 
     const auto a = udp_l4(std::string(40, 'a')), b = udp_l4(std::string(40, 'b'));
     Defrag d;

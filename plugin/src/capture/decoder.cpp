@@ -18,6 +18,8 @@ namespace {
 // extension headers; crafted frames must not make the decoder loop long.
 constexpr int kMaxVlanTags = 8;
 constexpr int kMaxIpv6ExtHeaders = 16;
+// Tunnels (IP in IP, GRE) entered on the way to the payload.
+constexpr int kMaxTunnels = 4;
 
 // Declared length of a packet whose length field is 0 (see decode_ipv4):
 // past any caplen, so only the capture bounds it and a cut header still
@@ -30,8 +32,11 @@ constexpr uint16_t kEtherVlan = 0x8100;
 constexpr uint16_t kEtherQinQ = 0x88a8;
 constexpr uint16_t kEtherQinQOld = 0x9100;
 
+constexpr uint8_t kIpProtoIpip = 4;
 constexpr uint8_t kIpProtoTcp = 6;
 constexpr uint8_t kIpProtoUdp = 17;
+constexpr uint8_t kIpProtoIpv6 = 41;
+constexpr uint8_t kIpProtoGre = 47;
 
 // Byte-wise big-endian loads: no alignment requirement, no UB.
 inline uint16_t be16(const uint8_t *p) { return static_cast<uint16_t>((p[0] << 8) | p[1]); }
@@ -39,6 +44,7 @@ inline uint16_t be16(const uint8_t *p) { return static_cast<uint16_t>((p[0] << 8
 struct Frame {
     const uint8_t *data;
     uint64_t caplen;
+    FrameLayers *layers; // filled on the way in
 };
 
 void reset_decoded(wm_packet_t *out) {
@@ -107,8 +113,25 @@ uint64_t flow_hash_words(uint8_t ip_version, uint8_t proto, AddrWords a, uint16_
     return mix_final(h);
 }
 
-// TCP or UDP header at l4; the packet ends at declared_end. src/dst: the
-// addresses in the frame (16 bytes with v6, else 4).
+int decode_ip(const Frame &f, uint64_t off, int version, wm_packet_t *out);
+int decode_ethertype(const Frame &f, uint64_t off, uint16_t type, wm_packet_t *out);
+int decode_gre(const Frame &f, uint64_t off, uint64_t declared_end, wm_packet_t *out);
+
+// A tunnel's inner packet at off: IPv4 or IPv6 by the protocol number, or
+// for GRE what its header says. The inner packet cannot run past its
+// tunnel's: one that claims more reads as cut by the capture there.
+int decode_tunnel(const Frame &f, uint64_t off, uint64_t declared_end, uint8_t proto, wm_packet_t *out) {
+    if (f.layers->tunnels == kMaxTunnels) return WM_SKIP_MALFORMED;
+    ++f.layers->tunnels;
+    std::memset(out->src_ip, 0, sizeof out->src_ip); // an IPv4 inner address fills 4 of the 16 bytes
+    std::memset(out->dst_ip, 0, sizeof out->dst_ip);
+    const Frame inner{f.data, declared_end < f.caplen ? declared_end : f.caplen, f.layers};
+    if (proto == kIpProtoGre) return decode_gre(inner, off, declared_end, out);
+    return decode_ip(inner, off, proto == kIpProtoIpip ? 4 : 6, out);
+}
+
+// TCP or UDP header at l4 (or a tunnel's inner packet); the packet ends at
+// declared_end. src/dst: the addresses in the frame (16 bytes with v6, else 4).
 int decode_l4(const Frame &f, uint64_t l4, uint64_t declared_end, uint8_t proto, const uint8_t *src,
               const uint8_t *dst, wm_packet_t *out) {
     uint64_t start = 0, end = 0;
@@ -129,6 +152,8 @@ int decode_l4(const Frame &f, uint64_t l4, uint64_t declared_end, uint8_t proto,
         start = l4 + 8;
         end = l4 + udp_len;
         out->proto = WM_PROTO_UDP;
+    } else if (proto == kIpProtoIpip || proto == kIpProtoIpv6 || proto == kIpProtoGre) {
+        return decode_tunnel(f, l4, declared_end, proto, out);
     } else {
         return WM_SKIP_OTHER_PROTO;
     }
@@ -158,6 +183,7 @@ int decode_ipv4(const Frame &f, uint64_t off, wm_packet_t *out) {
     const uint64_t total = be16(ip + 2) != 0 ? be16(ip + 2) : kUnknownLength;
     if (ihl < 20 || total < ihl) return WM_SKIP_MALFORMED;
     if (off + ihl > f.caplen) return WM_SKIP_TRUNCATED; // options cut off
+    f.layers->ip_offset = int64_t(off);
     out->ip_version = 4;
     std::memcpy(out->src_ip, ip + 12, 4);
     std::memcpy(out->dst_ip, ip + 16, 4);
@@ -175,6 +201,7 @@ int decode_ipv6(const Frame &f, uint64_t off, wm_packet_t *out) {
     // capture (see decode_ipv4); the packet runs to the end of the capture.
     const uint16_t plen = be16(ip + 4);
     const uint64_t declared_end = off + 40 + (plen == 0 && ip[6] != 59 ? kUnknownLength : plen);
+    f.layers->ip_offset = int64_t(off);
     out->ip_version = 6;
     std::memcpy(out->src_ip, ip + 8, 16);
     std::memcpy(out->dst_ip, ip + 24, 16);
@@ -225,20 +252,63 @@ int decode_ip(const Frame &f, uint64_t off, int version, wm_packet_t *out) {
 
 // type is the ethertype read just before off; VLAN tags (802.1Q, 802.1ad
 // and the pre-standard 0x9100) are peeled off, any depth up to the bound.
-// The first two tags' VLAN ids go into the flow id (flow_hash_vlans).
+// The frame's first two VLAN ids (over every layer) are recorded for the
+// flow id (flow_hash_vlans).
 int decode_ethertype(const Frame &f, uint64_t off, uint16_t type, wm_packet_t *out) {
-    uint32_t vlans = 0;
     for (int tags = 0; type == kEtherVlan || type == kEtherQinQ || type == kEtherQinQOld; ++tags) {
         if (tags == kMaxVlanTags) return WM_SKIP_MALFORMED;
         if (off + 4 > f.caplen) return WM_SKIP_TRUNCATED;
-        if (tags < 2) vlans = (vlans << 12) | (be16(f.data + off) & 0x0fffu);
+        if (f.layers->vlan_tags++ < 2) f.layers->vlans = (f.layers->vlans << 12) | (be16(f.data + off) & 0x0fffu);
         type = be16(f.data + off + 2); // after the 2-byte TCI
         off += 4;
     }
-    if (type != kEtherIpv4 && type != kEtherIpv6) return WM_SKIP_NOT_IP; // ARP, LLDP, 802.3 length, MPLS, PPPoE, ...
-    const int rc = decode_ip(f, off, type == kEtherIpv4 ? 4 : 6, out);
-    if (vlans != 0 && out->flow_id != 0) out->flow_id = flow_hash_vlans(out->flow_id, vlans);
-    return rc;
+    if (type == kEtherIpv4) return decode_ip(f, off, 4, out);
+    if (type == kEtherIpv6) return decode_ip(f, off, 6, out);
+    return WM_SKIP_NOT_IP; // ARP, LLDP, 802.3 length field, MPLS, PPPoE, ...
+}
+
+// GRE at off (RFC 2784/2890 version 0: IPv4, IPv6, transparent Ethernet
+// bridging, ERSPAN types I-III; version 1, PPTP's (RFC 2637): PPP carrying
+// IPv4 or IPv6). f is bounded by the packet that carries it.
+int decode_gre(const Frame &f, uint64_t off, uint64_t declared_end, wm_packet_t *out) {
+    if (int r = need(f, off, 4, declared_end); r >= 0) return r;
+    const uint16_t flags = be16(f.data + off), type = be16(f.data + off + 2);
+    const int version = flags & 7;
+    const bool seq = flags & 0x1000;
+    if ((flags & 0x4000) || version > 1) return WM_SKIP_OTHER_PROTO; // RFC 1701 routing, unknown versions
+    uint64_t at = off + 4 + ((flags & 0x8000) ? 4 : 0) + ((flags & 0x2000) ? 4 : 0) + (seq ? 4 : 0);
+    if (version == 1) { // key (payload length, call id) required; ack number optional
+        if (!(flags & 0x2000) || type != 0x880b) return WM_SKIP_OTHER_PROTO;
+        at += (flags & 0x0080) ? 4 : 0;
+    }
+    if (int r = need(f, off, at - off, declared_end); r >= 0) return r;
+    if (version == 1) {
+        if (be16(f.data + off + 4) == 0) return WM_SKIP_OTHER_PROTO; // an acknowledgement only
+        if (int r = need(f, at, 2, declared_end); r >= 0) return r;
+        if (f.data[at] == 0xff && f.data[at + 1] == 0x03) at += 2; // PPP address and control
+        if (int r = need(f, at, 1, declared_end); r >= 0) return r;
+        uint16_t ppp = f.data[at++];
+        if (!(ppp & 1)) { // an uncompressed (2-byte) protocol field
+            if (int r = need(f, at, 1, declared_end); r >= 0) return r;
+            ppp = uint16_t(ppp << 8 | f.data[at++]);
+        }
+        if (ppp == 0x21) return decode_ip(f, at, 4, out);
+        if (ppp == 0x57) return decode_ip(f, at, 6, out);
+        return WM_SKIP_OTHER_PROTO;
+    }
+    switch (type) {
+    case kEtherIpv4: return decode_ip(f, at, 4, out);
+    case kEtherIpv6: return decode_ip(f, at, 6, out);
+    case 0x6558: break;                // transparent Ethernet bridging: a frame follows
+    case 0x88be: at += seq ? 8 : 0; break; // ERSPAN type II (type I: no header, no sequence number)
+    case 0x22eb:                           // ERSPAN type III, its O flag: an 8-byte subheader follows
+        if (int r = need(f, at, 12, declared_end); r >= 0) return r;
+        at += 12 + ((f.data[at + 11] & 1) ? 8 : 0);
+        break;
+    default: return WM_SKIP_OTHER_PROTO;
+    }
+    if (int r = need(f, at, 14, declared_end); r >= 0) return r;
+    return decode_ethertype(f, at + 14, be16(f.data + at + 12), out);
 }
 
 // BSD loopback: the 4-byte address family is in the capturing host's byte
@@ -255,12 +325,9 @@ int decode_loopback(const Frame &f, wm_packet_t *out) {
     return WM_SKIP_NOT_IP;
 }
 
-} // namespace
-
-int decode_frame(int dlt, const uint8_t *frame, uint32_t caplen, wm_packet_t *out) {
-    reset_decoded(out);
-    if (frame == nullptr) caplen = 0;
-    const Frame f{frame, caplen};
+int decode_link(int dlt, const Frame &f, wm_packet_t *out) {
+    const uint8_t *frame = f.data;
+    const uint64_t caplen = f.caplen;
     switch (dlt) {
     case kDltEthernet:
         if (caplen < 14) return WM_SKIP_TRUNCATED;
@@ -285,6 +352,18 @@ int decode_frame(int dlt, const uint8_t *frame, uint32_t caplen, wm_packet_t *ou
     default:
         return WM_SKIP_UNSUPPORTED_LINK;
     }
+}
+
+} // namespace
+
+int decode_frame(int dlt, const uint8_t *frame, uint32_t caplen, wm_packet_t *out, FrameLayers *layers) {
+    reset_decoded(out);
+    FrameLayers own;
+    FrameLayers *l = layers ? layers : &own;
+    *l = FrameLayers{};
+    const int rc = decode_link(dlt, Frame{frame, frame ? caplen : 0u, l}, out);
+    if (l->vlans != 0 && out->flow_id != 0) out->flow_id = flow_hash_vlans(out->flow_id, l->vlans);
+    return rc;
 }
 
 uint64_t flow_hash(uint8_t ip_version, uint8_t proto, const uint8_t a_ip[16], uint16_t a_port,

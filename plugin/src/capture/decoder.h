@@ -29,6 +29,18 @@ enum : int {
     kDltLinuxSll2 = 276,
 };
 
+// What decode_frame() passed on its way (layers, when given, is filled):
+// where the innermost IP header it reached starts (-1: none; the header
+// a fragment or TCP segment is parsed from again), the frame's first two
+// VLAN ids (outer << 12 | inner, over every layer; flow_hash_vlans), the
+// tags seen and the tunnels entered.
+struct FrameLayers {
+    int64_t ip_offset = -1;
+    uint32_t vlans = 0;
+    int vlan_tags = 0;
+    int tunnels = 0;
+};
+
 // decode_frame() result: kDecodedPayload, or a wm_skip_reason (>= 0).
 constexpr int kDecodedPayload = -1;
 
@@ -49,7 +61,15 @@ constexpr int kDecodedPayload = -1;
 //
 // Only the decode fields above are written; number, timestamps, caplen and
 // wirelen belong to the caller.
-int decode_frame(int dlt, const uint8_t *frame, uint32_t caplen, wm_packet_t *out);
+//
+// Tunnels are entered (at most 4 deep): IPv4 or IPv6 in IP (protocols 4
+// and 41) and GRE carrying IPv4, IPv6, an Ethernet frame (transparent
+// bridging, ERSPAN types I-III) or, in PPTP's GRE, PPP; the innermost
+// packet is the one decoded (its addresses, ports, flow id and payload).
+// An inner packet that claims more bytes than its tunnel carries reads as
+// cut by the capture at the tunnel's end.
+int decode_frame(int dlt, const uint8_t *frame, uint32_t caplen, wm_packet_t *out,
+                 FrameLayers *layers = nullptr);
 
 // 64-bit hash of the bidirectional 5-tuple: equal for both directions of a
 // connection. Addresses are 16 bytes (IPv4 uses the first 4, rest zero).

@@ -25,7 +25,7 @@
 namespace wm::stream {
 
 // IP version, protocol, lower endpoint, higher endpoint (address, port),
-// VLAN ids (frame_layers.h).
+// VLAN ids (capture::FrameLayers).
 using FlowKey = std::array<uint8_t, 41>;
 
 struct Flow {
@@ -67,7 +67,7 @@ class FlowTable {
     // A decoded TCP packet (addresses, ports and payload from decode_frame;
     // payload may be null), its TCP header, the sequence space its data
     // occupies (> payload_len when the snap length cut it) and its frame's
-    // VLAN ids (ip_header_offset), which key the flow too. now_sec is the
+    // VLAN ids (capture::FrameLayers), which key the flow too. now_sec is the
     // capture clock: the latest timestamp seen, so that captures whose time
     // jumps backwards (merged files) do not expire flows early.
     void on_tcp(const wm_packet_t &pkt, const TcpHeader &tcp, size_t seg_len, uint32_t vlans, int64_t now_sec);

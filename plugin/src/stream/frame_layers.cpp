@@ -1,25 +1,11 @@
 #include "stream/frame_layers.h"
 
-#include "capture/decoder.h"
-
 namespace wm::stream {
 namespace {
 
 inline uint16_t be16(const uint8_t *p) { return static_cast<uint16_t>((p[0] << 8) | p[1]); }
 inline uint32_t be32(const uint8_t *p) {
     return (uint32_t(p[0]) << 24) | (uint32_t(p[1]) << 16) | (uint32_t(p[2]) << 8) | p[3];
-}
-
-long after_ethertype(const uint8_t *f, uint32_t caplen, long off, uint16_t type, uint32_t *vlans) {
-    // Same VLAN bound as the decoder: at most 8 tags.
-    for (int tags = 0; type == 0x8100 || type == 0x88a8 || type == 0x9100; ++tags) {
-        if (tags == 8 || off + 4 > long(caplen)) return -1;
-        if (tags < 2) *vlans = (*vlans << 12) | (be16(f + off) & 0x0fffu);
-        type = be16(f + off + 2);
-        off += 4;
-    }
-    if (type != 0x0800 && type != 0x86dd) return -1;
-    return off < long(caplen) ? off : -1;
 }
 
 bool parse_ipv6(const uint8_t *ip, size_t caplen, IpInfo *out) {
@@ -70,28 +56,6 @@ bool parse_ipv6(const uint8_t *ip, size_t caplen, IpInfo *out) {
 }
 
 } // namespace
-
-long ip_header_offset(int dlt, const uint8_t *f, uint32_t caplen, uint32_t *vlans) {
-    using namespace wm::capture;
-    uint32_t ignored = 0;
-    if (vlans == nullptr) vlans = &ignored;
-    *vlans = 0;
-    if (f == nullptr) return -1;
-    switch (dlt) {
-    case kDltEthernet:
-        return caplen < 14 ? -1 : after_ethertype(f, caplen, 14, be16(f + 12), vlans);
-    case kDltLinuxSll:
-        return caplen < 16 ? -1 : after_ethertype(f, caplen, 16, be16(f + 14), vlans);
-    case kDltLinuxSll2:
-        return caplen < 20 ? -1 : after_ethertype(f, caplen, 20, be16(f), vlans);
-    case kDltRaw: case kDltRawOpenBsd: case kDltLinktypeRaw: case kDltIpv4: case kDltIpv6:
-        return caplen > 0 ? 0 : -1;
-    case kDltNull: case kDltLoop:
-        return caplen > 4 ? 4 : -1;
-    default:
-        return -1;
-    }
-}
 
 bool parse_ip(const uint8_t *ip, size_t caplen, IpInfo *out) {
     *out = IpInfo{};

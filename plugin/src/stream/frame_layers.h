@@ -1,6 +1,7 @@
 // plugin/src/stream/frame_layers.h - the header fields the stream layer
-// needs and capture/decoder.h does not expose: where the IP header sits in
-// a frame, IP fragmentation fields, and TCP sequence number and flags.
+// needs and capture/decoder.h does not expose: IP fragmentation fields, and
+// TCP sequence number and flags (where the IP header sits in a frame, the
+// decoder says: capture::FrameLayers).
 //
 // Payload extraction stays with decode_frame(); these helpers only read
 // what reassembly needs. Like the decoder they never read past caplen.
@@ -10,15 +11,6 @@
 #include <cstdint>
 
 namespace wm::stream {
-
-// Offset of the IP header in a frame of link type dlt (capture/decoder.h
-// values), or -1 when the frame is not IP or is cut before the header.
-// vlans (when given): the 12-bit ids of the frame's first two 802.1Q /
-// 802.1ad tags, outer << 12 | inner (0 untagged), which key flows and
-// fragmented datagrams beside the addresses: networks reuse addresses
-// across VLANs (Suricata's vlan.use-for-tracking and Snort 3's flow key
-// do the same).
-long ip_header_offset(int dlt, const uint8_t *frame, uint32_t caplen, uint32_t *vlans = nullptr);
 
 struct IpInfo {
     int version = 0;

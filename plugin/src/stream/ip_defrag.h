@@ -35,7 +35,7 @@ class IpDefrag {
 
     // One fragment: ip points at its IP header, caplen bytes captured,
     // info from parse_ip() (info.fragment is true), vlans its frame's VLAN
-    // ids (ip_header_offset), which key the datagram beside the addresses
+    // ids (capture::FrameLayers), which key the datagram beside the addresses
     // and id. Returns true and fills *datagram when this fragment completed
     // a datagram.
     bool add(const uint8_t *ip, size_t caplen, const IpInfo &info, uint32_t vlans, int64_t now_sec,

@@ -75,7 +75,8 @@ bool StreamPipeline::frame(int dlt, const uint8_t *data, uint32_t caplen, uint32
     pkt.ts_usec = ts_usec;
     pkt.caplen = caplen;
     pkt.wirelen = wirelen;
-    const int rc = capture::decode_frame(dlt, data, caplen, &pkt);
+    capture::FrameLayers where;
+    const int rc = capture::decode_frame(dlt, data, caplen, &pkt, &where);
     if (!opts_.streams) {
         if (rc == capture::kDecodedPayload) {
             ++cap_.payloads;
@@ -87,35 +88,38 @@ bool StreamPipeline::frame(int dlt, const uint8_t *data, uint32_t caplen, uint32
         return !stopped_;
     }
     if (rc != WM_SKIP_FRAGMENT) {
-        decoded(dlt, data, caplen, rc, pkt);
+        decoded(data, caplen, rc, where, pkt);
         return !stopped_;
     }
     // A fragment counts as skipped; the datagram it may complete is then
     // delivered like a packet of its own (same number and time).
     ++cap_.skipped[WM_SKIP_FRAGMENT];
-    uint32_t vlans = 0;
-    const long ipo = ip_header_offset(dlt, data, caplen, &vlans);
+    // The fragment is the innermost IP header the decoder reached (inside
+    // a tunnel, the inner packet's).
+    const int64_t ipo = where.ip_offset;
     IpInfo info;
     if (ipo < 0 || !parse_ip(data + ipo, caplen - ipo, &info) || !info.fragment) return !stopped_;
-    if (!defrag_->add(data + ipo, caplen - ipo, info, vlans, now_sec_, &datagram_)) return !stopped_;
+    if (!defrag_->add(data + ipo, caplen - ipo, info, where.vlans, now_sec_, &datagram_)) return !stopped_;
     wm_packet_t whole = pkt;
     const uint32_t n = static_cast<uint32_t>(datagram_.size());
-    const int r2 = capture::decode_frame(capture::kDltRaw, datagram_.data(), n, &whole);
-    if (whole.flow_id != 0) whole.flow_id = capture::flow_hash_vlans(whole.flow_id, vlans); // the datagram has no tags
+    capture::FrameLayers inner;
+    const int r2 = capture::decode_frame(capture::kDltRaw, datagram_.data(), n, &whole, &inner);
+    if (whole.flow_id != 0) whole.flow_id = capture::flow_hash_vlans(whole.flow_id, where.vlans); // the datagram has no tags
+    inner.vlans = where.vlans;
     if (r2 == capture::kDecodedPayload || r2 == WM_SKIP_NO_PAYLOAD || r2 == WM_SKIP_TRUNCATED) {
         if (r2 == capture::kDecodedPayload) {
             ++cap_.payloads;
             cap_.payload_bytes += whole.payload_len;
         }
         if (whole.proto == WM_PROTO_TCP)
-            tcp(datagram_.data(), n, vlans, whole);
+            tcp(datagram_.data(), n, inner, whole);
         else if (r2 == capture::kDecodedPayload)
             add_datagram(whole);
     }
     return !stopped_;
 }
 
-void StreamPipeline::decoded(int dlt, const uint8_t *frame, uint32_t caplen, int rc,
+void StreamPipeline::decoded(const uint8_t *frame, uint32_t caplen, int rc, const capture::FrameLayers &where,
                              wm_packet_t &pkt) {
     if (rc == capture::kDecodedPayload) {
         ++cap_.payloads;
@@ -128,16 +132,16 @@ void StreamPipeline::decoded(int dlt, const uint8_t *frame, uint32_t caplen, int
     // space (it becomes a gap) and its flags.
     const bool tcp_ok = rc == capture::kDecodedPayload || rc == WM_SKIP_NO_PAYLOAD ||
                         rc == WM_SKIP_TRUNCATED;
-    if (tcp_ok && pkt.proto == WM_PROTO_TCP) {
-        uint32_t vlans = 0;
-        const long ipo = ip_header_offset(dlt, frame, caplen, &vlans);
-        if (ipo >= 0) tcp(frame + ipo, caplen - size_t(ipo), vlans, pkt);
-    } else if (rc == capture::kDecodedPayload) {
+    if (tcp_ok && pkt.proto == WM_PROTO_TCP)
+        tcp(frame, caplen, where, pkt);
+    else if (rc == capture::kDecodedPayload)
         add_datagram(pkt);
-    }
 }
 
-void StreamPipeline::tcp(const uint8_t *ip, size_t ip_len, uint32_t vlans, wm_packet_t &pkt) {
+void StreamPipeline::tcp(const uint8_t *frame, size_t caplen, const capture::FrameLayers &where, wm_packet_t &pkt) {
+    if (where.ip_offset < 0) return;
+    const uint8_t *ip = frame + where.ip_offset;
+    const size_t ip_len = caplen - size_t(where.ip_offset);
     IpInfo info;
     if (!parse_ip(ip, ip_len, &info) || info.fragment) return;
     const size_t l4 = info.l4_offset;
@@ -146,7 +150,7 @@ void StreamPipeline::tcp(const uint8_t *ip, size_t ip_len, uint32_t vlans, wm_pa
     size_t seg_len = pkt.payload ? pkt.payload_len : 0;
     if (info.declared_len > uint64_t(info.l4_offset) + th.header_len)
         seg_len = info.declared_len - info.l4_offset - th.header_len;
-    flows_->on_tcp(pkt, th, seg_len, vlans, now_sec_);
+    flows_->on_tcp(pkt, th, seg_len, where.vlans, now_sec_);
 }
 
 void StreamPipeline::note_added(const wm_packet_t &trigger) {

@@ -12,6 +12,7 @@
 // dependency between the two libraries one-way.
 #pragma once
 
+#include "capture/decoder.h"
 #include "engine.h"
 #include "first_alerts.h"
 #include "rules/rule.h"
@@ -120,10 +121,10 @@ class StreamPipeline final : private FlowSink {
     void gap(Flow &f, int dir, uint64_t from, uint64_t to) override;
     void end(Flow &f) override;
 
-    void decoded(int dlt, const uint8_t *frame, uint32_t caplen, int rc, wm_packet_t &pkt);
-    // A TCP packet or reassembled datagram: its IP header at ip, the
-    // frame's VLAN ids (ip_header_offset).
-    void tcp(const uint8_t *ip, size_t ip_len, uint32_t vlans, wm_packet_t &pkt);
+    void decoded(const uint8_t *frame, uint32_t caplen, int rc, const capture::FrameLayers &where, wm_packet_t &pkt);
+    // A decoded TCP packet (or reassembled datagram) of frame: its IP
+    // header and VLAN ids as the decoder found them.
+    void tcp(const uint8_t *frame, size_t caplen, const capture::FrameLayers &where, wm_packet_t &pkt);
     void add_datagram(const wm_packet_t &pkt);
     void note_added(const wm_packet_t &trigger);
     // A batch handed to the scanner: its windows, the oracle's expectations

@@ -1,0 +1,167 @@
+// tests/capture/test_decoder_tunnels.cpp - IP in IP and GRE: the decoder
+// enters each tunnel and decodes the innermost packet, with its bounds,
+// depth limit and what it reports on the way (capture::FrameLayers).
+#include "capture_test_util.h"
+
+namespace wm::capture::test {
+namespace {
+
+namespace b = build;
+
+const Bytes kHttp = b::bytes("GET /tunnelled HTTP/1.1\r\n\r\n");
+constexpr uint8_t kProtoIpip = 4, kProtoIpv6InIp = 41;
+
+// The innermost packet of every test: 10.1.2.3:40000 -> 192.0.2.80:80, HTTP.
+Bytes inner4() { return b::ipv4(v4(), b::kProtoTcp, b::tcp(tcp_ports(40000, 80), kHttp)); }
+Bytes inner6() { return b::ipv6(v6(), b::kProtoUdp, b::udp(5353, 53, kHttp)); }
+// The outer packet: 198.51.100.1 -> 198.51.100.2 carrying `proto`.
+Bytes outer4(uint8_t proto, const Bytes &l4) {
+    return b::ipv4(v4(b::ip4(198, 51, 100, 1), b::ip4(198, 51, 100, 2)), proto, l4);
+}
+
+// A GRE header (flags and version, protocol type, the optional words
+// already in `fields`) and what it carries.
+Bytes gre(uint16_t flags, uint16_t type, const Bytes &fields, const Bytes &payload) {
+    Bytes g{uint8_t(flags >> 8), uint8_t(flags), uint8_t(type >> 8), uint8_t(type)};
+    g.insert(g.end(), fields.begin(), fields.end());
+    g.insert(g.end(), payload.begin(), payload.end());
+    return g;
+}
+
+struct Layered {
+    Decoded d;
+    FrameLayers where;
+};
+Layered decode_layers(int dlt, const Bytes &frame, size_t caplen = SIZE_MAX) {
+    Layered l;
+    l.d = decode(dlt, frame, caplen);
+    wm_packet_t p{};
+    decode_frame(dlt, l.d.frame->data(), uint32_t(l.d.frame->size()), &p, &l.where);
+    return l;
+}
+
+// The inner TCP packet decoded at inner_ip (offset of its IP header in the frame).
+void expect_inner4(const Layered &l, int64_t inner_ip, int tunnels) {
+    const Decoded &d = l.d;
+    ASSERT_EQ(d.rc, kDecodedPayload);
+    expect_client_tcp4(d.pkt);
+    EXPECT_EQ(d.payload(), kHttp);
+    EXPECT_EQ(d.pkt.payload_offset, uint64_t(inner_ip) + 40);
+    EXPECT_EQ(d.pkt.flow_id, flow_hash_vlans(flow_hash(4, WM_PROTO_TCP, d.pkt.src_ip, 40000, d.pkt.dst_ip, 80),
+                                             l.where.vlans));
+    EXPECT_EQ(l.where.ip_offset, inner_ip);
+    EXPECT_EQ(l.where.tunnels, tunnels);
+}
+
+TEST(DecoderTunnels, IpInIp) {
+    expect_inner4(decode_layers(kDltRaw, outer4(kProtoIpip, inner4())), 20, 1);
+    const Layered six = decode_layers(kDltRaw, outer4(kProtoIpv6InIp, inner6())); // 6in4
+    ASSERT_EQ(six.d.rc, kDecodedPayload);
+    EXPECT_EQ(six.d.pkt.ip_version, 6);
+    EXPECT_EQ(six.d.pkt.dst_port, 53);
+    EXPECT_EQ(six.d.payload(), kHttp);
+    EXPECT_EQ(six.where.ip_offset, 20);
+    // IPv4 in IPv6, in an Ethernet frame
+    const Bytes f = b::ethernet_ip(b::ipv6(v6(), kProtoIpip, inner4()));
+    expect_inner4(decode_layers(kDltEthernet, f), 14 + 40, 1);
+}
+
+TEST(DecoderTunnels, GreCarryingIp) {
+    const Bytes key_seq{0, 0, 0, 7, 0, 0, 0, 1};
+    expect_inner4(decode_layers(kDltRaw, outer4(b::kProtoGre, gre(0, 0x0800, {}, inner4()))), 24, 1);
+    expect_inner4(decode_layers(kDltRaw, outer4(b::kProtoGre, gre(0x3000, 0x0800, key_seq, inner4()))), 32, 1);
+    const Bytes checksum{0, 0, 0, 0};
+    const Layered six = decode_layers(kDltRaw, outer4(b::kProtoGre, gre(0x8000, 0x86dd, checksum, inner6())));
+    ASSERT_EQ(six.d.rc, kDecodedPayload);
+    EXPECT_EQ(six.d.pkt.ip_version, 6);
+    EXPECT_EQ(six.d.payload(), kHttp);
+    EXPECT_EQ(six.where.ip_offset, 28);
+}
+
+// Transparent Ethernet bridging and ERSPAN carry a whole frame; its VLAN
+// tags count for the flow id like the outer frame's.
+TEST(DecoderTunnels, GreCarryingEthernet) {
+    const Bytes tagged = b::ethernet_ip(inner4(), {{0x8100, 33}});
+    const Layered teb = decode_layers(kDltRaw, outer4(b::kProtoGre, gre(0, 0x6558, {}, tagged)));
+    expect_inner4(teb, 20 + 4 + 18, 1);
+    EXPECT_EQ(teb.where.vlans, 33u);
+
+    const Bytes plain = b::ethernet_ip(inner4());
+    const Bytes erspan2(8, 0), erspan3(12, 0), seq{0, 0, 0, 9};
+    Bytes erspan3_o(12, 0);
+    erspan3_o[11] = 1; // the O flag: an 8-byte platform subheader follows
+    erspan3_o.resize(20, 0);
+    expect_inner4(decode_layers(kDltRaw, outer4(b::kProtoGre, gre(0, 0x88be, {}, plain))), 24 + 14, 1); // type I
+    Bytes fields = seq;
+    fields.insert(fields.end(), erspan2.begin(), erspan2.end());
+    expect_inner4(decode_layers(kDltRaw, outer4(b::kProtoGre, gre(0x1000, 0x88be, fields, plain))), 36 + 14, 1);
+    fields = seq;
+    fields.insert(fields.end(), erspan3.begin(), erspan3.end());
+    expect_inner4(decode_layers(kDltRaw, outer4(b::kProtoGre, gre(0x1000, 0x22eb, fields, plain))), 40 + 14, 1);
+    fields = seq;
+    fields.insert(fields.end(), erspan3_o.begin(), erspan3_o.end());
+    expect_inner4(decode_layers(kDltRaw, outer4(b::kProtoGre, gre(0x1000, 0x22eb, fields, plain))), 48 + 14, 1);
+}
+
+// PPTP: enhanced GRE (version 1) with PPP, its address/control bytes and
+// protocol field in full or compressed.
+TEST(DecoderTunnels, PptpGreCarryingPpp) {
+    const Bytes ip = inner4();
+    const Bytes key{uint8_t(ip.size() >> 8), uint8_t(ip.size()), 0x12, 0x34}; // payload length, call id
+    Bytes seq_ack = key;
+    for (uint8_t x : {0, 0, 0, 5, 0, 0, 0, 4}) seq_ack.push_back(x);
+    Bytes full{0xff, 0x03, 0x00, 0x21};
+    full.insert(full.end(), ip.begin(), ip.end());
+    expect_inner4(decode_layers(kDltRaw, outer4(b::kProtoGre, gre(0x3081, 0x880b, seq_ack, full))), 40, 1);
+    Bytes compressed{0x21};
+    compressed.insert(compressed.end(), ip.begin(), ip.end());
+    expect_inner4(decode_layers(kDltRaw, outer4(b::kProtoGre, gre(0x2001, 0x880b, key, compressed))), 29, 1);
+    // An acknowledgement alone (payload length 0) and PPP control traffic carry no IP.
+    const Bytes ack_only{0, 0, 0x12, 0x34, 0, 0, 0, 4};
+    EXPECT_EQ(decode(kDltRaw, outer4(b::kProtoGre, gre(0x2081, 0x880b, ack_only, {}))).rc, WM_SKIP_OTHER_PROTO);
+    const Bytes lcp{0xff, 0x03, 0xc0, 0x21, 1, 1, 0, 4};
+    EXPECT_EQ(decode(kDltRaw, outer4(b::kProtoGre, gre(0x2001, 0x880b, key, lcp))).rc, WM_SKIP_OTHER_PROTO);
+}
+
+TEST(DecoderTunnels, WhatIsNotEnteredIsOtherProtocol) {
+    EXPECT_EQ(decode(kDltRaw, outer4(b::kProtoGre, gre(0, 0x8847, {}, Bytes(24, 0)))).rc, WM_SKIP_OTHER_PROTO); // MPLS
+    EXPECT_EQ(decode(kDltRaw, outer4(b::kProtoGre, gre(0x4000, 0x0800, Bytes(4, 0), inner4()))).rc,
+              WM_SKIP_OTHER_PROTO); // RFC 1701 routing
+    EXPECT_EQ(decode(kDltRaw, outer4(b::kProtoGre, gre(0x0002, 0x0800, {}, inner4()))).rc, WM_SKIP_OTHER_PROTO);
+    EXPECT_EQ(decode(kDltRaw, outer4(b::kProtoGre, gre(0x0001, 0x0800, Bytes(4, 0), inner4()))).rc,
+              WM_SKIP_OTHER_PROTO); // version 1 without its key
+}
+
+TEST(DecoderTunnels, DepthIsBounded) {
+    Bytes p = inner4();
+    for (int k = 0; k < 4; ++k) p = outer4(kProtoIpip, p);
+    expect_inner4(decode_layers(kDltRaw, p), 80, 4);
+    EXPECT_EQ(decode(kDltRaw, outer4(kProtoIpip, p)).rc, WM_SKIP_MALFORMED);
+}
+
+// A tunnel's headers follow the same two limits as any header: cut by the
+// capture is truncated, outside the declared packet malformed; an inner
+// packet that claims more than its tunnel carries reads as cut there.
+TEST(DecoderTunnels, BoundsOfTheTunnel) {
+    const Bytes p = outer4(b::kProtoGre, gre(0x3000, 0x0800, Bytes(8, 0), inner4()));
+    for (size_t cut = 20; cut < 32 + 40; ++cut)
+        EXPECT_EQ(decode(kDltRaw, p, cut).rc, WM_SKIP_TRUNCATED) << "caplen " << cut;
+    Bytes short_outer = p;
+    short_outer[3] = 26; // total length 26: the GRE header's key runs past it
+    EXPECT_EQ(decode(kDltRaw, short_outer).rc, WM_SKIP_MALFORMED);
+    Bytes inner_too_long = outer4(kProtoIpip, inner4());
+    inner_too_long[20 + 3] += 8; // the inner packet claims 8 bytes its tunnel does not carry
+    const Decoded cut = decode(kDltRaw, inner_too_long);
+    ASSERT_EQ(cut.rc, kDecodedPayload);
+    EXPECT_EQ(cut.payload(), kHttp);
+    // The outer packet a fragment: not entered (the stream layer reassembles it first).
+    Bytes frag = p;
+    frag[6] = 0x20; // more fragments
+    const Layered l = decode_layers(kDltRaw, frag);
+    EXPECT_EQ(l.d.rc, WM_SKIP_FRAGMENT);
+    EXPECT_EQ(l.where.ip_offset, 0);
+    EXPECT_EQ(l.where.tunnels, 0);
+}
+
+} // namespace
+} // namespace wm::capture::test

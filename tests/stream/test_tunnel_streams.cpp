@@ -1,0 +1,74 @@
+// TCP inside GRE and IP-in-IP through the stream pipeline: the inner
+// connection is the flow, a signature split across its segments is found
+// once (Hyperscan stream mode agreeing), whether the outer packets or the
+// inner ones arrive in IP fragments.
+#include "stream_test_util.h"
+
+#include <gtest/gtest.h>
+
+namespace wm::stream::test {
+namespace {
+
+using build::Bytes;
+
+const build::Ip4 kTunnelA = build::ip4(198, 51, 100, 1), kTunnelB = build::ip4(198, 51, 100, 2);
+
+// The IP packet of an Ethernet frame.
+Bytes ip_of(const Bytes &frame) { return Bytes(frame.begin() + 14, frame.end()); }
+
+// An outer IPv4 packet from tunnel end A to B carrying `payload` as `proto`
+// (frag: the outer flags/offset field; id: the outer IP id).
+Bytes outer(uint8_t proto, const Bytes &payload, uint16_t frag = 0x4000, uint16_t id = 1) {
+    build::Ipv4Spec s{kTunnelA, kTunnelB};
+    s.frag = frag;
+    s.id = id;
+    return build::ipv4(s, proto, payload);
+}
+Bytes in_gre(const Bytes &inner_ip) {
+    Bytes g{0x20, 0x00, 0x08, 0x00, 0, 0, 0, 42}; // key present (42), IPv4
+    g.insert(g.end(), inner_ip.begin(), inner_ip.end());
+    return g;
+}
+
+TEST(TunnelStreams, SignatureSplitAcrossGreSegmentsIsFoundOnce) {
+    Harness h(rules_yaml(rule_yaml(1, "tunnelled-attack")));
+    Conversation c;
+    h.feed(build::ethernet_ip(outer(build::kProtoGre, in_gre(ip_of(c.frame(true, 100, build::kSyn, ""))))));
+    h.feed(build::ethernet_ip(outer(build::kProtoGre, in_gre(ip_of(c.frame(true, 101, build::kAck | build::kPsh, "xx tunnelled-"))))));
+    h.feed(build::ethernet_ip(outer(build::kProtoGre, in_gre(ip_of(c.frame(true, 114, build::kAck | build::kPsh, "attack xx"))))));
+    h.finish();
+    const auto alerts = h.alerts_of(1);
+    ASSERT_EQ(alerts.size(), 1u);
+    EXPECT_EQ(alerts[0].packet, 3u);
+    EXPECT_EQ(h.stats().flows_created, 1u);
+    EXPECT_EQ(h.stats().cross_segment_matches, 1u);
+    EXPECT_EQ(h.pipeline().verify_mismatches(), 0u);
+}
+
+// Outer fragments of an IP-in-IP packet are reassembled, then the tunnel
+// entered; an inner packet in fragments inside whole GRE packets likewise.
+TEST(TunnelStreams, FragmentsOutsideOrInsideTheTunnelJoinTheInnerFlow) {
+    Harness h(rules_yaml(rule_yaml(2, "fragmented-tunnel")));
+    Conversation c;
+    h.feed(build::ethernet_ip(outer(4, ip_of(c.frame(true, 1, build::kAck | build::kPsh, "xx fragmented-")))));
+    const Bytes inner = ip_of(c.frame(true, 15, build::kAck | build::kPsh, "tunnel yy"));
+    h.feed(build::ethernet_ip(outer(4, Bytes(inner.begin() + 24, inner.end()), 3, 9)));  // offset 24, last
+    h.feed(build::ethernet_ip(outer(4, Bytes(inner.begin(), inner.begin() + 24), 0x2000, 9))); // first, MF
+    const Bytes more = ip_of(c.frame(true, 24, build::kAck | build::kPsh, " and again fragmented-tunnel"));
+    build::Ipv4Spec s{build::ip4(10, 0, 0, 1), build::ip4(10, 0, 0, 2)}; // the inner packet's own fragments
+    s.id = 5;
+    const Bytes l4(more.begin() + 20, more.end());
+    s.frag = 0x2000;
+    h.feed(build::ethernet_ip(outer(build::kProtoGre, in_gre(build::ipv4(s, build::kProtoTcp, Bytes(l4.begin(), l4.begin() + 32))))));
+    s.frag = 4;
+    h.feed(build::ethernet_ip(outer(build::kProtoGre, in_gre(build::ipv4(s, build::kProtoTcp, Bytes(l4.begin() + 32, l4.end()))))));
+    h.finish();
+    EXPECT_EQ(h.stats().frag_reassembled, 2u);
+    EXPECT_EQ(h.stats().flows_created, 1u);
+    EXPECT_EQ(h.stats().gaps, 0u);
+    EXPECT_EQ(h.alerts_of(2).size(), 2u);
+    EXPECT_EQ(h.pipeline().verify_mismatches(), 0u);
+}
+
+} // namespace
+} // namespace wm::stream::test
