@@ -78,13 +78,19 @@ TEST(DecoderTunnels, GreCarryingIp) {
     EXPECT_EQ(six.where.ip_offset, 28);
 }
 
-// Transparent Ethernet bridging and ERSPAN carry a whole frame; its VLAN
-// tags count for the flow id like the outer frame's.
+// Transparent Ethernet bridging and ERSPAN carry a whole frame. The flow
+// id takes the outer frame's VLAN ids, not the carried frame's (a
+// reassembled outer datagram would have none to go by).
 TEST(DecoderTunnels, GreCarryingEthernet) {
     const Bytes tagged = b::ethernet_ip(inner4(), {{0x8100, 33}});
     const Layered teb = decode_layers(kDltRaw, outer4(b::kProtoGre, gre(0, 0x6558, {}, tagged)));
     expect_inner4(teb, 20 + 4 + 18, 1);
-    EXPECT_EQ(teb.where.vlans, 33u);
+    EXPECT_EQ(teb.where.vlans, 0u);
+    const Layered outer_tag = decode_layers(kDltEthernet, b::ethernet_ip(outer4(b::kProtoGre, gre(0, 0x6558, {}, tagged)),
+                                                                         {{0x8100, 7}}));
+    expect_inner4(outer_tag, 18 + 20 + 4 + 18, 1);
+    EXPECT_EQ(outer_tag.where.vlans, 7u);
+    EXPECT_EQ(outer_tag.where.vlan_tags, 1);
 
     const Bytes plain = b::ethernet_ip(inner4());
     const Bytes erspan2(8, 0), erspan3(12, 0), seq{0, 0, 0, 9};

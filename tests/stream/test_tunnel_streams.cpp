@@ -25,9 +25,7 @@ Bytes outer(uint8_t proto, const Bytes &payload, uint16_t frag = 0x4000, uint16_
     return build::ipv4(s, proto, payload);
 }
 Bytes in_gre(const Bytes &inner_ip) {
-    Bytes g{0x20, 0x00, 0x08, 0x00, 0, 0, 0, 42}; // key present (42), IPv4
-    g.insert(g.end(), inner_ip.begin(), inner_ip.end());
-    return g;
+    return build::concat(Bytes{0x20, 0x00, 0x08, 0x00, 0, 0, 0, 42}, inner_ip); // key present (42), IPv4
 }
 
 TEST(TunnelStreams, SignatureSplitAcrossGreSegmentsIsFoundOnce) {

@@ -252,13 +252,15 @@ int decode_ip(const Frame &f, uint64_t off, int version, wm_packet_t *out) {
 
 // type is the ethertype read just before off; VLAN tags (802.1Q, 802.1ad
 // and the pre-standard 0x9100) are peeled off, any depth up to the bound.
-// The frame's first two VLAN ids (over every layer) are recorded for the
-// flow id (flow_hash_vlans).
+// The frame's first two VLAN ids are recorded for the flow id
+// (flow_hash_vlans); tags of a frame carried in a tunnel are not: a
+// reassembled datagram has only its frame's to go by.
 int decode_ethertype(const Frame &f, uint64_t off, uint16_t type, wm_packet_t *out) {
     for (int tags = 0; type == kEtherVlan || type == kEtherQinQ || type == kEtherQinQOld; ++tags) {
         if (tags == kMaxVlanTags) return WM_SKIP_MALFORMED;
         if (off + 4 > f.caplen) return WM_SKIP_TRUNCATED;
-        if (f.layers->vlan_tags++ < 2) f.layers->vlans = (f.layers->vlans << 12) | (be16(f.data + off) & 0x0fffu);
+        if (f.layers->tunnels == 0 && f.layers->vlan_tags++ < 2)
+            f.layers->vlans = (f.layers->vlans << 12) | (be16(f.data + off) & 0x0fffu);
         type = be16(f.data + off + 2); // after the 2-byte TCI
         off += 4;
     }

@@ -32,8 +32,9 @@ enum : int {
 // What decode_frame() passed on its way (layers, when given, is filled):
 // where the innermost IP header it reached starts (-1: none; the header
 // a fragment or TCP segment is parsed from again), the frame's first two
-// VLAN ids (outer << 12 | inner, over every layer; flow_hash_vlans), the
-// tags seen and the tunnels entered.
+// VLAN ids (outer << 12 | inner; flow_hash_vlans) and how many tags it
+// has, both outside any tunnel (a frame carried in GRE keeps its tags to
+// itself), and the tunnels entered.
 struct FrameLayers {
     int64_t ip_offset = -1;
     uint32_t vlans = 0;

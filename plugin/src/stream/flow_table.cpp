@@ -47,7 +47,7 @@ struct Forward final : StreamReceiver {
 
 } // namespace
 
-// Five word loads and a multiply-xorshift round each: the byte-serial FNV
+// Six word loads and a multiply-xorshift round each: the byte-serial FNV
 // chain this replaced was 11% of a streams replay's time (perf, merged-zeek
 // x8 with one rule on the development machine).
 size_t FlowTable::KeyHash::operator()(const FlowKey &k) const {
