@@ -87,6 +87,18 @@ TEST(DecoderLinks, FlowIdTellsVlansApart) {
     EXPECT_EQ(q, id(rev, {{0x88a8, 10}, {0x8100, 20}, {0x8100, 30}}));
     EXPECT_EQ(v10, flow_hash_vlans(untagged, 10));
     EXPECT_EQ(untagged, flow_hash_vlans(untagged, 0));
+    // The ids as FrameLayers reports them (the stream layer's flow and fragment keys).
+    auto layers = [](std::vector<b::VlanTag> tags) {
+        const Bytes f = b::ethernet_ip(ip4_tcp(), tags);
+        FrameLayers where;
+        wm_packet_t p{};
+        EXPECT_EQ(decode_frame(kDltEthernet, f.data(), uint32_t(f.size()), &p, &where), kDecodedPayload);
+        EXPECT_EQ(where.ip_offset, int64_t(14 + 4 * tags.size()));
+        return where.vlans;
+    };
+    EXPECT_EQ(layers({}), 0u);
+    EXPECT_EQ(layers({{0x8100, 0xe000 | 10}}), 10u);
+    EXPECT_EQ(layers({{0x88a8, 10}, {0x8100, 20}, {0x8100, 30}}), (10u << 12) | 20u);
 }
 
 TEST(DecoderLinks, VlanDepthIsBounded) {
