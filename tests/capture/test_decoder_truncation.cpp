@@ -79,6 +79,18 @@ std::vector<Case> cases() {
                                     tcp4)),
             data.size());
 
+    // Link-level carriers: MPLS (IP after the bottom label, a pseudowire's
+    // frame) and PPPoE.
+    payload("eth/mpls x2/ipv4/tcp", kDltEthernet,
+            b::ethernet(0x8847, b::concat({0, 1, 0, 64, 0, 1, 1, 64}, tcp4)), data.size());
+    payload("eth/mpls/pw/eth/vlan/ipv4/udp", kDltEthernet,
+            b::ethernet(0x8847, b::concat({0, 1, 1, 64, 0, 0, 0, 0}, b::ethernet_ip(udp4opt, {{0x8100, 9}}))),
+            data.size());
+    payload("eth/qinq/pppoe/ipv6/tcp", kDltEthernet,
+            b::ethernet(0x8864, b::concat({0x11, 0, 0, 1, 0, uint8_t(tcp6.size() + 2), 0, 0x57}, tcp6),
+                        {{0x88a8, 1}, {0x8100, 2}}),
+            data.size());
+
     c.push_back({"arp", kDltEthernet, b::arp_request(b::kMacA, kClient4, kServer4), WM_SKIP_NOT_IP, 14, 0});
     c.push_back({"icmp", kDltEthernet,
                  b::ethernet_ip(b::ipv4(v4(), b::kProtoIcmp, b::icmp_echo(true, 1, 1, data))),
@@ -129,11 +141,39 @@ TEST(DecoderTruncation, EveryCutOfEveryFrame) {
     }
 }
 
+// UDP tunnels, whose cuts have their own outcomes (test_decoder_udp_tunnels.cpp):
+// VXLAN carrying a tagged frame, GTP-U with an extension header, Teredo with
+// an origin indication, Geneve with an option.
+std::vector<Case> udp_tunnel_cases() {
+    const Bytes tcp4 = b::ipv4(v4(), b::kProtoTcp, b::tcp(tcp_ports(1, 2), b::bytes("0123456789")));
+    const Bytes udp6 = b::ipv6(v6(), b::kProtoUdp, b::udp(3, 4, b::bytes("0123456789")));
+    const auto udp = [](uint16_t sport, uint16_t dport, const Bytes &payload) {
+        return b::ethernet_ip(b::ipv4(v4(), b::kProtoUdp, b::udp(sport, dport, payload)));
+    };
+    const uint8_t n = uint8_t(tcp4.size() + 8);
+    return {
+        {"vxlan", kDltEthernet, udp(1, 4789, b::concat({8, 0, 0, 0, 0, 0, 1, 0}, b::ethernet_ip(tcp4, {{0x8100, 3}}))),
+         kDecodedPayload, 0, 0},
+        {"gtp-u", kDltEthernet, udp(2152, 2152, b::concat({0x34, 0xff, 0, n, 0, 0, 0, 1, 0, 0, 0, 0x85, 1, 0, 0, 0},
+                                                          tcp4)),
+         kDecodedPayload, 0, 0},
+        {"teredo", kDltEthernet, udp(3544, 5, b::concat({0, 0, 1, 2, 3, 4, 5, 6}, udp6)), kDecodedPayload, 0, 0},
+        {"geneve", kDltEthernet, udp(1, 6081, b::concat({2, 0, 0x86, 0xdd, 0, 0, 1, 0, 0, 1, 2, 1, 9, 9, 9, 9}, udp6)),
+         kDecodedPayload, 0, 0},
+    };
+}
+
 // Every cut of a frame with garbage in each byte position: must not crash
 // or read out of bounds whatever the outcome (run under ASan/UBSan).
 TEST(DecoderTruncation, CorruptedBytesNeverOverread) {
     std::array<int, WM_SKIP_REASON_COUNT + 1> seen{};
-    for (const Case &c : cases()) {
+    std::vector<Case> all = cases();
+    for (Case &c : udp_tunnel_cases()) {
+        ASSERT_EQ(decode(c.dlt, c.frame).rc, kDecodedPayload) << c.name;
+        EXPECT_GT(decode(c.dlt, c.frame).pkt.payload_offset, 14u + 20 + 8 + 8) << c.name << ": not entered";
+        all.push_back(std::move(c));
+    }
+    for (const Case &c : all) {
         for (size_t pos = 0; pos < c.frame.size(); ++pos) {
             for (uint8_t v : {uint8_t(0x00), uint8_t(0xff), uint8_t(0x45), uint8_t(0x8f)}) {
                 Bytes f = c.frame;

@@ -1,23 +1,14 @@
 // tests/capture/test_decoder_tunnels.cpp - IP in IP and GRE: the decoder
 // enters each tunnel and decodes the innermost packet, with its bounds,
 // depth limit and what it reports on the way (capture::FrameLayers).
-#include "capture_test_util.h"
+#include "tunnel_test_util.h"
 
 namespace wm::capture::test {
 namespace {
 
 namespace b = build;
 
-const Bytes kHttp = b::bytes("GET /tunnelled HTTP/1.1\r\n\r\n");
 constexpr uint8_t kProtoIpip = 4, kProtoIpv6InIp = 41;
-
-// The innermost packet of every test: 10.1.2.3:40000 -> 192.0.2.80:80, HTTP.
-Bytes inner4() { return b::ipv4(v4(), b::kProtoTcp, b::tcp(tcp_ports(40000, 80), kHttp)); }
-Bytes inner6() { return b::ipv6(v6(), b::kProtoUdp, b::udp(5353, 53, kHttp)); }
-// The outer packet: 198.51.100.1 -> 198.51.100.2 carrying `proto`.
-Bytes outer4(uint8_t proto, const Bytes &l4) {
-    return b::ipv4(v4(b::ip4(198, 51, 100, 1), b::ip4(198, 51, 100, 2)), proto, l4);
-}
 
 // A GRE header (flags and version, protocol type, the optional words
 // already in `fields`) and what it carries.
@@ -26,31 +17,6 @@ Bytes gre(uint16_t flags, uint16_t type, const Bytes &fields, const Bytes &paylo
     g.insert(g.end(), fields.begin(), fields.end());
     g.insert(g.end(), payload.begin(), payload.end());
     return g;
-}
-
-struct Layered {
-    Decoded d;
-    FrameLayers where;
-};
-Layered decode_layers(int dlt, const Bytes &frame, size_t caplen = SIZE_MAX) {
-    Layered l;
-    l.d = decode(dlt, frame, caplen);
-    wm_packet_t p{};
-    decode_frame(dlt, l.d.frame->data(), uint32_t(l.d.frame->size()), &p, &l.where);
-    return l;
-}
-
-// The inner TCP packet decoded at inner_ip (offset of its IP header in the frame).
-void expect_inner4(const Layered &l, int64_t inner_ip, int tunnels) {
-    const Decoded &d = l.d;
-    ASSERT_EQ(d.rc, kDecodedPayload);
-    expect_client_tcp4(d.pkt);
-    EXPECT_EQ(d.payload(), kHttp);
-    EXPECT_EQ(d.pkt.payload_offset, uint64_t(inner_ip) + 40);
-    EXPECT_EQ(d.pkt.flow_id, flow_hash_vlans(flow_hash(4, WM_PROTO_TCP, d.pkt.src_ip, 40000, d.pkt.dst_ip, 80),
-                                             l.where.vlans));
-    EXPECT_EQ(l.where.ip_offset, inner_ip);
-    EXPECT_EQ(l.where.tunnels, tunnels);
 }
 
 TEST(DecoderTunnels, IpInIp) {
@@ -130,7 +96,8 @@ TEST(DecoderTunnels, PptpGreCarryingPpp) {
 }
 
 TEST(DecoderTunnels, WhatIsNotEnteredIsOtherProtocol) {
-    EXPECT_EQ(decode(kDltRaw, outer4(b::kProtoGre, gre(0, 0x8847, {}, Bytes(24, 0)))).rc, WM_SKIP_OTHER_PROTO); // MPLS
+    EXPECT_EQ(decode(kDltRaw, outer4(b::kProtoGre, gre(0, 0x8847, {}, Bytes(24, 0)))).rc,
+              WM_SKIP_OTHER_PROTO); // MPLS in GRE
     EXPECT_EQ(decode(kDltRaw, outer4(b::kProtoGre, gre(0x4000, 0x0800, Bytes(4, 0), inner4()))).rc,
               WM_SKIP_OTHER_PROTO); // RFC 1701 routing
     EXPECT_EQ(decode(kDltRaw, outer4(b::kProtoGre, gre(0x0002, 0x0800, {}, inner4()))).rc, WM_SKIP_OTHER_PROTO);

@@ -1,4 +1,4 @@
-// TCP inside GRE and IP-in-IP through the stream pipeline: the inner
+// TCP inside GRE, IP-in-IP, VXLAN and GTP-U through the stream pipeline: the inner
 // connection is the flow, a signature split across its segments is found
 // once (Hyperscan stream mode agreeing), whether the outer packets or the
 // inner ones arrive in IP fragments.
@@ -40,6 +40,37 @@ TEST(TunnelStreams, SignatureSplitAcrossGreSegmentsIsFoundOnce) {
     EXPECT_EQ(alerts[0].packet, 3u);
     EXPECT_EQ(h.stats().flows_created, 1u);
     EXPECT_EQ(h.stats().cross_segment_matches, 1u);
+    EXPECT_EQ(h.pipeline().verify_mismatches(), 0u);
+}
+
+// UDP tunnels: one connection's segments in VXLAN (whole Ethernet frames),
+// another's in GTP-U G-PDUs (IP packets), on one path; each is its own flow
+// and each signature split across its segments is found once.
+TEST(TunnelStreams, SignatureSplitAcrossVxlanAndGtpSegmentsIsFoundOnce) {
+    Harness h(rules_yaml(rule_yaml(3, "tunnelled-attack")));
+    const auto vxlan = [](const Bytes &frame) {
+        const Bytes h{8, 0, 0, 0, 0, 0, 5, 0}; // I flag, VNI 5
+        return build::ethernet_ip(outer(build::kProtoUdp, build::udp(49152, 4789, build::concat(h, frame))));
+    };
+    const auto gtp = [](const Bytes &ip) {
+        const Bytes h{0x30, 0xff, uint8_t(ip.size() >> 8), uint8_t(ip.size()), 0, 0, 0, 1};
+        return build::ethernet_ip(outer(build::kProtoUdp, build::udp(2152, 2152, build::concat(h, ip))));
+    };
+    Conversation a, g;
+    g.cport = 40001;
+    h.feed(vxlan(a.frame(true, 100, build::kSyn, "")));
+    h.feed(gtp(ip_of(g.frame(true, 500, build::kSyn, ""))));
+    h.feed(vxlan(a.frame(true, 101, build::kAck | build::kPsh, "xx tunnelled-")));
+    h.feed(gtp(ip_of(g.frame(true, 501, build::kAck | build::kPsh, "yy tunnelled-"))));
+    h.feed(gtp(ip_of(g.frame(true, 514, build::kAck | build::kPsh, "attack yy"))));
+    h.feed(vxlan(a.frame(true, 114, build::kAck | build::kPsh, "attack xx")));
+    h.finish();
+    const auto alerts = h.alerts_of(3);
+    ASSERT_EQ(alerts.size(), 2u);
+    EXPECT_EQ(alerts[0].packet, 5u);
+    EXPECT_EQ(alerts[1].packet, 6u);
+    EXPECT_EQ(h.stats().flows_created, 2u);
+    EXPECT_EQ(h.stats().cross_segment_matches, 2u);
     EXPECT_EQ(h.pipeline().verify_mismatches(), 0u);
 }
 

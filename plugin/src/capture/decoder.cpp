@@ -1,51 +1,32 @@
-// plugin/src/capture/decoder.cpp - see decoder.h.
-//
-// Every step checks two limits before reading a header:
-//   declared  the end of the IP packet by its own length fields; a header
-//             that does not fit is impossible -> WM_SKIP_MALFORMED;
-//   caplen    the end of what was captured; a header past it was cut by the
-//             snap length -> WM_SKIP_TRUNCATED.
-// Offsets are 64-bit so that off + length never wraps.
-#include "capture/decoder.h"
+// plugin/src/capture/decoder.cpp - see decoder.h: link layers, IP, TCP and
+// UDP. The headers that carry one packet inside another are in
+// encapsulation.cpp; the limits every step checks in decode_steps.h.
+#include "capture/decode_steps.h"
 #include "capture/word_mix.h"
 
 #include <cstring>
 
 namespace wm::capture {
+namespace steps {
 namespace {
 
 // Bounds on header chains: real traffic has 1-2 VLAN tags and a few IPv6
 // extension headers; crafted frames must not make the decoder loop long.
 constexpr int kMaxVlanTags = 8;
 constexpr int kMaxIpv6ExtHeaders = 16;
-// Tunnels (IP in IP, GRE) entered on the way to the payload.
-constexpr int kMaxTunnels = 4;
 
-// Declared length of a packet whose length field is 0 (see decode_ipv4):
-// past any caplen, so only the capture bounds it and a cut header still
-// reads as truncated.
-constexpr uint64_t kUnknownLength = uint64_t(1) << 32;
-
-constexpr uint16_t kEtherIpv4 = 0x0800;
-constexpr uint16_t kEtherIpv6 = 0x86dd;
 constexpr uint16_t kEtherVlan = 0x8100;
 constexpr uint16_t kEtherQinQ = 0x88a8;
 constexpr uint16_t kEtherQinQOld = 0x9100;
+constexpr uint16_t kEtherMpls = 0x8847;
+constexpr uint16_t kEtherMplsMulticast = 0x8848;
+constexpr uint16_t kEtherPppoeSession = 0x8864;
 
 constexpr uint8_t kIpProtoIpip = 4;
 constexpr uint8_t kIpProtoTcp = 6;
 constexpr uint8_t kIpProtoUdp = 17;
 constexpr uint8_t kIpProtoIpv6 = 41;
 constexpr uint8_t kIpProtoGre = 47;
-
-// Byte-wise big-endian loads: no alignment requirement, no UB.
-inline uint16_t be16(const uint8_t *p) { return static_cast<uint16_t>((p[0] << 8) | p[1]); }
-
-struct Frame {
-    const uint8_t *data;
-    uint64_t caplen;
-    FrameLayers *layers; // filled on the way in
-};
 
 void reset_decoded(wm_packet_t *out) {
     out->ip_version = 0;
@@ -58,14 +39,6 @@ void reset_decoded(wm_packet_t *out) {
     out->payload = nullptr;
     out->payload_len = 0;
     out->payload_offset = 0;
-}
-
-// Checks that [off, off + len) lies inside the packet (declared) and inside
-// the capture; returns -1 when it does, else the skip reason.
-inline int need(const Frame &f, uint64_t off, uint64_t len, uint64_t declared_end) {
-    if (off + len > declared_end) return WM_SKIP_MALFORMED;
-    if (off + len > f.caplen) return WM_SKIP_TRUNCATED;
-    return -1;
 }
 
 // An address as flow_hash() loads it from a 16-byte field: two native-order
@@ -113,23 +86,6 @@ uint64_t flow_hash_words(uint8_t ip_version, uint8_t proto, AddrWords a, uint16_
     return mix_final(h);
 }
 
-int decode_ip(const Frame &f, uint64_t off, int version, wm_packet_t *out);
-int decode_ethertype(const Frame &f, uint64_t off, uint16_t type, wm_packet_t *out);
-int decode_gre(const Frame &f, uint64_t off, uint64_t declared_end, wm_packet_t *out);
-
-// A tunnel's inner packet at off: IPv4 or IPv6 by the protocol number, or
-// for GRE what its header says. The inner packet cannot run past its
-// tunnel's: one that claims more reads as cut by the capture there.
-int decode_tunnel(const Frame &f, uint64_t off, uint64_t declared_end, uint8_t proto, wm_packet_t *out) {
-    if (f.layers->tunnels == kMaxTunnels) return WM_SKIP_MALFORMED;
-    ++f.layers->tunnels;
-    std::memset(out->src_ip, 0, sizeof out->src_ip); // an IPv4 inner address fills 4 of the 16 bytes
-    std::memset(out->dst_ip, 0, sizeof out->dst_ip);
-    const Frame inner{f.data, declared_end < f.caplen ? declared_end : f.caplen, f.layers};
-    if (proto == kIpProtoGre) return decode_gre(inner, off, declared_end, out);
-    return decode_ip(inner, off, proto == kIpProtoIpip ? 4 : 6, out);
-}
-
 // TCP or UDP header at l4 (or a tunnel's inner packet); the packet ends at
 // declared_end. src/dst: the addresses in the frame (16 bytes with v6, else 4).
 int decode_l4(const Frame &f, uint64_t l4, uint64_t declared_end, uint8_t proto, const uint8_t *src,
@@ -151,9 +107,17 @@ int decode_l4(const Frame &f, uint64_t l4, uint64_t declared_end, uint8_t proto,
         if (udp_len < 8 || l4 + udp_len > declared_end) return WM_SKIP_MALFORMED;
         start = l4 + 8;
         end = l4 + udp_len;
+        const uint16_t sport = be16(f.data + l4), dport = be16(f.data + l4 + 2);
+        if (udp_tunnel_port(sport, dport)) {
+            const int tunnelled = decode_udp_tunnel(f, start, end, sport, dport, out);
+            if (tunnelled != kNotTunnel) return tunnelled;
+        }
         out->proto = WM_PROTO_UDP;
     } else if (proto == kIpProtoIpip || proto == kIpProtoIpv6 || proto == kIpProtoGre) {
-        return decode_tunnel(f, l4, declared_end, proto, out);
+        Frame inner;
+        if (!enter_tunnel(f, declared_end, out, &inner)) return WM_SKIP_MALFORMED;
+        if (proto == kIpProtoGre) return decode_gre(inner, l4, declared_end, out);
+        return decode_ip(inner, l4, proto == kIpProtoIpip ? 4 : 6, out);
     } else {
         return WM_SKIP_OTHER_PROTO;
     }
@@ -240,7 +204,8 @@ int decode_ipv6(const Frame &f, uint64_t off, wm_packet_t *out) {
     return WM_SKIP_MALFORMED;
 }
 
-// version: 4 or 6 when the link layer said which, 0 to take the IP header's.
+} // namespace
+
 int decode_ip(const Frame &f, uint64_t off, int version, wm_packet_t *out) {
     if (off + 1 > f.caplen) return WM_SKIP_TRUNCATED;
     const int actual = f.data[off] >> 4;
@@ -264,54 +229,17 @@ int decode_ethertype(const Frame &f, uint64_t off, uint16_t type, wm_packet_t *o
         type = be16(f.data + off + 2); // after the 2-byte TCI
         off += 4;
     }
-    if (type == kEtherIpv4) return decode_ip(f, off, 4, out);
-    if (type == kEtherIpv6) return decode_ip(f, off, 6, out);
-    return WM_SKIP_NOT_IP; // ARP, LLDP, 802.3 length field, MPLS, PPPoE, ...
+    switch (type) {
+    case kEtherIpv4: return decode_ip(f, off, 4, out);
+    case kEtherIpv6: return decode_ip(f, off, 6, out);
+    case kEtherMpls:
+    case kEtherMplsMulticast: return decode_mpls(f, off, out);
+    case kEtherPppoeSession: return decode_pppoe(f, off, out);
+    default: return WM_SKIP_NOT_IP; // ARP, LLDP, 802.3 length field, PPPoE discovery, ...
+    }
 }
 
-// GRE at off (RFC 2784/2890 version 0: IPv4, IPv6, transparent Ethernet
-// bridging, ERSPAN types I-III; version 1, PPTP's (RFC 2637): PPP carrying
-// IPv4 or IPv6). f is bounded by the packet that carries it.
-int decode_gre(const Frame &f, uint64_t off, uint64_t declared_end, wm_packet_t *out) {
-    if (int r = need(f, off, 4, declared_end); r >= 0) return r;
-    const uint16_t flags = be16(f.data + off), type = be16(f.data + off + 2);
-    const int version = flags & 7;
-    const bool seq = flags & 0x1000;
-    if ((flags & 0x4000) || version > 1) return WM_SKIP_OTHER_PROTO; // RFC 1701 routing, unknown versions
-    uint64_t at = off + 4 + ((flags & 0x8000) ? 4 : 0) + ((flags & 0x2000) ? 4 : 0) + (seq ? 4 : 0);
-    if (version == 1) { // key (payload length, call id) required; ack number optional
-        if (!(flags & 0x2000) || type != 0x880b) return WM_SKIP_OTHER_PROTO;
-        at += (flags & 0x0080) ? 4 : 0;
-    }
-    if (int r = need(f, off, at - off, declared_end); r >= 0) return r;
-    if (version == 1) {
-        if (be16(f.data + off + 4) == 0) return WM_SKIP_OTHER_PROTO; // an acknowledgement only
-        if (int r = need(f, at, 2, declared_end); r >= 0) return r;
-        if (f.data[at] == 0xff && f.data[at + 1] == 0x03) at += 2; // PPP address and control
-        if (int r = need(f, at, 1, declared_end); r >= 0) return r;
-        uint16_t ppp = f.data[at++];
-        if (!(ppp & 1)) { // an uncompressed (2-byte) protocol field
-            if (int r = need(f, at, 1, declared_end); r >= 0) return r;
-            ppp = uint16_t(ppp << 8 | f.data[at++]);
-        }
-        if (ppp == 0x21) return decode_ip(f, at, 4, out);
-        if (ppp == 0x57) return decode_ip(f, at, 6, out);
-        return WM_SKIP_OTHER_PROTO;
-    }
-    switch (type) {
-    case kEtherIpv4: return decode_ip(f, at, 4, out);
-    case kEtherIpv6: return decode_ip(f, at, 6, out);
-    case 0x6558: break;                // transparent Ethernet bridging: a frame follows
-    case 0x88be: at += seq ? 8 : 0; break; // ERSPAN type II (type I: no header, no sequence number)
-    case 0x22eb:                           // ERSPAN type III, its O flag: an 8-byte subheader follows
-        if (int r = need(f, at, 12, declared_end); r >= 0) return r;
-        at += 12 + ((f.data[at + 11] & 1) ? 8 : 0);
-        break;
-    default: return WM_SKIP_OTHER_PROTO;
-    }
-    if (int r = need(f, at, 14, declared_end); r >= 0) return r;
-    return decode_ethertype(f, at + 14, be16(f.data + at + 12), out);
-}
+namespace {
 
 // BSD loopback: the 4-byte address family is in the capturing host's byte
 // order (DLT_NULL) or network order (DLT_LOOP); either is accepted, since
@@ -357,6 +285,9 @@ int decode_link(int dlt, const Frame &f, wm_packet_t *out) {
 }
 
 } // namespace
+} // namespace steps
+
+using namespace steps;
 
 int decode_frame(int dlt, const uint8_t *frame, uint32_t caplen, wm_packet_t *out, FrameLayers *layers) {
     reset_decoded(out);

@@ -33,8 +33,8 @@ enum : int {
 // where the innermost IP header it reached starts (-1: none; the header
 // a fragment or TCP segment is parsed from again), the frame's first two
 // VLAN ids (outer << 12 | inner; flow_hash_vlans) and how many tags it
-// has, both outside any tunnel (a frame carried in GRE keeps its tags to
-// itself), and the tunnels entered.
+// has, both outside any tunnel (a frame carried in GRE, VXLAN, Geneve or
+// an MPLS pseudowire keeps its tags to itself), and the tunnels entered.
 struct FrameLayers {
     int64_t ip_offset = -1;
     uint32_t vlans = 0;
@@ -63,12 +63,18 @@ constexpr int kDecodedPayload = -1;
 // Only the decode fields above are written; number, timestamps, caplen and
 // wirelen belong to the caller.
 //
-// Tunnels are entered (at most 4 deep): IPv4 or IPv6 in IP (protocols 4
-// and 41) and GRE carrying IPv4, IPv6, an Ethernet frame (transparent
-// bridging, ERSPAN types I-III) or, in PPTP's GRE, PPP; the innermost
-// packet is the one decoded (its addresses, ports, flow id and payload).
-// An inner packet that claims more bytes than its tunnel carries reads as
-// cut by the capture at the tunnel's end.
+// Link layers carrying IP are passed through: VLAN tags, MPLS label stacks
+// (IP after the bottom label, or a pseudowire's Ethernet frame) and PPPoE
+// sessions. Tunnels are entered (at most 4 deep): IPv4 or IPv6 in IP
+// (protocols 4 and 41); GRE carrying IPv4, IPv6, an Ethernet frame
+// (transparent bridging, ERSPAN types I-III) or, in PPTP's GRE, PPP; and
+// UDP tunnels known by port and a valid header: VXLAN (4789), Geneve
+// (6081), GTP-U G-PDUs (2152) and Teredo (3544). A UDP datagram on those
+// ports whose header is not whole in the capture or not valid is an
+// ordinary datagram, its payload scanned as is. The innermost packet is the
+// one decoded (its addresses, ports, flow id and payload). An inner packet
+// that claims more bytes than its tunnel carries reads as cut by the
+// capture at the tunnel's end.
 int decode_frame(int dlt, const uint8_t *frame, uint32_t caplen, wm_packet_t *out,
                  FrameLayers *layers = nullptr);
 

@@ -1,0 +1,186 @@
+// plugin/src/capture/encapsulation.cpp - headers that carry one packet
+// inside another: GRE (with PPTP's PPP and ERSPAN), MPLS, PPPoE, and the
+// UDP tunnels VXLAN, Geneve, GTP-U and Teredo. See decode_steps.h.
+#include "capture/decode_steps.h"
+
+#include <cstring>
+
+namespace wm::capture::steps {
+namespace {
+
+// Tunnels entered on the way to the payload, and bounds on the header
+// chains a crafted frame could make long.
+constexpr int kMaxTunnels = 4;
+constexpr int kMaxMplsLabels = 8;
+constexpr int kMaxGtpExtensions = 8;
+
+// Inner Ethernet frame at off (14-byte header) within frame f.
+int decode_inner_ethernet(const Frame &f, uint64_t off, uint64_t declared_end, wm_packet_t *out) {
+    if (int r = need(f, off, 14, declared_end); r >= 0) return r;
+    return decode_ethertype(f, off + 14, be16(f.data + off + 12), out);
+}
+
+// PPP at at (PPTP's GRE, PPPoE): the address and control bytes if present,
+// then a full or compressed protocol field. Only IPv4 and IPv6 go on; LCP,
+// IPCP and the like are PPP's own traffic.
+int decode_ppp(const Frame &f, uint64_t at, uint64_t declared_end, wm_packet_t *out) {
+    if (int r = need(f, at, 2, declared_end); r >= 0) return r;
+    if (f.data[at] == 0xff && f.data[at + 1] == 0x03) at += 2; // PPP address and control
+    if (int r = need(f, at, 1, declared_end); r >= 0) return r;
+    uint16_t ppp = f.data[at++];
+    if (!(ppp & 1)) { // an uncompressed (2-byte) protocol field
+        if (int r = need(f, at, 1, declared_end); r >= 0) return r;
+        ppp = uint16_t(ppp << 8 | f.data[at++]);
+    }
+    if (ppp == 0x21) return decode_ip(f, at, 4, out);
+    if (ppp == 0x57) return decode_ip(f, at, 6, out);
+    return WM_SKIP_OTHER_PROTO;
+}
+
+// GTP-U (3GPP TS 29.281) at p, n captured bytes of a UDP payload of
+// `declared` bytes: whether it is a G-PDU carrying an IP packet, and then
+// its header's length. Echo, error indication and end marker messages are
+// GTP's own signalling.
+bool gtpu_header(const uint8_t *p, uint64_t n, uint64_t declared, uint64_t *len) {
+    // version 1, protocol type GTP (not GTP'); message type G-PDU
+    if (n < 8 || (p[0] & 0xf0) != 0x30 || p[1] != 0xff) return false;
+    const uint64_t message_end = 8 + uint64_t(be16(p + 2)); // the length counts what follows the first 8 bytes
+    if (message_end > declared) return false;
+    uint64_t hdr = 8;
+    if (p[0] & 0x07) { // E, S or PN: sequence number, N-PDU number, next extension type
+        if (n < 12) return false;
+        hdr = 12;
+        for (int k = 0; p[hdr - 1] != 0; ++k) { // each extension: length in 4-byte units, ..., next type
+            if (k == kMaxGtpExtensions || n < hdr + 1 || p[hdr] == 0) return false;
+            hdr += uint64_t(p[hdr]) * 4;
+            if (n < hdr) return false;
+        }
+    }
+    if (n <= hdr || message_end <= hdr) return false;
+    *len = hdr;
+    return p[hdr] >> 4 == 4 || p[hdr] >> 4 == 6;
+}
+
+// Teredo (RFC 4380) at p, as gtpu_header: no field says "Teredo", so, as
+// Suricata does, an IPv6 header whose length is exactly the rest of the
+// datagram, after an origin indication if there is one. Authentication
+// headers belong to the qualification exchange, not to tunnelled traffic.
+bool teredo_header(const uint8_t *p, uint64_t n, uint64_t declared, uint64_t *len) {
+    uint64_t hdr = 0;
+    if (n >= 2 && p[0] == 0 && p[1] == 0) hdr = 8; // origin indication: port and address
+    else if (n >= 1 && p[0] == 0) return false;
+    if (n < hdr + 40 || p[hdr] >> 4 != 6 || hdr + 40 + be16(p + hdr + 4) != declared) return false;
+    *len = hdr;
+    return true;
+}
+
+} // namespace
+
+bool enter_tunnel(const Frame &f, uint64_t declared_end, wm_packet_t *out, Frame *inner) {
+    if (f.layers->tunnels == kMaxTunnels) return false;
+    ++f.layers->tunnels;
+    std::memset(out->src_ip, 0, sizeof out->src_ip); // an IPv4 inner address fills 4 of the 16 bytes
+    std::memset(out->dst_ip, 0, sizeof out->dst_ip);
+    *inner = Frame{f.data, declared_end < f.caplen ? declared_end : f.caplen, f.layers};
+    return true;
+}
+
+// RFC 2784/2890 version 0: IPv4, IPv6, transparent Ethernet bridging,
+// ERSPAN types I-III; version 1, PPTP's (RFC 2637): PPP carrying IPv4 or
+// IPv6. f is bounded by the packet that carries it.
+int decode_gre(const Frame &f, uint64_t off, uint64_t declared_end, wm_packet_t *out) {
+    if (int r = need(f, off, 4, declared_end); r >= 0) return r;
+    const uint16_t flags = be16(f.data + off), type = be16(f.data + off + 2);
+    const int version = flags & 7;
+    const bool seq = flags & 0x1000;
+    if ((flags & 0x4000) || version > 1) return WM_SKIP_OTHER_PROTO; // RFC 1701 routing, unknown versions
+    uint64_t at = off + 4 + ((flags & 0x8000) ? 4 : 0) + ((flags & 0x2000) ? 4 : 0) + (seq ? 4 : 0);
+    if (version == 1) { // key (payload length, call id) required; ack number optional
+        if (!(flags & 0x2000) || type != 0x880b) return WM_SKIP_OTHER_PROTO;
+        at += (flags & 0x0080) ? 4 : 0;
+    }
+    if (int r = need(f, off, at - off, declared_end); r >= 0) return r;
+    if (version == 1) {
+        if (be16(f.data + off + 4) == 0) return WM_SKIP_OTHER_PROTO; // an acknowledgement only
+        return decode_ppp(f, at, declared_end, out);
+    }
+    switch (type) {
+    case kEtherIpv4: return decode_ip(f, at, 4, out);
+    case kEtherIpv6: return decode_ip(f, at, 6, out);
+    case 0x6558: break;                // transparent Ethernet bridging: a frame follows
+    case 0x88be: at += seq ? 8 : 0; break; // ERSPAN type II (type I: no header, no sequence number)
+    case 0x22eb:                           // ERSPAN type III, its O flag: an 8-byte subheader follows
+        if (int r = need(f, at, 12, declared_end); r >= 0) return r;
+        at += 12 + ((f.data[at + 11] & 1) ? 8 : 0);
+        break;
+    default: return WM_SKIP_OTHER_PROTO;
+    }
+    return decode_inner_ethernet(f, at, declared_end, out);
+}
+
+// Label stack entries up to the bottom-of-stack bit; then, as Suricata
+// guesses: the explicit-null labels say IPv4 (0) or IPv6 (2), else the
+// first nibble does, 0 being a pseudowire control word (RFC 4385) before
+// an Ethernet frame (a tunnel, like GRE's bridged frames).
+int decode_mpls(const Frame &f, uint64_t off, wm_packet_t *out) {
+    for (int labels = 0;; ++labels) {
+        if (labels == kMaxMplsLabels) return WM_SKIP_MALFORMED;
+        if (off + 4 > f.caplen) return WM_SKIP_TRUNCATED;
+        const uint32_t entry = be32(f.data + off);
+        off += 4;
+        if (!(entry & 0x100)) continue;
+        if (entry >> 12 == 0) return decode_ip(f, off, 4, out);
+        if (entry >> 12 == 2) return decode_ip(f, off, 6, out);
+        if (off + 1 > f.caplen) return WM_SKIP_TRUNCATED;
+        switch (f.data[off] >> 4) {
+        case 4: return decode_ip(f, off, 4, out);
+        case 6: return decode_ip(f, off, 6, out);
+        case 0: {
+            Frame inner;
+            if (!enter_tunnel(f, kUnknownLength, out, &inner)) return WM_SKIP_MALFORMED;
+            return decode_inner_ethernet(inner, off + 4, kUnknownLength, out);
+        }
+        default: return WM_SKIP_NOT_IP;
+        }
+    }
+}
+
+// RFC 2516 session stage: version 1, type 1, code 0, session id, length
+// (of the PPP frame that follows), then PPP.
+int decode_pppoe(const Frame &f, uint64_t off, wm_packet_t *out) {
+    if (off + 6 > f.caplen) return WM_SKIP_TRUNCATED;
+    const uint8_t *h = f.data + off;
+    if (h[0] != 0x11 || h[1] != 0) return WM_SKIP_MALFORMED;
+    return decode_ppp(f, off + 6, off + 6 + be16(h + 4), out);
+}
+
+int decode_udp_tunnel(const Frame &f, uint64_t start, uint64_t end, uint16_t src_port, uint16_t dst_port,
+                      wm_packet_t *out) {
+    const uint8_t *p = f.data + start;
+    const uint64_t declared = end - start, n = (end < f.caplen ? end : f.caplen) - start;
+    enum { kEthernet, kIp } carries = kIp;
+    uint64_t hdr = 0, inner_end = end;
+    if (dst_port == 4789) { // VXLAN (RFC 7348): flags with I (a valid VNI), VNI
+        if (n < 8 || !(p[0] & 0x08)) return kNotTunnel;
+        hdr = 8, carries = kEthernet;
+    } else if (dst_port == 6081) { // Geneve (RFC 8926): version 0, options, protocol type
+        if (n < 8 || (p[0] >> 6) != 0) return kNotTunnel;
+        hdr = 8 + uint64_t(p[0] & 0x3f) * 4;
+        const uint16_t type = be16(p + 2);
+        if (n < hdr || (type != 0x6558 && type != kEtherIpv4 && type != kEtherIpv6)) return kNotTunnel;
+        carries = type == 0x6558 ? kEthernet : kIp;
+    } else if (src_port == 2152 || dst_port == 2152) {
+        if (!gtpu_header(p, n, declared, &hdr)) return kNotTunnel;
+        inner_end = start + 8 + be16(p + 2);
+    } else if (src_port == 3544 || dst_port == 3544) {
+        if (!teredo_header(p, n, declared, &hdr)) return kNotTunnel;
+    } else {
+        return kNotTunnel;
+    }
+    Frame inner;
+    if (!enter_tunnel(f, inner_end, out, &inner)) return WM_SKIP_MALFORMED;
+    if (carries == kEthernet) return decode_inner_ethernet(inner, start + hdr, inner_end, out);
+    return decode_ip(inner, start + hdr, 0, out);
+}
+
+} // namespace wm::capture::steps

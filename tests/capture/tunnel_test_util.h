@@ -1,0 +1,45 @@
+// tests/capture/tunnel_test_util.h - the packets the tunnel tests carry and
+// what they expect of the innermost one (test_decoder_tunnels.cpp,
+// test_decoder_udp_tunnels.cpp, test_decoder_link_carriers.cpp).
+#pragma once
+
+#include "capture_test_util.h"
+
+namespace wm::capture::test {
+
+inline const Bytes kHttp = build::bytes("GET /tunnelled HTTP/1.1\r\n\r\n");
+
+// The innermost packet of every test: 10.1.2.3:40000 -> 192.0.2.80:80, HTTP.
+inline Bytes inner4() { return build::ipv4(v4(), build::kProtoTcp, build::tcp(tcp_ports(40000, 80), kHttp)); }
+inline Bytes inner6() { return build::ipv6(v6(), build::kProtoUdp, build::udp(5353, 53, kHttp)); }
+// The outer packet: 198.51.100.1 -> 198.51.100.2 carrying `proto`.
+inline Bytes outer4(uint8_t proto, const Bytes &l4) {
+    return build::ipv4(v4(build::ip4(198, 51, 100, 1), build::ip4(198, 51, 100, 2)), proto, l4);
+}
+
+struct Layered {
+    Decoded d;
+    FrameLayers where;
+};
+inline Layered decode_layers(int dlt, const Bytes &frame, size_t caplen = SIZE_MAX) {
+    Layered l;
+    l.d = decode(dlt, frame, caplen);
+    wm_packet_t p{};
+    decode_frame(dlt, l.d.frame->data(), uint32_t(l.d.frame->size()), &p, &l.where);
+    return l;
+}
+
+// The inner TCP packet decoded at inner_ip (offset of its IP header in the frame).
+inline void expect_inner4(const Layered &l, int64_t inner_ip, int tunnels) {
+    const Decoded &d = l.d;
+    ASSERT_EQ(d.rc, kDecodedPayload);
+    expect_client_tcp4(d.pkt);
+    EXPECT_EQ(d.payload(), kHttp);
+    EXPECT_EQ(d.pkt.payload_offset, uint64_t(inner_ip) + 40);
+    EXPECT_EQ(d.pkt.flow_id, flow_hash_vlans(flow_hash(4, WM_PROTO_TCP, d.pkt.src_ip, 40000, d.pkt.dst_ip, 80),
+                                             l.where.vlans));
+    EXPECT_EQ(l.where.ip_offset, inner_ip);
+    EXPECT_EQ(l.where.tunnels, tunnels);
+}
+
+} // namespace wm::capture::test
