@@ -2,7 +2,8 @@
 // known stream with signatures placed in it, cut into segments that arrive
 // interleaved, reordered and duplicated, over IPv4 or IPv6, some segments in
 // IP fragments, some frames VLAN-tagged, each connection closed by FINs or by
-// an RST, through the stream pipeline (defragmentation, flows, reassembly,
+// an RST, some carried in a tunnel (GRE, VXLAN or GTP-U), through the
+// stream pipeline (decapsulation, defragmentation, flows, reassembly,
 // scanning across segments); WM_FUZZ_BACKEND=gpu scans them on the GPU
 // (fuzz_backend.h).
 // Properties: a direction alerts a rule exactly when the rule's pattern
@@ -10,7 +11,10 @@
 // Hyperscan's stream mode over the same streams agrees (oracle_mismatches 0);
 // nothing is a gap; every fragmented segment is reassembled; every
 // connection is created once and closed by what closed it.
-// Input: byte 0 gives the connection count; per connection a byte whose low
+// Input: byte 0's low 2 bits give the connection count and its higher bit
+// pairs the tunnel of connections 0-2 (bits 2-3 for the first: none, GRE,
+// VXLAN, GTP-U; a tagged connection's tag on the outer frame); per
+// connection a byte whose low
 // 2 bits give the signatures placed in the client's stream and whose high
 // bits choose IPv6 (0x04), a server stream (0x08), an RST close (0x10), IP
 // fragments (0x20) sent last piece first (0x40), an 802.1Q tag (0x80); per
@@ -40,6 +44,7 @@ const char *const kPatterns[] = {"EVIL-ONE", "bad/two", "\xff\xfe\xfd\xfc", "zq!
 constexpr uint16_t kServerPort = 80;
 constexpr uint8_t kIpv6 = 0x04, kServerData = 0x08, kRstClose = 0x10, kFragments = 0x20, kLastPieceFirst = 0x40,
                   kVlan = 0x80;
+enum Tunnel : uint8_t { kNoTunnel, kGre, kVxlan, kGtpu };
 
 std::string rules() {
     std::string body;
@@ -87,6 +92,7 @@ std::string read_stream(Reader &in, unsigned sigs) {
 // VLAN tells their flows and fragments apart.
 struct Connection {
     uint8_t mode = 0;
+    Tunnel tunnel = kNoTunnel;
     uint16_t cport = 0, vlan = 0;
     std::string stream[2]; // [0] client to server, [1] server to client
     uint32_t isn[2] = {};
@@ -119,15 +125,34 @@ struct Connection {
         t.flags = flags;
         return build::tcp(t, build::bytes(payload));
     }
-    build::Bytes frame(const build::Bytes &ip) const {
-        if (!(mode & kVlan)) return build::ethernet_ip(ip);
-        return build::ethernet_ip(ip, {build::VlanTag{0x8100, vlan}});
+    // The frame carrying `ip`, in the connection's tunnel if it has one
+    // (tunnel ends 198.51.100.1 on the client's side, .2 on the server's).
+    build::Bytes frame(bool from_server, const build::Bytes &ip) const {
+        std::vector<build::VlanTag> tags;
+        if (mode & kVlan) tags.push_back(build::VlanTag{0x8100, vlan});
+        if (tunnel == kNoTunnel) return build::ethernet_ip(ip, tags);
+        build::Ipv4Spec s;
+        s.src = build::ip4(198, 51, 100, from_server ? 2 : 1);
+        s.dst = build::ip4(198, 51, 100, from_server ? 1 : 2);
+        if (tunnel == kGre) {
+            const uint16_t type = build::ethertype_of(ip);
+            return build::ethernet_ip(
+                build::ipv4(s, build::kProtoGre, build::concat({0, 0, uint8_t(type >> 8), uint8_t(type)}, ip)), tags);
+        }
+        build::Bytes udp;
+        if (tunnel == kVxlan) {
+            udp = build::udp(49152, 4789, build::concat({0x08, 0, 0, 0, 0, 0, 1, 0}, build::ethernet_ip(ip)));
+        } else { // a GTP-U G-PDU
+            const build::Bytes gtp{0x30, 0xff, uint8_t(ip.size() >> 8), uint8_t(ip.size()), 0, 0, 0, 7};
+            udp = build::udp(2152, 2152, build::concat(gtp, ip));
+        }
+        return build::ethernet_ip(build::ipv4(s, build::kProtoUdp, udp), tags);
     }
     // Frames of one segment: a whole packet, or two IP fragments of it
     // (the cut 8-byte aligned, past the TCP header) when the mode says so.
     std::vector<build::Bytes> frames(bool from_server, uint32_t seq, uint8_t flags, const std::string &payload) {
         const build::Bytes l4 = tcp(from_server, seq, flags, payload);
-        if (!(mode & kFragments) || payload.size() < 5) return {frame(ip_packet(from_server, l4))};
+        if (!(mode & kFragments) || payload.size() < 5) return {frame(from_server, ip_packet(from_server, l4))};
         const size_t cut = 24 + 8 * ((payload.size() - 5) / 16);
         const uint32_t id = ip_id_base + ++ip_ids;
         std::vector<build::Bytes> out;
@@ -136,10 +161,10 @@ struct Connection {
             const build::Bytes piece(l4.begin() + off, l4.begin() + off + len);
             if (mode & kIpv6) {
                 const build::ExtHeader fh = build::fragment_header(uint16_t(off / 8), first, id);
-                out.push_back(frame(ip_packet(from_server, piece, &fh)));
+                out.push_back(frame(from_server, ip_packet(from_server, piece, &fh)));
             } else {
                 const uint16_t field = uint16_t((first ? 0x2000 : 0) | (off / 8));
-                out.push_back(frame(ip_packet(from_server, piece, nullptr, field, uint16_t(id))));
+                out.push_back(frame(from_server, ip_packet(from_server, piece, nullptr, field, uint16_t(id))));
             }
         }
         if (mode & kLastPieceFirst) std::swap(out[0], out[1]);
@@ -157,9 +182,11 @@ struct Segment {
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     Reader in{data, data + size};
-    std::vector<Connection> conns(in.next() % 4 + 1);
+    const uint8_t first = in.next();
+    std::vector<Connection> conns(first % 4 + 1);
     for (size_t c = 0; c < conns.size(); ++c) {
         Connection &k = conns[c];
+        k.tunnel = c < 3 ? Tunnel((first >> (2 + 2 * c)) & 3) : kNoTunnel;
         k.mode = in.next();
         const bool tagged = k.mode & kVlan;
         k.cport = static_cast<uint16_t>(tagged ? 40000 : 40001 + c);
