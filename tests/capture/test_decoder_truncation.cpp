@@ -91,6 +91,26 @@ std::vector<Case> cases() {
                         {{0x88a8, 1}, {0x8100, 2}}),
             data.size());
 
+    // PPP and 802.11 links, and 802.11 in Aruba's GRE (an A-MSDU subframe).
+    payload("ppp/ipv4/tcp", kDltPpp, b::concat({0xff, 0x03, 0, 0x21}, tcp4), data.size());
+    const auto wifi = [](uint8_t fc0, uint8_t fc1, const Bytes &fields, uint16_t type, const Bytes &ip) {
+        Bytes f{fc0, fc1, 0, 0};
+        f.resize(24, 0x20);
+        f[22] = 0x10; // sequence control, fragment 0
+        const Bytes llc{0xaa, 0xaa, 3, 0, 0, 0, uint8_t(type >> 8), uint8_t(type)};
+        return b::concat(b::concat(f, fields), b::concat(llc, ip));
+    };
+    payload("802.11 qos+htc 4addr/ipv4/tcp", kDltIeee80211,
+            wifi(0x88, 0x83, b::concat(Bytes(6, 1), Bytes{0, 0, 1, 2, 3, 4}), 0x0800, tcp4), data.size());
+    payload("radiotap/802.11/ipv6/tcp", kDltRadiotap,
+            b::concat({0, 0, 8, 0, 0, 0, 0, 0}, wifi(0x08, 0x02, {}, 0x86dd, tcp6)), data.size());
+    const Bytes amsdu_llc = b::concat({0xaa, 0xaa, 3, 0, 0, 0, 0x08, 0}, udp4opt);
+    const Bytes amsdu = b::concat(b::concat(Bytes(12, 5), Bytes{0, uint8_t(amsdu_llc.size())}), amsdu_llc);
+    Bytes aruba = wifi(0x88, 0x01, {0x80, 0}, 0, {});
+    aruba.resize(aruba.size() - 8); // no LLC of its own: the subframe's follows
+    payload("raw/ipv4/gre aruba/802.11 a-msdu/ipv4/udp", kDltRaw,
+            outer(b::kProtoGre, gre({0, 0, 0x82, 0}, b::concat(aruba, amsdu))), data.size());
+
     c.push_back({"arp", kDltEthernet, b::arp_request(b::kMacA, kClient4, kServer4), WM_SKIP_NOT_IP, 14, 0});
     c.push_back({"icmp", kDltEthernet,
                  b::ethernet_ip(b::ipv4(v4(), b::kProtoIcmp, b::icmp_echo(true, 1, 1, data))),

@@ -127,8 +127,8 @@ TEST(OfflineCapture, EveryLinkType) {
         }
     }
     // A link type we do not decode: every record counted as unsupported.
-    const std::string path = temp_path("ppp.pcap");
-    PcapWriter w(path, 9 /* PPP */);
+    const std::string path = temp_path("user0.pcap");
+    PcapWriter w(path, 147 /* USER0 */);
     w.write(b::concat(Bytes{0xff, 0x03, 0x00, 0x21}, ip4), 1, 0);
     w.close();
     OfflineCapture cap(path);

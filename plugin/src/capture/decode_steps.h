@@ -50,6 +50,10 @@ int decode_ip(const Frame &f, uint64_t off, int version, wm_packet_t *out);
 // What follows the ethertype `type` read just before off (VLAN tags first).
 int decode_ethertype(const Frame &f, uint64_t off, uint16_t type, wm_packet_t *out);
 
+// An IEEE 802.11 data frame at off (DLT 105, radiotap, Aruba's GRE).
+int decode_ieee80211(const Frame &f, uint64_t off, uint64_t declared_end, wm_packet_t *out);
+inline uint16_t le16(const uint8_t *p) { return static_cast<uint16_t>(p[0] | (p[1] << 8)); }
+
 // encapsulation.cpp
 // Enters a tunnel whose packet ends at declared_end: *inner is the frame
 // its inner packet is decoded in (bounded there). False past the depth
@@ -59,6 +63,9 @@ bool enter_tunnel(const Frame &f, uint64_t declared_end, wm_packet_t *out, Frame
 int decode_gre(const Frame &f, uint64_t off, uint64_t declared_end, wm_packet_t *out);
 // An MPLS label stack at off (ethertypes 0x8847 and 0x8848).
 int decode_mpls(const Frame &f, uint64_t off, wm_packet_t *out);
+// PPP at at: the address and control bytes if present, then a full or
+// compressed protocol field; IPv4 and IPv6 go on.
+int decode_ppp(const Frame &f, uint64_t at, uint64_t declared_end, wm_packet_t *out);
 // A PPPoE session header at off (ethertype 0x8864).
 int decode_pppoe(const Frame &f, uint64_t off, wm_packet_t *out);
 

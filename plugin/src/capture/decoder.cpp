@@ -239,6 +239,40 @@ int decode_ethertype(const Frame &f, uint64_t off, uint16_t type, wm_packet_t *o
     }
 }
 
+// Frame control: version 0, type data; subtypes with the no-data bit
+// (null, CF-ack, CF-poll) have no body. The header grows by a fourth
+// address (to and from the distribution system), QoS control (QoS
+// subtypes) and HT control (QoS with the order bit). An A-MSDU carries
+// subframes (destination, source, length, LLC); the first is decoded.
+// Encrypted bodies (the protected bit) cannot be read; fragments (more
+// fragments, or a fragment number) are not reassembled.
+int decode_ieee80211(const Frame &f, uint64_t off, uint64_t declared_end, wm_packet_t *out) {
+    if (int r = need(f, off, 24, declared_end); r >= 0) return r;
+    const uint8_t fc0 = f.data[off], fc1 = f.data[off + 1];
+    if ((fc0 & 0x0f) != 0x08 || (fc0 & 0x40) || (fc1 & 0x40)) return WM_SKIP_NOT_IP;
+    if ((fc1 & 0x04) || (f.data[off + 22] & 0x0f)) return WM_SKIP_FRAGMENT;
+    uint64_t at = off + 24 + ((fc1 & 0x03) == 0x03 ? 6 : 0);
+    bool amsdu = false;
+    if (fc0 & 0x80) {
+        if (int r = need(f, at, 2, declared_end); r >= 0) return r;
+        amsdu = f.data[at] & 0x80;
+        at += 2 + ((fc1 & 0x80) ? 4 : 0);
+    }
+    Frame body = f;
+    if (amsdu) {
+        if (int r = need(f, at, 14, declared_end); r >= 0) return r;
+        const uint64_t subframe_end = at + 14 + be16(f.data + at + 12);
+        if (subframe_end > declared_end) return WM_SKIP_MALFORMED;
+        declared_end = subframe_end;
+        if (declared_end < body.caplen) body.caplen = declared_end;
+        at += 14;
+    }
+    if (int r = need(body, at, 8, declared_end); r >= 0) return r;
+    const uint8_t *llc = f.data + at;
+    if (be32(llc) != 0xaaaa0300 || llc[4] != 0 || llc[5] != 0) return WM_SKIP_NOT_IP; // LLC/SNAP, an ethertype
+    return decode_ethertype(body, at + 8, be16(llc + 6), out);
+}
+
 namespace {
 
 // BSD loopback: the 4-byte address family is in the capturing host's byte
@@ -279,6 +313,17 @@ int decode_link(int dlt, const Frame &f, wm_packet_t *out) {
     case kDltNull:
     case kDltLoop:
         return decode_loopback(f, out);
+    case kDltIeee80211:
+        return decode_ieee80211(f, 0, kUnknownLength, out);
+    case kDltRadiotap: { // a little-endian header length first; the frame may end in its FCS
+        if (caplen < 4) return WM_SKIP_TRUNCATED;
+        const uint16_t len = le16(frame + 2);
+        if (len < 8) return WM_SKIP_MALFORMED;
+        return decode_ieee80211(f, len, kUnknownLength, out);
+    }
+    case kDltPpp:
+    case kDltPppSerial:
+        return decode_ppp(f, 0, kUnknownLength, out);
     default:
         return WM_SKIP_UNSUPPORTED_LINK;
     }

@@ -19,9 +19,13 @@ namespace wm::capture {
 enum : int {
     kDltNull = 0,        // BSD loopback, 4-byte AF in the capturing host's order
     kDltEthernet = 1,    // DLT_EN10MB
+    kDltPpp = 9,         // PPP (address and control, protocol)
+    kDltPppSerial = 50,  // PPP in HDLC-like framing (the same header)
     kDltRaw = 12,        // DLT_RAW (Linux and most systems)
     kDltRawOpenBsd = 14, // DLT_RAW on OpenBSD
     kDltLinktypeRaw = 101,
+    kDltIeee80211 = 105, // 802.11 frames
+    kDltRadiotap = 127,  // 802.11 frames after a radiotap header
     kDltLoop = 108,      // OpenBSD loopback, 4-byte AF in network order
     kDltLinuxSll = 113,
     kDltIpv4 = 228,
@@ -64,10 +68,12 @@ constexpr int kDecodedPayload = -1;
 // wirelen belong to the caller.
 //
 // Link layers carrying IP are passed through: VLAN tags, MPLS label stacks
-// (IP after the bottom label, or a pseudowire's Ethernet frame) and PPPoE
-// sessions. Tunnels are entered (at most 4 deep): IPv4 or IPv6 in IP
-// (protocols 4 and 41); GRE carrying IPv4, IPv6, an Ethernet frame
-// (transparent bridging, ERSPAN types I-III) or, in PPTP's GRE, PPP; and
+// (IP after the bottom label, or a pseudowire's Ethernet frame), PPPoE
+// sessions, and 802.11 data frames with LLC/SNAP (not encrypted ones, not
+// fragments; of an A-MSDU the first subframe). Tunnels are entered (at most
+// 4 deep): IPv4 or IPv6 in IP (protocols 4 and 41); GRE carrying IPv4,
+// IPv6, an Ethernet frame (transparent bridging, ERSPAN types I-III), an
+// 802.11 frame (Aruba's types) or, in PPTP's GRE, PPP; and
 // UDP tunnels known by port and a valid header: VXLAN (4789), Geneve
 // (6081), GTP-U G-PDUs (2152) and Teredo (3544). A UDP datagram on those
 // ports whose header is not whole in the capture or not valid is an

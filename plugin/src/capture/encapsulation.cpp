@@ -1,6 +1,7 @@
 // plugin/src/capture/encapsulation.cpp - headers that carry one packet
-// inside another: GRE (with PPTP's PPP and ERSPAN), MPLS, PPPoE, and the
-// UDP tunnels VXLAN, Geneve, GTP-U and Teredo. See decode_steps.h.
+// inside another: GRE (with PPTP's PPP, ERSPAN and Aruba's 802.11), MPLS,
+// PPPoE, and the UDP tunnels VXLAN, Geneve, GTP-U and Teredo. See
+// decode_steps.h.
 #include "capture/decode_steps.h"
 
 #include <cstring>
@@ -18,23 +19,6 @@ constexpr int kMaxGtpExtensions = 8;
 int decode_inner_ethernet(const Frame &f, uint64_t off, uint64_t declared_end, wm_packet_t *out) {
     if (int r = need(f, off, 14, declared_end); r >= 0) return r;
     return decode_ethertype(f, off + 14, be16(f.data + off + 12), out);
-}
-
-// PPP at at (PPTP's GRE, PPPoE): the address and control bytes if present,
-// then a full or compressed protocol field. Only IPv4 and IPv6 go on; LCP,
-// IPCP and the like are PPP's own traffic.
-int decode_ppp(const Frame &f, uint64_t at, uint64_t declared_end, wm_packet_t *out) {
-    if (int r = need(f, at, 2, declared_end); r >= 0) return r;
-    if (f.data[at] == 0xff && f.data[at + 1] == 0x03) at += 2; // PPP address and control
-    if (int r = need(f, at, 1, declared_end); r >= 0) return r;
-    uint16_t ppp = f.data[at++];
-    if (!(ppp & 1)) { // an uncompressed (2-byte) protocol field
-        if (int r = need(f, at, 1, declared_end); r >= 0) return r;
-        ppp = uint16_t(ppp << 8 | f.data[at++]);
-    }
-    if (ppp == 0x21) return decode_ip(f, at, 4, out);
-    if (ppp == 0x57) return decode_ip(f, at, 6, out);
-    return WM_SKIP_OTHER_PROTO;
 }
 
 // GTP-U (3GPP TS 29.281) at p, n captured bytes of a UDP payload of
@@ -74,7 +58,27 @@ bool teredo_header(const uint8_t *p, uint64_t n, uint64_t declared, uint64_t *le
     return true;
 }
 
+// Aruba's access points tunnel 802.11 frames to their controller in GRE
+// with these protocol types (Wireshark's and Zeek's lists).
+bool aruba_type(uint16_t type) { return (type >= 0x8200 && type <= 0x8370 && (type & 0xf) == 0) || type == 0x9000; }
+
 } // namespace
+
+// PPTP's GRE, PPPoE and the PPP link type. LCP, IPCP and the like are PPP's
+// own traffic.
+int decode_ppp(const Frame &f, uint64_t at, uint64_t declared_end, wm_packet_t *out) {
+    if (int r = need(f, at, 2, declared_end); r >= 0) return r;
+    if (f.data[at] == 0xff && f.data[at + 1] == 0x03) at += 2; // PPP address and control
+    if (int r = need(f, at, 1, declared_end); r >= 0) return r;
+    uint16_t ppp = f.data[at++];
+    if (!(ppp & 1)) { // an uncompressed (2-byte) protocol field
+        if (int r = need(f, at, 1, declared_end); r >= 0) return r;
+        ppp = uint16_t(ppp << 8 | f.data[at++]);
+    }
+    if (ppp == 0x21) return decode_ip(f, at, 4, out);
+    if (ppp == 0x57) return decode_ip(f, at, 6, out);
+    return WM_SKIP_OTHER_PROTO;
+}
 
 bool enter_tunnel(const Frame &f, uint64_t declared_end, wm_packet_t *out, Frame *inner) {
     if (f.layers->tunnels == kMaxTunnels) return false;
@@ -86,8 +90,8 @@ bool enter_tunnel(const Frame &f, uint64_t declared_end, wm_packet_t *out, Frame
 }
 
 // RFC 2784/2890 version 0: IPv4, IPv6, transparent Ethernet bridging,
-// ERSPAN types I-III; version 1, PPTP's (RFC 2637): PPP carrying IPv4 or
-// IPv6. f is bounded by the packet that carries it.
+// ERSPAN types I-III, Aruba's 802.11; version 1, PPTP's (RFC 2637): PPP
+// carrying IPv4 or IPv6. f is bounded by the packet that carries it.
 int decode_gre(const Frame &f, uint64_t off, uint64_t declared_end, wm_packet_t *out) {
     if (int r = need(f, off, 4, declared_end); r >= 0) return r;
     const uint16_t flags = be16(f.data + off), type = be16(f.data + off + 2);
@@ -113,7 +117,9 @@ int decode_gre(const Frame &f, uint64_t off, uint64_t declared_end, wm_packet_t 
         if (int r = need(f, at, 12, declared_end); r >= 0) return r;
         at += 12 + ((f.data[at + 11] & 1) ? 8 : 0);
         break;
-    default: return WM_SKIP_OTHER_PROTO;
+    default:
+        if (aruba_type(type)) return decode_ieee80211(f, at, declared_end, out);
+        return WM_SKIP_OTHER_PROTO;
     }
     return decode_inner_ethernet(f, at, declared_end, out);
 }
