@@ -54,7 +54,7 @@ extern "C" {
 /* ------------------------------------------------------------------ */
 
 #define WM_VERSION_MAJOR 0
-#define WM_VERSION_MINOR 12
+#define WM_VERSION_MINOR 13
 #define WM_VERSION_PATCH 0
 /** ABI version: bumped whenever a public struct layout or signature changes.
  *  The shared library's SONAME is libwarpmatch.so.<WM_ABI_VERSION>. */
@@ -444,6 +444,10 @@ typedef struct wm_packet {
     const uint8_t *payload;
     uint32_t payload_len;
     uint32_t payload_offset; /**< offset of the payload in the frame      */
+    /* since 0.13 (wm_capture_next also fills a packet that ends here) */
+    uint16_t vlan[2];     /**< the frame's first two VLAN ids, outermost
+                               first; a tunnelled frame's own do not count */
+    uint8_t vlan_count;   /**< how many of vlan[] hold an id: 0, 1 or 2   */
 } wm_packet_t;
 
 WM_API void wm_packet_init(wm_packet_t *pkt);

@@ -8,6 +8,7 @@
 #include <nlohmann/json.hpp>
 
 #include <climits>
+#include <cstddef>
 #include <cstring>
 #include <ctime>
 #include <string_view>
@@ -65,6 +66,16 @@ std::string eve_timestamp(int64_t sec, int64_t usec) {
 
 namespace {
 
+// A packet's VLAN ids into ids[2], and how many; none from a packet of a
+// caller built before 0.13, which ends before them.
+uint8_t packet_vlans(const wm_packet_t &p, uint16_t ids[2]) {
+    if (p.struct_size < offsetof(wm_packet_t, vlan_count) + 1 || p.vlan_count == 0) return 0;
+    const uint8_t n = p.vlan_count < 2 ? p.vlan_count : 2;
+    ids[0] = p.vlan[0];
+    ids[1] = n == 2 ? p.vlan[1] : 0;
+    return n;
+}
+
 // The packet fields an alert line starts with.
 struct PacketKey {
     uint64_t number = 0, flow_id = 0;
@@ -72,17 +83,21 @@ struct PacketKey {
     uint8_t ip_version = 0, proto = 0;
     uint16_t src_port = 0, dst_port = 0;
     uint8_t src_ip[16] = {}, dst_ip[16] = {};
+    uint16_t vlan[2] = {};
+    uint8_t vlan_count = 0;
     explicit PacketKey(const wm_packet_t &p)
         : number(p.number), flow_id(p.flow_id), ts_sec(p.ts_sec), ts_usec(p.ts_usec), ip_version(p.ip_version),
           proto(p.proto), src_port(p.src_port), dst_port(p.dst_port) {
         std::memcpy(src_ip, p.src_ip, sizeof src_ip);
         std::memcpy(dst_ip, p.dst_ip, sizeof dst_ip);
+        vlan_count = packet_vlans(p, vlan);
     }
     bool operator==(const PacketKey &o) const {
         return number == o.number && flow_id == o.flow_id && ts_sec == o.ts_sec && ts_usec == o.ts_usec &&
                ip_version == o.ip_version && proto == o.proto && src_port == o.src_port &&
                dst_port == o.dst_port && std::memcmp(src_ip, o.src_ip, sizeof src_ip) == 0 &&
-               std::memcmp(dst_ip, o.dst_ip, sizeof dst_ip) == 0;
+               std::memcmp(dst_ip, o.dst_ip, sizeof dst_ip) == 0 && vlan_count == o.vlan_count &&
+               vlan[0] == o.vlan[0] && vlan[1] == o.vlan[1];
     }
 };
 
@@ -92,8 +107,14 @@ void append_packet_part(fmt::memory_buffer &b, const wm_packet_t &p) {
     b.append(kTimestamp.data(), kTimestamp.data() + kTimestamp.size());
     append_timestamp(b, p.ts_sec, p.ts_usec);
     // Suricata prints flow_id as a positive integer that fits a double.
-    fmt::format_to(Out(b), FMT_COMPILE("\",\"flow_id\":{},\"pcap_cnt\":{},\"event_type\":\"alert\",\"src_ip\":\""),
+    fmt::format_to(Out(b), FMT_COMPILE("\",\"flow_id\":{},\"pcap_cnt\":{},\"event_type\":\"alert\","),
                    p.flow_id & ((1ull << 51) - 1), p.number);
+    uint16_t vlan[2];
+    const uint8_t vlans = packet_vlans(p, vlan);
+    if (vlans == 1) fmt::format_to(Out(b), FMT_COMPILE("\"vlan\":[{}],"), vlan[0]);
+    if (vlans == 2) fmt::format_to(Out(b), FMT_COMPILE("\"vlan\":[{},{}],"), vlan[0], vlan[1]);
+    constexpr std::string_view kSrcIp = "\"src_ip\":\"";
+    b.append(kSrcIp.data(), kSrcIp.data() + kSrcIp.size());
     append_ip(b, p.src_ip, p.ip_version);
     fmt::format_to(Out(b), FMT_COMPILE("\",\"src_port\":{},\"dest_ip\":\""), p.src_port);
     append_ip(b, p.dst_ip, p.ip_version);

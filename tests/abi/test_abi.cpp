@@ -10,6 +10,7 @@
 #include <dlfcn.h>
 
 #include <cstddef>
+#include <cstdio>
 #include <cstring>
 #include <string>
 #include <thread>
@@ -364,6 +365,50 @@ TEST(Abi, CaptureArgumentChecks) {
     EXPECT_EQ(wm_capture_stats(nullptr, &st), WM_INVALID);
     EXPECT_STREQ(wm_skip_reason_name(WM_SKIP_FRAGMENT), "fragment");
     EXPECT_STREQ(wm_skip_reason_name(-1), "unknown");
+}
+
+// wm_packet_t grew vlan[] and vlan_count in 0.13: wm_capture_next fills a
+// packet of the older size up to where it ends, and nothing past it.
+TEST(Abi, CaptureNextFillsAPacketOfTheOlderSize) {
+    // One Ethernet frame with an 802.1Q tag (VLAN 42) carrying IPv4/UDP "abc".
+    const uint8_t frame[] = {2, 0, 0, 0, 0, 0xb, 2, 0, 0, 0, 0, 0xa, 0x81, 0x00, 0x00, 42, 0x08, 0x00,
+                             0x45, 0, 0, 31, 0, 1, 0x40, 0, 64, 17, 0, 0, 10, 0, 0, 1, 10, 0, 0, 2,
+                             0x30, 0x39, 0, 53, 0, 11, 0, 0, 'a', 'b', 'c'};
+    const uint32_t file_header[6] = {0xa1b2c3d4u, 2u | (4u << 16), 0, 0, 65535, 1};
+    const uint32_t record[4] = {1700000000u, 0, sizeof frame, sizeof frame};
+    const std::string path = ::testing::TempDir() + "abi_vlan.pcap";
+    FILE *f = std::fopen(path.c_str(), "wb");
+    ASSERT_NE(f, nullptr);
+    std::fwrite(file_header, sizeof file_header, 1, f);
+    std::fwrite(record, sizeof record, 1, f);
+    std::fwrite(frame, sizeof frame, 1, f);
+    std::fclose(f);
+    for (const size_t size : {sizeof(wm_packet_t), offsetof(wm_packet_t, vlan), offsetof(wm_packet_t, vlan) + 1}) {
+        SCOPED_TRACE(size);
+        wm_capture_t *cap = nullptr;
+        ASSERT_EQ(wm_capture_open_offline(path.c_str(), &cap, nullptr), WM_SUCCESS);
+        wm_packet_t pkt;
+        std::memset(&pkt, 0xab, sizeof pkt);
+        pkt.struct_size = size;
+        const int rc = wm_capture_next(cap, &pkt, nullptr);
+        if (size == offsetof(wm_packet_t, vlan) + 1) {
+            EXPECT_EQ(rc, WM_INVALID); // neither layout
+        } else {
+            ASSERT_EQ(rc, WM_SUCCESS);
+            EXPECT_EQ(pkt.struct_size, size);
+            EXPECT_EQ(std::string(reinterpret_cast<const char *>(pkt.payload), pkt.payload_len), "abc");
+            EXPECT_EQ(pkt.dst_port, 53);
+            if (size == sizeof(wm_packet_t)) {
+                EXPECT_EQ(pkt.vlan_count, 1);
+                EXPECT_EQ(pkt.vlan[0], 42);
+            } else {
+                EXPECT_EQ(pkt.vlan[0], 0xabab); // the caller's bytes past its struct, untouched
+                EXPECT_EQ(pkt.vlan_count, 0xab);
+            }
+        }
+        wm_capture_close(cap);
+    }
+    std::remove(path.c_str());
 }
 
 // wm_replay_options_t grew read_threads and window_bytes in 0.3,

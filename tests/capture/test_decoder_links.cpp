@@ -101,6 +101,27 @@ TEST(DecoderLinks, FlowIdTellsVlansApart) {
     EXPECT_EQ(layers({{0x88a8, 10}, {0x8100, 20}, {0x8100, 30}}), (10u << 12) | 20u);
 }
 
+// The packet's own VLAN fields (EVE's "vlan"): the first two ids, outermost
+// first, a priority tag (id 0) counted as the tag it is; set also when the
+// frame has no payload.
+TEST(DecoderLinks, PacketCarriesItsVlanIds) {
+    auto vlans = [](std::vector<b::VlanTag> tags, const Bytes &ip) {
+        const Decoded d = decode(kDltEthernet, b::ethernet_ip(ip, tags));
+        return std::vector<uint16_t>(d.pkt.vlan, d.pkt.vlan + d.pkt.vlan_count);
+    };
+    using Ids = std::vector<uint16_t>;
+    EXPECT_EQ(vlans({}, ip4_tcp()), Ids{});
+    EXPECT_EQ(vlans({{0x8100, 0xe000 | 10}}, ip4_tcp()), Ids{10});
+    EXPECT_EQ(vlans({{0x8100, 0}}, ip4_tcp()), Ids{0});
+    EXPECT_EQ(vlans({{0x88a8, 10}, {0x8100, 20}, {0x8100, 30}}, ip4_tcp()), (Ids{10, 20}));
+    b::TcpSpec syn = tcp_ports(40000, 80);
+    syn.flags = b::kSyn;
+    EXPECT_EQ(vlans({{0x8100, 4094}}, b::ipv4(v4(), b::kProtoTcp, b::tcp(syn, {}))), Ids{4094});
+    const Decoded d = decode(kDltEthernet, b::ethernet_ip(ip4_tcp(), {{0x8100, 5}}), 30); // cut: fields still reset
+    EXPECT_EQ(d.rc, WM_SKIP_TRUNCATED);
+    EXPECT_EQ(d.pkt.vlan_count, 1);
+}
+
 TEST(DecoderLinks, VlanDepthIsBounded) {
     const std::vector<b::VlanTag> eight(8, b::VlanTag{0x8100, 7});
     expect_ip4_tcp(decode(kDltEthernet, b::ethernet_ip(ip4_tcp(), eight)), 14 + 32 + 40);

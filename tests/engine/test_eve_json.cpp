@@ -4,6 +4,7 @@
 #include "tests/base64_decode.h"
 
 #include <gtest/gtest.h>
+#include <cstddef>
 #include <nlohmann/json.hpp>
 
 using namespace wm;
@@ -118,6 +119,32 @@ TEST(EveJson, ConsecutiveAlertsOfDifferentPacketsDoNotShareAPrefix) {
         EXPECT_EQ(line(p, 1)["timestamp"], "2023-11-14T22:14:21.999999+0000") << i;
         EXPECT_EQ(line(q, 1)["dest_port"], 0) << i;
     }
+}
+
+// "vlan" as Suricata writes it: the ids outermost first, after event_type;
+// absent when untagged, and from a packet of a caller built before 0.13
+// (which ends before the fields).
+TEST(EveJson, VlanIdsAsSuricataWritesThem) {
+    CompiledRuleSet crs(rules_of({{1, "m"}}));
+    wm_packet_t p{};
+    p.struct_size = sizeof(p);
+    p.ip_version = 4;
+    p.number = 3;
+    auto line = [&] {
+        wm_alert_t a{sizeof(wm_alert_t), &p, 1, 0, 0, 0};
+        return alert_to_eve_json(crs, a);
+    };
+    EXPECT_EQ(line().find("vlan"), std::string::npos);
+    p.vlan[0] = 10;
+    p.vlan_count = 1;
+    EXPECT_NE(line().find("\"event_type\":\"alert\",\"vlan\":[10],\"src_ip\""), std::string::npos) << line();
+    p.vlan[1] = 4094;
+    p.vlan_count = 2;
+    EXPECT_EQ(nlohmann::json::parse(line())["vlan"], nlohmann::json::parse("[10,4094]"));
+    p.vlan[0] = 0; // a priority tag is an id like any other
+    EXPECT_EQ(nlohmann::json::parse(line())["vlan"], nlohmann::json::parse("[0,4094]"));
+    p.struct_size = offsetof(wm_packet_t, vlan);
+    EXPECT_FALSE(nlohmann::json::parse(line()).contains("vlan"));
 }
 
 namespace {

@@ -39,6 +39,8 @@ void reset_decoded(wm_packet_t *out) {
     out->payload = nullptr;
     out->payload_len = 0;
     out->payload_offset = 0;
+    out->vlan[0] = out->vlan[1] = 0;
+    out->vlan_count = 0;
 }
 
 // An address as flow_hash() loads it from a 16-byte field: two native-order
@@ -340,7 +342,10 @@ int decode_frame(int dlt, const uint8_t *frame, uint32_t caplen, wm_packet_t *ou
     FrameLayers *l = layers ? layers : &own;
     *l = FrameLayers{};
     const int rc = decode_link(dlt, Frame{frame, frame ? caplen : 0u, l}, out);
-    if (l->vlans != 0 && out->flow_id != 0) out->flow_id = flow_hash_vlans(out->flow_id, l->vlans);
+    if (l->vlan_tags > 0) {
+        set_packet_vlans(out, l->vlans, l->vlan_tags);
+        if (l->vlans != 0 && out->flow_id != 0) out->flow_id = flow_hash_vlans(out->flow_id, l->vlans);
+    }
     return rc;
 }
 
@@ -348,6 +353,12 @@ uint64_t flow_hash(uint8_t ip_version, uint8_t proto, const uint8_t a_ip[16], ui
                    const uint8_t b_ip[16], uint16_t b_port) {
     return flow_hash_words(ip_version, proto, AddrWords{load64(a_ip), load64(a_ip + 8)}, a_port,
                            AddrWords{load64(b_ip), load64(b_ip + 8)}, b_port);
+}
+
+void set_packet_vlans(wm_packet_t *pkt, uint32_t vlans, int tags) {
+    pkt->vlan_count = uint8_t(tags < 2 ? tags : 2);
+    pkt->vlan[0] = uint16_t(pkt->vlan_count == 2 ? vlans >> 12 : vlans);
+    pkt->vlan[1] = uint16_t(pkt->vlan_count == 2 ? vlans & 0xfff : 0);
 }
 
 uint64_t flow_hash_vlans(uint64_t five_tuple_hash, uint32_t vlans) {

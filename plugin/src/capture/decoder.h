@@ -53,7 +53,8 @@ constexpr int kDecodedPayload = -1;
 //
 // Returns kDecodedPayload when the frame carries a non-empty TCP/UDP payload:
 // then ip_version, proto, src/dst ip and port, flow_id (flow_hash_vlans), payload,
-// payload_len and payload_offset of *out are set. The payload is clipped to
+// payload_len and payload_offset of *out are set. vlan and vlan_count are
+// set whatever the result (set_packet_vlans). The payload is clipped to
 // the captured bytes and excludes Ethernet padding (the IP total / payload
 // length and the UDP length are honoured). An IP length of 0 (captures taken
 // before TCP segmentation offload, IPv6 jumbograms) means "to the end of
@@ -94,5 +95,9 @@ uint64_t flow_hash(uint8_t ip_version, uint8_t proto, const uint8_t a_ip[16], ui
 // hash itself when untagged (0). decode_frame's flow_id is this, so one
 // 5-tuple on two VLANs is two flows, as the stream layer keys them.
 uint64_t flow_hash_vlans(uint64_t five_tuple_hash, uint32_t vlans);
+
+// pkt's vlan and vlan_count from FrameLayers' vlans and vlan_tags (a
+// reassembled datagram takes its last fragment's frame's).
+void set_packet_vlans(wm_packet_t *pkt, uint32_t vlans, int tags);
 
 } // namespace wm::capture

@@ -105,6 +105,7 @@ bool StreamPipeline::frame(int dlt, const uint8_t *data, uint32_t caplen, uint32
     capture::FrameLayers inner;
     const int r2 = capture::decode_frame(capture::kDltRaw, datagram_.data(), n, &whole, &inner);
     if (whole.flow_id != 0) whole.flow_id = capture::flow_hash_vlans(whole.flow_id, where.vlans); // the datagram has no tags
+    capture::set_packet_vlans(&whole, where.vlans, where.vlan_tags);
     inner.vlans = where.vlans;
     if (r2 == capture::kDecodedPayload || r2 == WM_SKIP_NO_PAYLOAD || r2 == WM_SKIP_TRUNCATED) {
         if (r2 == capture::kDecodedPayload) {
