@@ -59,6 +59,10 @@ inline uint16_t le16(const uint8_t *p) { return static_cast<uint16_t>(p[0] | (p[
 // its inner packet is decoded in (bounded there). False past the depth
 // limit (the frame is then malformed).
 bool enter_tunnel(const Frame &f, uint64_t declared_end, wm_packet_t *out, Frame *inner);
+// The tunnel of IP protocol `proto` (4, 41: IP in IP; 47: GRE) at off, the
+// packet carrying it ending at declared_end. Out of line: decode_l4 stays
+// lean for TCP and UDP.
+int decode_ip_tunnel(const Frame &f, uint64_t off, uint64_t declared_end, uint8_t proto, wm_packet_t *out);
 // GRE at off, the packet carrying it ending at declared_end.
 int decode_gre(const Frame &f, uint64_t off, uint64_t declared_end, wm_packet_t *out);
 // An MPLS label stack at off (ethertypes 0x8847 and 0x8848).
