@@ -25,6 +25,12 @@ constexpr uint64_t kUnknownLength = uint64_t(1) << 32;
 constexpr uint16_t kEtherIpv4 = 0x0800;
 constexpr uint16_t kEtherIpv6 = 0x86dd;
 
+constexpr uint8_t kIpProtoIpip = 4;
+constexpr uint8_t kIpProtoTcp = 6;
+constexpr uint8_t kIpProtoUdp = 17;
+constexpr uint8_t kIpProtoIpv6 = 41;
+constexpr uint8_t kIpProtoGre = 47;
+
 // Byte-wise big-endian loads: no alignment requirement, no UB.
 inline uint16_t be16(const uint8_t *p) { return static_cast<uint16_t>((p[0] << 8) | p[1]); }
 inline uint32_t be32(const uint8_t *p) { return uint32_t(be16(p)) << 16 | be16(p + 2); }

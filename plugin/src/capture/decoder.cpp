@@ -22,11 +22,6 @@ constexpr uint16_t kEtherMpls = 0x8847;
 constexpr uint16_t kEtherMplsMulticast = 0x8848;
 constexpr uint16_t kEtherPppoeSession = 0x8864;
 
-constexpr uint8_t kIpProtoIpip = 4;
-constexpr uint8_t kIpProtoTcp = 6;
-constexpr uint8_t kIpProtoUdp = 17;
-constexpr uint8_t kIpProtoIpv6 = 41;
-constexpr uint8_t kIpProtoGre = 47;
 
 void reset_decoded(wm_packet_t *out) {
     out->ip_version = 0;

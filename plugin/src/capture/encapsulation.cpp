@@ -92,8 +92,8 @@ bool enter_tunnel(const Frame &f, uint64_t declared_end, wm_packet_t *out, Frame
 int decode_ip_tunnel(const Frame &f, uint64_t off, uint64_t declared_end, uint8_t proto, wm_packet_t *out) {
     Frame inner;
     if (!enter_tunnel(f, declared_end, out, &inner)) return WM_SKIP_MALFORMED;
-    if (proto == 47) return decode_gre(inner, off, declared_end, out);
-    return decode_ip(inner, off, proto == 4 ? 4 : 6, out);
+    if (proto == kIpProtoGre) return decode_gre(inner, off, declared_end, out);
+    return decode_ip(inner, off, proto == kIpProtoIpip ? 4 : 6, out);
 }
 
 // RFC 2784/2890 version 0: IPv4, IPv6, transparent Ethernet bridging,
