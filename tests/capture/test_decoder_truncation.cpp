@@ -163,7 +163,7 @@ TEST(DecoderTruncation, EveryCutOfEveryFrame) {
 
 // UDP tunnels, whose cuts have their own outcomes (test_decoder_udp_tunnels.cpp):
 // VXLAN carrying a tagged frame, GTP-U with an extension header, Teredo with
-// an origin indication, Geneve with an option.
+// an origin indication, AYIYA, Geneve with an option.
 std::vector<Case> udp_tunnel_cases() {
     const Bytes tcp4 = b::ipv4(v4(), b::kProtoTcp, b::tcp(tcp_ports(1, 2), b::bytes("0123456789")));
     const Bytes udp6 = b::ipv6(v6(), b::kProtoUdp, b::udp(3, 4, b::bytes("0123456789")));
@@ -178,6 +178,8 @@ std::vector<Case> udp_tunnel_cases() {
                                                           tcp4)),
          kDecodedPayload, 0, 0},
         {"teredo", kDltEthernet, udp(3544, 5, b::concat({0, 0, 1, 2, 3, 4, 5, 6}, udp6)), kDecodedPayload, 0, 0},
+        {"ayiya", kDltEthernet, udp(5072, 5072, b::concat({0x01, 0x10, 0x11, 41, 0, 0, 0, 1, 0, 9, 9, 9, 9}, udp6)),
+         kDecodedPayload, 0, 0},
         {"geneve", kDltEthernet, udp(1, 6081, b::concat({2, 0, 0x86, 0xdd, 0, 0, 1, 0, 0, 1, 2, 1, 9, 9, 9, 9}, udp6)),
          kDecodedPayload, 0, 0},
     };

@@ -1,7 +1,7 @@
-// tests/capture/test_decoder_udp_tunnels.cpp - VXLAN, Geneve, GTP-U and
-// Teredo: entered when the port and a whole, valid header say so, the
-// innermost packet decoded; otherwise the datagram is an ordinary one and
-// its payload is scanned as it is.
+// tests/capture/test_decoder_udp_tunnels.cpp - VXLAN, Geneve, GTP-U,
+// Teredo and AYIYA: entered when the port and a whole, valid header say
+// so, the innermost packet decoded; otherwise the datagram is an ordinary
+// one and its payload is scanned as it is.
 #include "tunnel_test_util.h"
 
 namespace wm::capture::test {
@@ -121,6 +121,27 @@ TEST(DecoderUdpTunnels, Teredo) {
     expect_plain(decode_layers(kDltEthernet, udp_frame(3544, 60000, b::concat(auth, inner6()))), 60000);
     expect_plain(decode_layers(kDltEthernet, udp_frame(3544, 60000, b::concat(inner6(), Bytes{0}))), 60000);
     expect_plain(decode_layers(kDltEthernet, udp_frame(3544, 60000, inner4())), 60000);
+}
+
+// AYIYA: identity 2^n bytes, signature 4n bytes, then the packet its next
+// header names, for the forward opcode only.
+Bytes ayiya(uint8_t opcode, uint8_t next_header, const Bytes &packet) {
+    Bytes h{0x41, 0x52, uint8_t(0x10 | opcode), next_header, 0x4a, 0xf6, 0x4b, 0xfd}; // identity 16, signature 20
+    h.resize(8 + 16 + 20, 0x5a);
+    return b::concat(h, packet);
+}
+
+TEST(DecoderUdpTunnels, Ayiya) {
+    expect_inner6(decode_layers(kDltEthernet, udp_frame(5072, 5072, ayiya(1, 41, inner6()))), kUdpPayload + 44, 1);
+    expect_inner4(decode_layers(kDltEthernet, udp_frame(40000, 5072, ayiya(1, 4, inner4()))), kUdpPayload + 44, 1);
+    // The next header names the version: an IPv4 packet under 41 is malformed.
+    EXPECT_EQ(decode(kDltEthernet, udp_frame(5072, 5072, ayiya(1, 41, inner4()))).rc, WM_SKIP_MALFORMED);
+    // A heartbeat (opcode 0), a next header that is no IP, a header past the datagram: ordinary datagrams.
+    expect_plain(decode_layers(kDltEthernet, udp_frame(5072, 5072, ayiya(0, 41, inner6()))), 5072);
+    expect_plain(decode_layers(kDltEthernet, udp_frame(5072, 5072, ayiya(1, 17, inner6()))), 5072);
+    Bytes short_header = ayiya(1, 41, {});
+    short_header.pop_back();
+    expect_plain(decode_layers(kDltEthernet, udp_frame(5072, 5072, short_header)), 5072);
 }
 
 // Tunnels in tunnels count toward the same depth limit as IP-in-IP and GRE.

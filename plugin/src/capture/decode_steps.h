@@ -83,13 +83,14 @@ int decode_pppoe(const Frame &f, uint64_t off, wm_packet_t *out);
 // checks its header): the test every UDP packet takes, kept inline.
 inline bool udp_tunnel_port(uint16_t src_port, uint16_t dst_port) {
     return dst_port == 4789 || dst_port == 6081 || src_port == 2152 || dst_port == 2152 || src_port == 3544 ||
-           dst_port == 3544;
+           dst_port == 3544 || src_port == 5072 || dst_port == 5072;
 }
 // Result of decode_udp_tunnel() for a datagram that is not a tunnel.
 constexpr int kNotTunnel = -2;
 // The UDP payload [start, end) (end by the UDP length) as a tunnel, known
 // by its port and a whole, valid header in the capture: VXLAN, Geneve,
-// GTP-U, Teredo. kNotTunnel otherwise: the payload is then scanned as is.
+// GTP-U, Teredo, AYIYA. kNotTunnel otherwise: the payload is then scanned
+// as is.
 int decode_udp_tunnel(const Frame &f, uint64_t start, uint64_t end, uint16_t src_port, uint16_t dst_port,
                       wm_packet_t *out);
 

@@ -1,6 +1,6 @@
 // plugin/src/capture/encapsulation.cpp - headers that carry one packet
 // inside another: GRE (with PPTP's PPP, ERSPAN and Aruba's 802.11), MPLS,
-// PPPoE, and the UDP tunnels VXLAN, Geneve, GTP-U and Teredo. See
+// PPPoE, and the UDP tunnels VXLAN, Geneve, GTP-U, Teredo and AYIYA. See
 // decode_steps.h.
 #include "capture/decode_steps.h"
 
@@ -172,6 +172,7 @@ int decode_udp_tunnel(const Frame &f, uint64_t start, uint64_t end, uint16_t src
     const uint8_t *p = f.data + start;
     const uint64_t declared = end - start, n = (end < f.caplen ? end : f.caplen) - start;
     enum { kEthernet, kIp } carries = kIp;
+    int ip_version = 0; // 0: the IP header's own
     uint64_t hdr = 0, inner_end = end;
     if (dst_port == 4789) { // VXLAN (RFC 7348): flags with I (a valid VNI), VNI
         if (n < 8 || !(p[0] & 0x08)) return kNotTunnel;
@@ -187,13 +188,20 @@ int decode_udp_tunnel(const Frame &f, uint64_t start, uint64_t end, uint16_t src
         inner_end = start + 8 + be16(p + 2);
     } else if (src_port == 3544 || dst_port == 3544) {
         if (!teredo_header(p, n, declared, &hdr)) return kNotTunnel;
+    } else if (src_port == 5072 || dst_port == 5072) {
+        // AYIYA (as Zeek reads it): identity (2^n bytes) and signature
+        // (4n bytes) lengths, opcode forward, next header IPv4 or IPv6.
+        if (n < 8 || (p[2] & 0x0f) != 1 || (p[3] != kIpProtoIpip && p[3] != kIpProtoIpv6)) return kNotTunnel;
+        hdr = 8 + (uint64_t(1) << (p[0] >> 4)) + uint64_t(p[1] >> 4) * 4;
+        if (n <= hdr) return kNotTunnel;
+        ip_version = p[3] == kIpProtoIpip ? 4 : 6;
     } else {
         return kNotTunnel;
     }
     Frame inner;
     if (!enter_tunnel(f, inner_end, out, &inner)) return WM_SKIP_MALFORMED;
     if (carries == kEthernet) return decode_inner_ethernet(inner, start + hdr, inner_end, out);
-    return decode_ip(inner, start + hdr, 0, out);
+    return decode_ip(inner, start + hdr, ip_version, out);
 }
 
 } // namespace wm::capture::steps
