@@ -34,6 +34,7 @@ constexpr uint8_t kIpProtoGre = 47;
 // Byte-wise big-endian loads: no alignment requirement, no UB.
 inline uint16_t be16(const uint8_t *p) { return static_cast<uint16_t>((p[0] << 8) | p[1]); }
 inline uint32_t be32(const uint8_t *p) { return uint32_t(be16(p)) << 16 | be16(p + 2); }
+inline uint16_t le16(const uint8_t *p) { return static_cast<uint16_t>(p[0] | (p[1] << 8)); } // radiotap
 
 struct Frame {
     const uint8_t *data;
@@ -58,7 +59,6 @@ int decode_ethertype(const Frame &f, uint64_t off, uint16_t type, wm_packet_t *o
 
 // An IEEE 802.11 data frame at off (DLT 105, radiotap, Aruba's GRE).
 int decode_ieee80211(const Frame &f, uint64_t off, uint64_t declared_end, wm_packet_t *out);
-inline uint16_t le16(const uint8_t *p) { return static_cast<uint16_t>(p[0] | (p[1] << 8)); }
 
 // encapsulation.cpp
 // Enters a tunnel whose packet ends at declared_end: *inner is the frame
@@ -79,11 +79,18 @@ int decode_ppp(const Frame &f, uint64_t at, uint64_t declared_end, wm_packet_t *
 // A PPPoE session header at off (ethertype 0x8864).
 int decode_pppoe(const Frame &f, uint64_t off, wm_packet_t *out);
 
+// The UDP tunnels' ports: VXLAN and Geneve by destination, the others by
+// either end.
+constexpr uint16_t kVxlanPort = 4789, kGenevePort = 6081, kGtpuPort = 2152, kTeredoPort = 3544,
+                   kAyiyaPort = 5072;
+inline bool either_port(uint16_t src_port, uint16_t dst_port, uint16_t port) {
+    return src_port == port || dst_port == port;
+}
 // Whether a datagram's ports are a UDP tunnel's (decode_udp_tunnel then
 // checks its header): the test every UDP packet takes, kept inline.
 inline bool udp_tunnel_port(uint16_t src_port, uint16_t dst_port) {
-    return dst_port == 4789 || dst_port == 6081 || src_port == 2152 || dst_port == 2152 || src_port == 3544 ||
-           dst_port == 3544 || src_port == 5072 || dst_port == 5072;
+    return dst_port == kVxlanPort || dst_port == kGenevePort || either_port(src_port, dst_port, kGtpuPort) ||
+           either_port(src_port, dst_port, kTeredoPort) || either_port(src_port, dst_port, kAyiyaPort);
 }
 // Result of decode_udp_tunnel() for a datagram that is not a tunnel.
 constexpr int kNotTunnel = -2;

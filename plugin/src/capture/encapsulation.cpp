@@ -174,21 +174,21 @@ int decode_udp_tunnel(const Frame &f, uint64_t start, uint64_t end, uint16_t src
     enum { kEthernet, kIp } carries = kIp;
     int ip_version = 0; // 0: the IP header's own
     uint64_t hdr = 0, inner_end = end;
-    if (dst_port == 4789) { // VXLAN (RFC 7348): flags with I (a valid VNI), VNI
+    if (dst_port == kVxlanPort) { // VXLAN (RFC 7348): flags with I (a valid VNI), VNI
         if (n < 8 || !(p[0] & 0x08)) return kNotTunnel;
         hdr = 8, carries = kEthernet;
-    } else if (dst_port == 6081) { // Geneve (RFC 8926): version 0, options, protocol type
+    } else if (dst_port == kGenevePort) { // Geneve (RFC 8926): version 0, options, protocol type
         if (n < 8 || (p[0] >> 6) != 0) return kNotTunnel;
         hdr = 8 + uint64_t(p[0] & 0x3f) * 4;
         const uint16_t type = be16(p + 2);
         if (n < hdr || (type != 0x6558 && type != kEtherIpv4 && type != kEtherIpv6)) return kNotTunnel;
         carries = type == 0x6558 ? kEthernet : kIp;
-    } else if (src_port == 2152 || dst_port == 2152) {
+    } else if (either_port(src_port, dst_port, kGtpuPort)) {
         if (!gtpu_header(p, n, declared, &hdr)) return kNotTunnel;
         inner_end = start + 8 + be16(p + 2);
-    } else if (src_port == 3544 || dst_port == 3544) {
+    } else if (either_port(src_port, dst_port, kTeredoPort)) {
         if (!teredo_header(p, n, declared, &hdr)) return kNotTunnel;
-    } else if (src_port == 5072 || dst_port == 5072) {
+    } else if (either_port(src_port, dst_port, kAyiyaPort)) {
         // AYIYA (as Zeek reads it): identity (2^n bytes) and signature
         // (4n bytes) lengths, opcode forward, next header IPv4 or IPv6.
         if (n < 8 || (p[2] & 0x0f) != 1 || (p[3] != kIpProtoIpip && p[3] != kIpProtoIpv6)) return kNotTunnel;
