@@ -11,16 +11,6 @@ namespace b = build;
 
 constexpr uint16_t kMpls = 0x8847, kPppoeSession = 0x8864, kPppoeDiscovery = 0x8863;
 
-// An MPLS label stack entry: label, traffic class 0, bottom-of-stack bit, TTL 64.
-Bytes label(uint32_t value, bool bottom) {
-    return {uint8_t(value >> 12), uint8_t(value >> 4), uint8_t((value & 0xf) << 4 | (bottom ? 1 : 0)), 64};
-}
-Bytes labels(std::initializer_list<uint32_t> stack, const Bytes &payload) {
-    Bytes out;
-    size_t k = 0;
-    for (uint32_t v : stack) out = b::concat(out, label(v, ++k == stack.size()));
-    return b::concat(out, payload);
-}
 // A PPPoE session header (version/type, code, session id, length) and PPP.
 Bytes pppoe(uint16_t ppp_protocol, const Bytes &payload, uint8_t version_type = 0x11) {
     const size_t n = payload.size() + 2;
@@ -59,7 +49,7 @@ TEST(DecoderLinkCarriers, MplsPseudowireCarryingEthernet) {
 TEST(DecoderLinkCarriers, MplsBounds) {
     EXPECT_EQ(decode(kDltEthernet, b::ethernet(kMpls, labels({16}, b::bytes("\x12 not ip")))).rc, WM_SKIP_NOT_IP);
     Bytes deep = inner4();
-    for (int k = 0; k < 8; ++k) deep = b::concat(label(16, false), deep);
+    for (int k = 0; k < 8; ++k) deep = b::concat(mpls_label(16, false), deep);
     EXPECT_EQ(decode(kDltEthernet, b::ethernet(kMpls, deep)).rc, WM_SKIP_MALFORMED); // no bottom within 8 labels
     const Bytes f = b::ethernet(kMpls, labels({16, 17}, inner4()));
     for (size_t cut = 14; cut < 14 + 8 + 1; ++cut) EXPECT_EQ(decode(kDltEthernet, f, cut).rc, WM_SKIP_TRUNCATED);

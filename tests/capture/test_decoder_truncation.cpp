@@ -86,6 +86,8 @@ std::vector<Case> cases() {
     payload("eth/mpls/pw/eth/vlan/ipv4/udp", kDltEthernet,
             b::ethernet(0x8847, b::concat({0, 1, 1, 64, 0, 0, 0, 0}, b::ethernet_ip(udp4opt, {{0x8100, 9}}))),
             data.size());
+    payload("raw/ipv4/gre/mpls x2/ipv6/tcp", kDltRaw,
+            outer(b::kProtoGre, gre({0, 0, 0x88, 0x47}, b::concat({0, 1, 0, 64, 0, 0, 0x21, 64}, tcp6))), data.size());
     payload("eth/qinq/pppoe/ipv6/tcp", kDltEthernet,
             b::ethernet(0x8864, b::concat({0x11, 0, 0, 1, 0, uint8_t(tcp6.size() + 2), 0, 0x57}, tcp6),
                         {{0x88a8, 1}, {0x8100, 2}}),

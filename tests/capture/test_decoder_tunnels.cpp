@@ -95,9 +95,32 @@ TEST(DecoderTunnels, PptpGreCarryingPpp) {
     EXPECT_EQ(decode(kDltRaw, outer4(b::kProtoGre, gre(0x2001, 0x880b, key, lcp))).rc, WM_SKIP_OTHER_PROTO);
 }
 
+// MPLS in GRE (RFC 4023): the label stack as after a link header, bounded
+// by the GRE packet; a pseudowire's Ethernet frame is a second tunnel.
+TEST(DecoderTunnels, GreCarryingMpls) {
+    expect_inner4(decode_layers(kDltRaw, outer4(b::kProtoGre, gre(0, 0x8847, {}, labels({16, 17}, inner4())))),
+                  24 + 8, 1);
+    expect_inner4(decode_layers(kDltRaw, outer4(b::kProtoGre, gre(0, 0x8848, {}, labels({0}, inner4())))), 24 + 4, 1);
+    const Layered six = decode_layers(kDltRaw, outer4(b::kProtoGre, gre(0, 0x8847, {}, labels({2}, inner6()))));
+    ASSERT_EQ(six.d.rc, kDecodedPayload);
+    EXPECT_EQ(six.d.pkt.ip_version, 6);
+    EXPECT_EQ(six.d.payload(), kHttp);
+    EXPECT_EQ(six.where.tunnels, 1);
+    const Bytes pseudowire = labels({100}, b::concat(Bytes{0, 0, 0, 1}, b::ethernet_ip(inner4(), {{0x8100, 7}})));
+    const Layered pw = decode_layers(kDltRaw, outer4(b::kProtoGre, gre(0, 0x8847, {}, pseudowire)));
+    expect_inner4(pw, 24 + 4 + 4 + 18, 2);
+    EXPECT_EQ(pw.where.vlans, 0u); // the carried frame's tag is not the capture's
+    // The stack cut by the capture is truncated; run past the GRE packet's length, malformed.
+    const Bytes p = outer4(b::kProtoGre, gre(0, 0x8847, {}, labels({16, 17}, inner4())));
+    for (size_t cut = 24; cut < 24 + 9; ++cut) EXPECT_EQ(decode(kDltRaw, p, cut).rc, WM_SKIP_TRUNCATED) << cut;
+    Bytes short_outer = p;
+    short_outer[2] = 0, short_outer[3] = 30; // total length 30: the second label runs past it
+    EXPECT_EQ(decode(kDltRaw, short_outer).rc, WM_SKIP_MALFORMED);
+}
+
 TEST(DecoderTunnels, WhatIsNotEnteredIsOtherProtocol) {
-    EXPECT_EQ(decode(kDltRaw, outer4(b::kProtoGre, gre(0, 0x8847, {}, Bytes(24, 0)))).rc,
-              WM_SKIP_OTHER_PROTO); // MPLS in GRE
+    EXPECT_EQ(decode(kDltRaw, outer4(b::kProtoGre, gre(0, 0x883e, {}, Bytes(24, 0)))).rc,
+              WM_SKIP_OTHER_PROTO); // WCCP
     EXPECT_EQ(decode(kDltRaw, outer4(b::kProtoGre, gre(0x4000, 0x0800, Bytes(4, 0), inner4()))).rc,
               WM_SKIP_OTHER_PROTO); // RFC 1701 routing
     EXPECT_EQ(decode(kDltRaw, outer4(b::kProtoGre, gre(0x0002, 0x0800, {}, inner4()))).rc, WM_SKIP_OTHER_PROTO);

@@ -17,6 +17,18 @@ inline Bytes outer4(uint8_t proto, const Bytes &l4) {
     return build::ipv4(v4(build::ip4(198, 51, 100, 1), build::ip4(198, 51, 100, 2)), proto, l4);
 }
 
+// An MPLS label stack entry: label, traffic class 0, bottom-of-stack bit, TTL 64.
+inline Bytes mpls_label(uint32_t value, bool bottom) {
+    return {uint8_t(value >> 12), uint8_t(value >> 4), uint8_t((value & 0xf) << 4 | (bottom ? 1 : 0)), 64};
+}
+// A label stack, its last entry the bottom, then what it carries.
+inline Bytes labels(std::initializer_list<uint32_t> stack, const Bytes &payload) {
+    Bytes out;
+    size_t k = 0;
+    for (uint32_t v : stack) out = build::concat(out, mpls_label(v, ++k == stack.size()));
+    return build::concat(out, payload);
+}
+
 struct Layered {
     Decoded d;
     FrameLayers where;

@@ -24,6 +24,8 @@ constexpr uint64_t kUnknownLength = uint64_t(1) << 32;
 
 constexpr uint16_t kEtherIpv4 = 0x0800;
 constexpr uint16_t kEtherIpv6 = 0x86dd;
+constexpr uint16_t kEtherMpls = 0x8847;
+constexpr uint16_t kEtherMplsMulticast = 0x8848;
 
 constexpr uint8_t kIpProtoIpip = 4;
 constexpr uint8_t kIpProtoTcp = 6;
@@ -71,8 +73,9 @@ bool enter_tunnel(const Frame &f, uint64_t declared_end, wm_packet_t *out, Frame
 int decode_ip_tunnel(const Frame &f, uint64_t off, uint64_t declared_end, uint8_t proto, wm_packet_t *out);
 // GRE at off, the packet carrying it ending at declared_end.
 int decode_gre(const Frame &f, uint64_t off, uint64_t declared_end, wm_packet_t *out);
-// An MPLS label stack at off (ethertypes 0x8847 and 0x8848).
-int decode_mpls(const Frame &f, uint64_t off, wm_packet_t *out);
+// An MPLS label stack at off (ethertypes 0x8847 and 0x8848, after a link
+// header or in GRE), the packet carrying it ending at declared_end.
+int decode_mpls(const Frame &f, uint64_t off, uint64_t declared_end, wm_packet_t *out);
 // PPP at at: the address and control bytes if present, then a full or
 // compressed protocol field; IPv4 and IPv6 go on.
 int decode_ppp(const Frame &f, uint64_t at, uint64_t declared_end, wm_packet_t *out);

@@ -18,8 +18,6 @@ constexpr int kMaxIpv6ExtHeaders = 16;
 constexpr uint16_t kEtherVlan = 0x8100;
 constexpr uint16_t kEtherQinQ = 0x88a8;
 constexpr uint16_t kEtherQinQOld = 0x9100;
-constexpr uint16_t kEtherMpls = 0x8847;
-constexpr uint16_t kEtherMplsMulticast = 0x8848;
 constexpr uint16_t kEtherPppoeSession = 0x8864;
 
 
@@ -238,7 +236,7 @@ int decode_ethertype(const Frame &f, uint64_t off, uint16_t type, wm_packet_t *o
     switch (type) {
     case kEtherIpv6: return decode_ip(f, off, 6, out);
     case kEtherMpls:
-    case kEtherMplsMulticast: return decode_mpls(f, off, out);
+    case kEtherMplsMulticast: return decode_mpls(f, off, kUnknownLength, out);
     case kEtherPppoeSession: return decode_pppoe(f, off, out);
     default: return WM_SKIP_NOT_IP; // ARP, LLDP, 802.3 length field, PPPoE discovery, ...
     }

@@ -96,8 +96,8 @@ int decode_ip_tunnel(const Frame &f, uint64_t off, uint64_t declared_end, uint8_
     return decode_ip(inner, off, proto == kIpProtoIpip ? 4 : 6, out);
 }
 
-// RFC 2784/2890 version 0: IPv4, IPv6, transparent Ethernet bridging,
-// ERSPAN types I-III, Aruba's 802.11; version 1, PPTP's (RFC 2637): PPP
+// RFC 2784/2890 version 0: IPv4, IPv6, MPLS (RFC 4023), transparent
+// Ethernet bridging, ERSPAN types I-III, Aruba's 802.11; version 1, PPTP's (RFC 2637): PPP
 // carrying IPv4 or IPv6. f is bounded by the packet that carries it.
 int decode_gre(const Frame &f, uint64_t off, uint64_t declared_end, wm_packet_t *out) {
     if (int r = need(f, off, 4, declared_end); r >= 0) return r;
@@ -118,6 +118,8 @@ int decode_gre(const Frame &f, uint64_t off, uint64_t declared_end, wm_packet_t 
     switch (type) {
     case kEtherIpv4: return decode_ip(f, at, 4, out);
     case kEtherIpv6: return decode_ip(f, at, 6, out);
+    case kEtherMpls:
+    case kEtherMplsMulticast: return decode_mpls(f, at, declared_end, out);
     case 0x6558: break;                // transparent Ethernet bridging: a frame follows
     case 0x88be: at += seq ? 8 : 0; break; // ERSPAN type II (type I: no header, no sequence number)
     case 0x22eb:                           // ERSPAN type III, its O flag: an 8-byte subheader follows
@@ -135,23 +137,23 @@ int decode_gre(const Frame &f, uint64_t off, uint64_t declared_end, wm_packet_t 
 // guesses: the explicit-null labels say IPv4 (0) or IPv6 (2), else the
 // first nibble does, 0 being a pseudowire control word (RFC 4385) before
 // an Ethernet frame (a tunnel, like GRE's bridged frames).
-int decode_mpls(const Frame &f, uint64_t off, wm_packet_t *out) {
+int decode_mpls(const Frame &f, uint64_t off, uint64_t declared_end, wm_packet_t *out) {
     for (int labels = 0;; ++labels) {
         if (labels == kMaxMplsLabels) return WM_SKIP_MALFORMED;
-        if (off + 4 > f.caplen) return WM_SKIP_TRUNCATED;
+        if (int r = need(f, off, 4, declared_end); r >= 0) return r;
         const uint32_t entry = be32(f.data + off);
         off += 4;
         if (!(entry & 0x100)) continue;
         if (entry >> 12 == 0) return decode_ip(f, off, 4, out);
         if (entry >> 12 == 2) return decode_ip(f, off, 6, out);
-        if (off + 1 > f.caplen) return WM_SKIP_TRUNCATED;
+        if (int r = need(f, off, 1, declared_end); r >= 0) return r;
         switch (f.data[off] >> 4) {
         case 4: return decode_ip(f, off, 4, out);
         case 6: return decode_ip(f, off, 6, out);
         case 0: {
             Frame inner;
-            if (!enter_tunnel(f, kUnknownLength, out, &inner)) return WM_SKIP_MALFORMED;
-            return decode_inner_ethernet(inner, off + 4, kUnknownLength, out);
+            if (!enter_tunnel(f, declared_end, out, &inner)) return WM_SKIP_MALFORMED;
+            return decode_inner_ethernet(inner, off + 4, declared_end, out);
         }
         default: return WM_SKIP_NOT_IP;
         }
