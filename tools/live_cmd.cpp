@@ -72,6 +72,8 @@ CLI::App *add_live_command(CLI::App &app, LiveArgs &a) {
     c->add_option("-i,--interface", a.interface, "interface to capture on")->required();
     c->add_option("-r,--rules", a.rules, "YAML rule file")->required();
     c->add_option("--bpf", a.bpf, "capture filter (tcpdump syntax)");
+    c->add_option("--tunnel-ports", a.tunnel_ports,
+                  "UDP tunnels' ports, e.g. \"vxlan=4789,8472;teredo=off\" (as replay's)");
     c->add_option("--snaplen", a.snaplen, "bytes kept per packet")->check(CLI::Range(1, 262144));
     c->add_option("--buffer-mb", a.buffer_mb, "kernel capture buffer in MiB")->check(CLI::Range(1, 65536));
     c->add_flag("--immediate", a.immediate, "deliver every packet at once (lower latency, more CPU)");
@@ -127,6 +129,7 @@ int run_live(const LiveArgs &a) {
     wm_live_options_init(&lo);
     lo.interface = a.interface.c_str();
     lo.bpf = a.bpf.c_str();
+    lo.tunnel_ports = a.tunnel_ports.c_str();
     lo.snaplen = a.snaplen;
     lo.buffer_mb = a.buffer_mb;
     lo.immediate = a.immediate;

@@ -8,6 +8,7 @@
 
 struct LiveArgs {
     std::string interface, bpf, rules, output, backend = "auto", matches = "auto";
+    std::string tunnel_ports; // the UDP tunnels' ports ("" for the standard ones)
     int snaplen = 262144;
     int buffer_mb = 64;
     bool immediate = false;

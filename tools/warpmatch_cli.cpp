@@ -24,7 +24,8 @@ namespace {
 
 struct ReplayArgs {
     std::string capture, rules, output, backend = "auto", matches = "auto";
-    std::string bpf; // capture filter, tcpdump syntax
+    std::string bpf;          // capture filter, tcpdump syntax
+    std::string tunnel_ports; // the UDP tunnels' ports ("" for the standard ones)
     bool verify = false, quiet = false;
     bool payload = false; // alerts carry payload (base64) and payload_printable
     bool streams = false; // TCP reassembly + matches across segments (docs/streams.md)
@@ -89,6 +90,7 @@ int run_replay(const ReplayArgs &a) {
     ro.read_threads = a.read_threads;
     ro.window_bytes = a.window_mb << 20;
     ro.bpf = a.bpf.c_str();
+    ro.tunnel_ports = a.tunnel_ports.c_str();
     wm_stream_stats_t sst;
     wm_stream_stats_init(&sst);
     // -q: no alert callback, so the library only counts them.
@@ -102,6 +104,7 @@ int run_replay(const ReplayArgs &a) {
         if (a.streams && wm_stream_stats_to_json(&sst, &stream_json) == WM_SUCCESS)
             j["stats"]["streams"] = nlohmann::ordered_json::parse(stream_json);
         if (!a.bpf.empty()) j["stats"]["bpf"] = a.bpf; // the counters are of the records it accepted
+        if (!a.tunnel_ports.empty()) j["stats"]["tunnel_ports"] = a.tunnel_ports; // the counters depend on them
         fmt::print(out, "{}\n", j.dump());
     }
     wm_free(json);
@@ -187,6 +190,9 @@ int main(int argc, char **argv) {
     replay->add_option("--bpf", ra.bpf,
                        "capture filter (tcpdump syntax): other records are left out of the scan and the "
                        "counters; alerts keep the file's packet numbers");
+    replay->add_option("--tunnel-ports", ra.tunnel_ports,
+                       "UDP tunnels' ports, e.g. \"vxlan=4789,8472;teredo=off\" (vxlan, geneve, gtpu, teredo, ayiya; "
+                       "a tunnel not named keeps its standard port)");
     replay->add_option("-o,--output", ra.output, "write alerts and stats here instead of stdout");
     replay->add_option("-b,--backend", ra.backend, "auto|cpu|gpu")
         ->check(CLI::IsMember({"auto", "cpu", "gpu"}));

@@ -54,7 +54,7 @@ extern "C" {
 /* ------------------------------------------------------------------ */
 
 #define WM_VERSION_MAJOR 0
-#define WM_VERSION_MINOR 13
+#define WM_VERSION_MINOR 14
 #define WM_VERSION_PATCH 0
 /** ABI version: bumped whenever a public struct layout or signature changes.
  *  The shared library's SONAME is libwarpmatch.so.<WM_ABI_VERSION>. */
@@ -491,6 +491,20 @@ WM_API void wm_capture_close(wm_capture_t *cap);
  */
 WM_API int wm_capture_next(wm_capture_t *cap, wm_packet_t *pkt, wm_error_t **err);
 WM_API int wm_capture_stats(const wm_capture_t *cap, wm_capture_stats_t *st);
+
+/**
+ * The UDP ports on which the decoder looks for a tunnel's header, for the
+ * packets read from now on (since 0.14). spec: tunnels separated by ';' or
+ * spaces, each NAME=PORT[,PORT...] or NAME=off, e.g.
+ * "vxlan=4789,8472;teredo=off"; NAME is vxlan, geneve (both by destination
+ * port), gtpu, teredo or ayiya (by either port); a tunnel not named keeps
+ * its standard port (4789, 6081, 2152, 3544, 5072); NULL or "" restores
+ * them all. A datagram on a tunnel's port is entered only when a whole,
+ * valid header of that tunnel is there. WM_INVALID, naming what is wrong,
+ * for an unknown name, a port outside 1-65535, a port given to two tunnels
+ * or more than 16 ports for one; the ports are then unchanged.
+ */
+WM_API int wm_capture_set_tunnel_ports(wm_capture_t *cap, const char *spec, wm_error_t **err);
 
 /* ------------------------------------------------------------------ */
 /* Replay: capture -> batches -> scanner -> alerts                      */

@@ -148,6 +148,10 @@ typedef struct wm_replay_options {
      *  (what Wireshark shows). One that does not compile for the file's
      *  link type is WM_INVALID, with libpcap's reason. */
     const char *bpf;
+    /* Since 0.14. */
+    /** The UDP tunnels' ports, as wm_capture_set_tunnel_ports takes them
+     *  (NULL or "": the standard ones); a bad spec is WM_INVALID. */
+    const char *tunnel_ports;
 } wm_replay_options_t;
 
 WM_API void wm_replay_options_init(wm_replay_options_t *opts);
@@ -182,6 +186,8 @@ typedef struct wm_live_options {
     int streams;             /**< as in wm_replay_options_t (default 0)    */
     int verify_streams;
     wm_stream_config_t stream;
+    /* Since 0.14 (a caller built before passes the shorter struct). */
+    const char *tunnel_ports; /**< as in wm_replay_options_t (NULL: standard) */
 } wm_live_options_t;
 
 WM_API void wm_live_options_init(wm_live_options_t *opts);

@@ -98,6 +98,23 @@ WM_API int wm_capture_stats(const wm_capture_t *cap, wm_capture_stats_t *st) {
     return WM_SUCCESS;
 }
 
+WM_API int wm_capture_set_tunnel_ports(wm_capture_t *cap, const char *spec, wm_error_t **err) {
+    if (err)
+        *err = nullptr;
+    if (!cap)
+        return set_error(err, WM_INVALID, "wm_capture_set_tunnel_ports: cap is required");
+    try {
+        std::unique_ptr<const capture::TunnelPorts> ports;
+        if (spec && *spec)
+            ports = std::make_unique<const capture::TunnelPorts>(capture::TunnelPorts::parse(spec));
+        cap->cap.set_tunnel_ports(ports.get());
+        cap->tunnel_ports = std::move(ports); // the one the reader now points at
+        return WM_SUCCESS;
+    } catch (...) {
+        return status_from_current_exception(err);
+    }
+}
+
 WM_API void wm_replay_stats_init(wm_replay_stats_t *st) {
     if (!st)
         return;

@@ -2,6 +2,7 @@
 #pragma once
 
 #include "capture/offline_capture.h"
+#include "capture/tunnel_ports.h"
 #include "compiled_ruleset.h"
 #include "scanner.h"
 
@@ -28,6 +29,7 @@ struct wm_capture {
     explicit wm_capture(const std::string &path) : cap(path) {}
     wm::capture::OfflineCapture cap;
     bool failed = false; // a corrupt record was hit: no further reads
+    std::unique_ptr<const wm::capture::TunnelPorts> tunnel_ports; // set by wm_capture_set_tunnel_ports
 };
 
 // struct_size must match the library's: a mismatch means a caller built

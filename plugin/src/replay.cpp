@@ -1,6 +1,7 @@
 #include "replay.h"
 
 #include "capture/frame_filter.h"
+#include "capture/tunnel_ports.h"
 #include "stream/live_loop.h"
 
 #include <pcap/pcap.h>
@@ -9,6 +10,7 @@
 
 #include <chrono>
 #include <memory>
+#include <optional>
 #include <stdexcept>
 
 // Replay with streams, and live capture. Replay without streams is in
@@ -105,11 +107,15 @@ int replay_file_ex(Scanner &sc, const std::string &path, const wm_replay_options
                    wm_stream_stats_t *stream_stats, std::string *error) {
     sc.refuse_while_pending("replay");
     const std::string filter = opts.bpf ? opts.bpf : "";
+    // Parsed before the file is opened: a bad spec is the caller's error, WM_INVALID.
+    std::optional<capture::TunnelPorts> ports;
+    if (opts.tunnel_ports && *opts.tunnel_ports) ports = capture::TunnelPorts::parse(opts.tunnel_ports);
     if (!opts.streams) {
         ReplayTuning tuning;
         tuning.threads = opts.read_threads;
         tuning.window_bytes = opts.window_bytes;
         tuning.filter = filter;
+        tuning.tunnel_ports = ports ? &*ports : nullptr;
         return replay_file(sc, path, cb, stats, error, tuning);
     }
     if (cb.on_window_alerts)
@@ -120,6 +126,7 @@ int replay_file_ex(Scanner &sc, const std::string &path, const wm_replay_options
     ScannerForStreams scanner(sc);
     auto po = pipeline_options(1, opts.verify_streams, opts.stream);
     po.scan_ahead = true; // a batch is scanned while the next one is reassembled
+    po.tunnel_ports = ports ? &*ports : nullptr;
     stream::StreamPipeline pl(scanner, po, cb.on_alert, cb.alert_ctx);
     stream::OfflineFrames frames(path);
     std::unique_ptr<capture::FrameFilter> keep;
@@ -167,13 +174,15 @@ int replay_file_ex(Scanner &sc, const std::string &path, const wm_replay_options
 }
 
 int live_capture(Scanner &sc, stream::LiveCapture &cap, const wm_live_options_t &opts,
-                 const std::atomic<bool> &stop, wm_alert_fn on_alert, void *alert_ctx,
+                 const capture::TunnelPorts *ports, const std::atomic<bool> &stop, wm_alert_fn on_alert,
+                 void *alert_ctx,
                  wm_live_stats_t &stats, wm_stream_stats_t &stream_stats, std::string *error) {
     sc.refuse_while_pending("live capture");
     const auto t0 = Clock::now();
     ScannerForStreams scanner(sc);
     auto po = pipeline_options(opts.streams, opts.verify_streams, opts.stream);
     po.max_batch_bytes = opts.max_batch_bytes;
+    po.tunnel_ports = ports;
     stream::StreamPipeline pl(scanner, po, on_alert, alert_ctx);
     stream::LatencyRecorder latency;
     pl.observe(&latency);

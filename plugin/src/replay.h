@@ -42,6 +42,7 @@ struct ReplayTuning {
     uint64_t window_bytes = 0; // file bytes per window
     WindowPipeline pipeline = WindowPipeline::Auto;
     std::string filter;        // capture filter, tcpdump syntax ("" for none)
+    const capture::TunnelPorts *tunnel_ports = nullptr; // nullptr: the standard ones
 };
 
 // Replay without streams (replay_packets.cpp): windows of the capture are
@@ -91,8 +92,10 @@ int replay_file_ex(Scanner &sc, const std::string &path, const wm_replay_options
 // Live capture until stop (see stream/live_loop.h). Fills stats (pcap_stats
 // included) in every case; returns WM_SUCCESS, WM_SCAN_TERMINATED or
 // WM_VERIFY_MISMATCH with the first differences in *error.
+// ports: the UDP tunnels' ports (nullptr: the standard ones).
 int live_capture(Scanner &sc, stream::LiveCapture &cap, const wm_live_options_t &opts,
-                 const std::atomic<bool> &stop, wm_alert_fn on_alert, void *alert_ctx,
+                 const capture::TunnelPorts *ports, const std::atomic<bool> &stop, wm_alert_fn on_alert,
+                 void *alert_ctx,
                  wm_live_stats_t &stats, wm_stream_stats_t &stream_stats, std::string *error);
 
 } // namespace wm

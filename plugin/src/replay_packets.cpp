@@ -281,6 +281,7 @@ int replay_file(Scanner &sc, const std::string &path, const ReplayCallbacks &cb,
     const bool gpu = sc.backend() == WM_BACKEND_GPU;
     const uint64_t window = window_bytes_for(path, gpu, tuning.window_bytes);
     capture::WindowReader reader(path, window, tuning.threads ? tuning.threads : default_threads(), tuning.filter);
+    reader.set_tunnel_ports(tuning.tunnel_ports);
     WindowScanner ws(sc, cb, stats, tuning.pipeline);
     stats.capture = wm_capture_stats_t{};
     stats.capture.struct_size = sizeof(stats.capture);

@@ -412,15 +412,17 @@ TEST(Abi, CaptureNextFillsAPacketOfTheOlderSize) {
 }
 
 // wm_replay_options_t grew read_threads and window_bytes in 0.3,
-// on_window_alerts in 0.7 and bpf in 0.11: options of a 0.2, 0.6 or 0.10
-// caller (the shorter structs) are still taken, other sizes are not.
+// on_window_alerts in 0.7, bpf in 0.11 and tunnel_ports in 0.14: options of
+// a 0.2, 0.6, 0.10 or 0.13 caller (the shorter structs) are still taken,
+// other sizes are not.
 TEST_F(Fixture, ReplayOptionsOfTheOlderSizeAreAccepted) {
     wm_replay_stats_t st;
     wm_replay_stats_init(&st);
     wm_replay_options_t ro;
     wm_replay_options_init(&ro);
     for (size_t size : {sizeof(ro), offsetof(wm_replay_options_t, read_threads),
-                        offsetof(wm_replay_options_t, on_window_alerts), offsetof(wm_replay_options_t, bpf)}) {
+                        offsetof(wm_replay_options_t, on_window_alerts), offsetof(wm_replay_options_t, bpf),
+                        offsetof(wm_replay_options_t, tunnel_ports)}) {
         ro.struct_size = size;
         wm_error_t *err = nullptr;
         // Past the argument checks: the missing file is the error.

@@ -4,6 +4,7 @@
 #pragma once
 
 #include "plugin/src/capture/offline_capture.h"
+#include "plugin/src/capture/tunnel_ports.h"
 
 #include <string>
 #include <vector>
@@ -19,10 +20,12 @@ struct Seen {
     unsigned most_parts = 0; // parts of one window, at most
 };
 
-// Throws CaptureError when libpcap cannot open the file.
-inline Seen read_plain(const std::string &path) {
+// Throws CaptureError when libpcap cannot open the file. ports: the UDP
+// tunnels' (nullptr: the standard ones).
+inline Seen read_plain(const std::string &path, const TunnelPorts *ports = nullptr) {
     Seen s;
     OfflineCapture cap(path);
+    cap.set_tunnel_ports(ports);
     wm_packet_t p{};
     try {
         while (cap.next(&p) == WM_SUCCESS) {

@@ -17,9 +17,10 @@ namespace wm::capture::test {
 
 inline Seen read_windows(const std::string &path, uint64_t window, unsigned threads,
                          WindowReader::InPlaceRead mode = WindowReader::InPlaceRead::Pread,
-                         const std::string &filter = {}) {
+                         const std::string &filter = {}, const TunnelPorts *ports = nullptr) {
     Seen s;
     WindowReader r(path, window, threads, filter);
+    r.set_tunnel_ports(ports);
     r.set_in_place_read(mode);
     PayloadWindow w;
     std::vector<uint8_t> buf;

@@ -69,6 +69,8 @@ INSTANTIATE_TEST_SUITE_P(
                       BadOption{"live -i lo -r " + kDemoRules + " --snaplen 0", "--snaplen"},
                       BadOption{"live -i lo -r " + kDemoRules + " --duration nan", "--duration"},
                       BadOption{"live -i lo -r " + kDemoRules + " --batch-mb -1", "--batch-mb"},
+                      BadOption{"live -i lo -r " + kDemoRules + " --tunnel-ports foo=1",
+                                "tunnel ports \"foo=1\": unknown tunnel \"foo\""},
                       BadOption{"frobnicate", "frobnicate"}));
 
 TEST(CliBadInput, ReplayRefusesToOverwriteItsCaptureOrRules) {

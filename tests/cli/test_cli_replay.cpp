@@ -138,6 +138,32 @@ TEST(CliReplay, BpfFilterGivesTheAlertsOfTheAcceptedPackets) {
     EXPECT_NE(bad.err.find("capture filter 'tcp portt 80'"), std::string::npos) << bad.err;
 }
 
+// --tunnel-ports goes to the library as it is (tests/abi/test_abi_tunnel_ports.cpp
+// holds what the ports do): the demo capture has no tunnel, so its alerts
+// stay the reference's, and the stats say which ports they were read with;
+// a bad spec fails the run before the capture is read, naming what is wrong.
+TEST(CliReplay, TunnelPortsAreUsedAndNamedInTheStats) {
+    ASSERT_TRUE(fs::exists(kDemoPcap)) << "demo capture not built: " << kDemoPcap;
+    const std::string run = kDemoPcap + " -r " + kDemoRules + " -b cpu";
+    for (const std::string streams : {"", " --streams"}) {
+        SCOPED_TRACE(streams);
+        const std::set<AlertKey> want =
+            streams.empty() ? reference_alerts(kDemoPcap, kDemoRules) : keys(replay(run + streams).alerts);
+        const Replay r = replay(run + " --tunnel-ports 'vxlan=4789,8472'" + streams);
+        EXPECT_EQ(r.status, 0) << r.err;
+        EXPECT_EQ(keys(r.alerts), want);
+        EXPECT_EQ(r.stats["tunnel_ports"], "vxlan=4789,8472");
+    }
+    EXPECT_FALSE(replay(run + " -q").stats.contains("tunnel_ports"));
+    const Replay bad = replay(run + " --tunnel-ports vxlan=0");
+    EXPECT_NE(bad.status, 0);
+    EXPECT_TRUE(bad.alerts.empty());
+    EXPECT_EQ(bad.stats["packets"], 0); // refused before the capture was read
+    EXPECT_NE(bad.err.find("tunnel ports \"vxlan=0\": port \"0\" is not a number from 1 to 65535"),
+              std::string::npos)
+        << bad.err;
+}
+
 // --payload: each alert carries its payload (base64 and printable). Per
 // packet that is the bytes a plain libpcap read finds in the packet of that
 // number; with --streams it is the scanned window (docs/streams.md: the

@@ -12,6 +12,7 @@
 #pragma once
 
 #include "capture/decoder.h"
+#include "capture/tunnel_ports.h"
 
 #include <cstdint>
 
@@ -41,7 +42,8 @@ inline uint16_t le16(const uint8_t *p) { return static_cast<uint16_t>(p[0] | (p[
 struct Frame {
     const uint8_t *data;
     uint64_t caplen;
-    FrameLayers *layers; // filled on the way in
+    FrameLayers *layers;      // filled on the way in
+    const TunnelPorts *ports; // the UDP tunnels' ports; nullptr: the standard ones
 };
 
 // Checks that [off, off + len) lies inside the packet (declared) and inside
@@ -82,8 +84,8 @@ int decode_ppp(const Frame &f, uint64_t at, uint64_t declared_end, wm_packet_t *
 // A PPPoE session header at off (ethertype 0x8864).
 int decode_pppoe(const Frame &f, uint64_t off, wm_packet_t *out);
 
-// The UDP tunnels' ports: VXLAN and Geneve by destination, the others by
-// either end.
+// The UDP tunnels' standard ports: VXLAN and Geneve by destination, the
+// others by either end (TunnelPorts' defaults, tested here without it).
 constexpr uint16_t kVxlanPort = 4789, kGenevePort = 6081, kGtpuPort = 2152, kTeredoPort = 3544,
                    kAyiyaPort = 5072;
 inline bool either_port(uint16_t src_port, uint16_t dst_port, uint16_t port) {
@@ -91,7 +93,8 @@ inline bool either_port(uint16_t src_port, uint16_t dst_port, uint16_t port) {
 }
 // Whether a datagram's ports are a UDP tunnel's (decode_udp_tunnel then
 // checks its header): the test every UDP packet takes, kept inline.
-inline bool udp_tunnel_port(uint16_t src_port, uint16_t dst_port) {
+inline bool udp_tunnel_port(const Frame &f, uint16_t src_port, uint16_t dst_port) {
+    if (f.ports) return f.ports->maybe(src_port, dst_port);
     return dst_port == kVxlanPort || dst_port == kGenevePort || either_port(src_port, dst_port, kGtpuPort) ||
            either_port(src_port, dst_port, kTeredoPort) || either_port(src_port, dst_port, kAyiyaPort);
 }

@@ -129,7 +129,7 @@ int decode_l4(const Frame &f, uint64_t l4, uint64_t declared_end, uint8_t proto,
         // UDP length 0 (jumbograms) and lengths past the IP packet are
         // impossible here; a shorter one leaves trailing bytes we ignore.
         if (udp_len < 8 || l4 + udp_len > declared_end) return WM_SKIP_MALFORMED;
-        if (udp_tunnel_port(be16(f.data + l4), be16(f.data + l4 + 2)))
+        if (udp_tunnel_port(f, be16(f.data + l4), be16(f.data + l4 + 2)))
             return udp_on_tunnel_port(f, l4, l4 + 8, l4 + udp_len, src, dst, out);
         out->proto = WM_PROTO_UDP;
         return l4_payload(f, l4, l4 + 8, l4 + udp_len, src, dst, out);
@@ -224,6 +224,8 @@ int decode_ip(const Frame &f, uint64_t off, int version, wm_packet_t *out) {
 // (flow_hash_vlans); tags of a frame carried in a tunnel are not: a
 // reassembled datagram has only its frame's to go by.
 int decode_ethertype(const Frame &f, uint64_t off, uint16_t type, wm_packet_t *out) {
+    // Untagged IPv4 first, before the tag loop takes registers to save.
+    if (type == kEtherIpv4) return decode_ip(f, off, 4, out);
     for (int tags = 0; type == kEtherVlan || type == kEtherQinQ || type == kEtherQinQOld; ++tags) {
         if (tags == kMaxVlanTags) return WM_SKIP_MALFORMED;
         if (off + 4 > f.caplen) return WM_SKIP_TRUNCATED;
@@ -338,12 +340,13 @@ int decode_link(int dlt, const Frame &f, wm_packet_t *out) {
 
 using namespace steps;
 
-int decode_frame(int dlt, const uint8_t *frame, uint32_t caplen, wm_packet_t *out, FrameLayers *layers) {
+int decode_frame(int dlt, const uint8_t *frame, uint32_t caplen, wm_packet_t *out, FrameLayers *layers,
+                 const TunnelPorts *ports) {
     reset_decoded(out);
     FrameLayers own;
     FrameLayers *l = layers ? layers : &own;
     *l = FrameLayers{};
-    const int rc = decode_link(dlt, Frame{frame, frame ? caplen : 0u, l}, out);
+    const int rc = decode_link(dlt, Frame{frame, frame ? caplen : 0u, l, ports}, out);
     if (l->vlan_tags > 0) {
         set_packet_vlans(out, l->vlans, l->vlan_tags);
         if (l->vlans != 0 && out->flow_id != 0) out->flow_id = flow_hash_vlans(out->flow_id, l->vlans);

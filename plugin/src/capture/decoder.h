@@ -12,6 +12,8 @@
 
 namespace wm::capture {
 
+class TunnelPorts;
+
 // Link-layer header types accepted by decode_frame(). The values are libpcap's
 // DLT_* numbers, spelled out here so the decoder needs no libpcap headers.
 // pcap_datalink() maps the file's LINKTYPE_RAW (101) to DLT_RAW (12 on Linux,
@@ -73,7 +75,7 @@ constexpr int kDecodedPayload = -1;
 // sessions, and 802.11 data frames with LLC/SNAP (not encrypted ones, not
 // fragments; of an A-MSDU the first subframe). Tunnels are entered (at most
 // 4 deep): IPv4 or IPv6 in IP (protocols 4 and 41); GRE carrying IPv4,
-// IPv6, an Ethernet frame (transparent bridging, ERSPAN types I-III), an
+// IPv6, MPLS, an Ethernet frame (transparent bridging, ERSPAN types I-III), an
 // 802.11 frame (Aruba's types) or, in PPTP's GRE, PPP; and
 // UDP tunnels known by port and a valid header: VXLAN (4789), Geneve
 // (6081), GTP-U G-PDUs (2152), Teredo (3544) and AYIYA (5072). A UDP
@@ -83,8 +85,11 @@ constexpr int kDecodedPayload = -1;
 // one decoded (its addresses, ports, flow id and payload). An inner packet
 // that claims more bytes than its tunnel carries reads as cut by the
 // capture at the tunnel's end.
-int decode_frame(int dlt, const uint8_t *frame, uint32_t caplen, wm_packet_t *out,
-                 FrameLayers *layers = nullptr);
+//
+// ports: the UDP tunnels' ports (capture/tunnel_ports.h); nullptr for the
+// standard ones above.
+int decode_frame(int dlt, const uint8_t *frame, uint32_t caplen, wm_packet_t *out, FrameLayers *layers = nullptr,
+                 const TunnelPorts *ports = nullptr);
 
 // 64-bit hash of the bidirectional 5-tuple: equal for both directions of a
 // connection. Addresses are 16 bytes (IPv4 uses the first 4, rest zero).

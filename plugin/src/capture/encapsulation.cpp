@@ -58,6 +58,16 @@ bool teredo_header(const uint8_t *p, uint64_t n, uint64_t declared, uint64_t *le
     return true;
 }
 
+// The tunnel the standard ports name (TunnelPorts::tunnel of the defaults).
+UdpTunnel standard_tunnel(uint16_t src_port, uint16_t dst_port) {
+    if (dst_port == kVxlanPort) return UdpTunnel::Vxlan;
+    if (dst_port == kGenevePort) return UdpTunnel::Geneve;
+    if (either_port(src_port, dst_port, kGtpuPort)) return UdpTunnel::Gtpu;
+    if (either_port(src_port, dst_port, kTeredoPort)) return UdpTunnel::Teredo;
+    if (either_port(src_port, dst_port, kAyiyaPort)) return UdpTunnel::Ayiya;
+    return UdpTunnel::None;
+}
+
 // Aruba's access points tunnel 802.11 frames to their controller in GRE
 // with these protocol types (Wireshark's and Zeek's lists).
 bool aruba_type(uint16_t type) { return (type >= 0x8200 && type <= 0x8370 && (type & 0xf) == 0) || type == 0x9000; }
@@ -85,7 +95,7 @@ bool enter_tunnel(const Frame &f, uint64_t declared_end, wm_packet_t *out, Frame
     ++f.layers->tunnels;
     std::memset(out->src_ip, 0, sizeof out->src_ip); // an IPv4 inner address fills 4 of the 16 bytes
     std::memset(out->dst_ip, 0, sizeof out->dst_ip);
-    *inner = Frame{f.data, declared_end < f.caplen ? declared_end : f.caplen, f.layers};
+    *inner = Frame{f.data, declared_end < f.caplen ? declared_end : f.caplen, f.layers, f.ports};
     return true;
 }
 
@@ -176,28 +186,35 @@ int decode_udp_tunnel(const Frame &f, uint64_t start, uint64_t end, uint16_t src
     enum { kEthernet, kIp } carries = kIp;
     int ip_version = 0; // 0: the IP header's own
     uint64_t hdr = 0, inner_end = end;
-    if (dst_port == kVxlanPort) { // VXLAN (RFC 7348): flags with I (a valid VNI), VNI
+    switch (f.ports ? f.ports->tunnel(src_port, dst_port) : standard_tunnel(src_port, dst_port)) {
+    case UdpTunnel::Vxlan: // VXLAN (RFC 7348): flags with I (a valid VNI), VNI
         if (n < 8 || !(p[0] & 0x08)) return kNotTunnel;
         hdr = 8, carries = kEthernet;
-    } else if (dst_port == kGenevePort) { // Geneve (RFC 8926): version 0, options, protocol type
+        break;
+    case UdpTunnel::Geneve: { // Geneve (RFC 8926): version 0, options, protocol type
         if (n < 8 || (p[0] >> 6) != 0) return kNotTunnel;
         hdr = 8 + uint64_t(p[0] & 0x3f) * 4;
         const uint16_t type = be16(p + 2);
         if (n < hdr || (type != 0x6558 && type != kEtherIpv4 && type != kEtherIpv6)) return kNotTunnel;
         carries = type == 0x6558 ? kEthernet : kIp;
-    } else if (either_port(src_port, dst_port, kGtpuPort)) {
+        break;
+    }
+    case UdpTunnel::Gtpu:
         if (!gtpu_header(p, n, declared, &hdr)) return kNotTunnel;
         inner_end = start + 8 + be16(p + 2);
-    } else if (either_port(src_port, dst_port, kTeredoPort)) {
+        break;
+    case UdpTunnel::Teredo:
         if (!teredo_header(p, n, declared, &hdr)) return kNotTunnel;
-    } else if (either_port(src_port, dst_port, kAyiyaPort)) {
+        break;
+    case UdpTunnel::Ayiya:
         // AYIYA (as Zeek reads it): identity (2^n bytes) and signature
         // (4n bytes) lengths, opcode forward, next header IPv4 or IPv6.
         if (n < 8 || (p[2] & 0x0f) != 1 || (p[3] != kIpProtoIpip && p[3] != kIpProtoIpv6)) return kNotTunnel;
         hdr = 8 + (uint64_t(1) << (p[0] >> 4)) + uint64_t(p[1] >> 4) * 4;
         if (n <= hdr) return kNotTunnel;
         ip_version = p[3] == kIpProtoIpip ? 4 : 6;
-    } else {
+        break;
+    default:
         return kNotTunnel;
     }
     Frame inner;

@@ -17,6 +17,7 @@ struct OfflineCapture::Impl {
     std::string path;
     pcap_t *pcap = nullptr;
     int dlt = -1;
+    const TunnelPorts *ports = nullptr;
     wm_capture_stats_t stats{};
     // Set once pcap_next_ex failed: libpcap's state after a read error is
     // unspecified, so later calls repeat the error instead of reading on.
@@ -54,21 +55,21 @@ int OfflineCapture::next(wm_packet_t *pkt) {
             throw CaptureError(s.error);
         }
         const int r = decode_record(s.dlt, s.stats.packets + 1, hdr->ts.tv_sec, hdr->ts.tv_usec,
-                                    hdr->caplen, hdr->len, data, pkt);
+                                    hdr->caplen, hdr->len, data, pkt, s.ports);
         count_record(r, *pkt, s.stats);
         if (r == kDecodedPayload) return WM_SUCCESS;
     }
 }
 
 int decode_record(int dlt, uint64_t number, int64_t ts_sec, int64_t ts_usec, uint32_t caplen,
-                  uint32_t wirelen, const uint8_t *frame, wm_packet_t *pkt) {
+                  uint32_t wirelen, const uint8_t *frame, wm_packet_t *pkt, const TunnelPorts *ports) {
     pkt->struct_size = sizeof(wm_packet_t);
     pkt->number = number;
     pkt->ts_sec = ts_sec;
     pkt->ts_usec = ts_usec;
     pkt->caplen = caplen;
     pkt->wirelen = wirelen;
-    return decode_frame(dlt, frame, caplen, pkt);
+    return decode_frame(dlt, frame, caplen, pkt, nullptr, ports);
 }
 
 void count_record(int result, const wm_packet_t &pkt, wm_capture_stats_t &st) {
@@ -95,6 +96,8 @@ void add_capture_stats(wm_capture_stats_t &to, const wm_capture_stats_t &from) {
 std::string record_error(const std::string &path, uint64_t number, const char *why) {
     return path + ": packet " + std::to_string(number) + ": " + why;
 }
+
+void OfflineCapture::set_tunnel_ports(const TunnelPorts *ports) { impl_->ports = ports; }
 
 const wm_capture_stats_t &OfflineCapture::stats() const { return impl_->stats; }
 

@@ -13,6 +13,8 @@
 
 namespace wm::capture {
 
+class TunnelPorts;
+
 // A capture that cannot be opened or read; message names the file (and the
 // packet number for corrupt records).
 class CaptureError : public std::runtime_error {
@@ -33,6 +35,10 @@ class OfflineCapture {
     // truncated or corrupt file, after every earlier packet was delivered.
     int next(wm_packet_t *pkt);
 
+    // The UDP tunnels' ports of the frames read from now on (nullptr: the
+    // standard ones); it must outlive the reads.
+    void set_tunnel_ports(const TunnelPorts *ports);
+
     const wm_capture_stats_t &stats() const;
     const std::string &path() const;
     int link_type() const;
@@ -45,8 +51,9 @@ class OfflineCapture {
 // One record, shared by every reader so counts and messages agree:
 // decode_record fills pkt's record fields and decodes the frame (returns
 // kDecodedPayload or a wm_skip_reason); count_record adds it to st.
+// ports: the UDP tunnels' ports (nullptr: the standard ones).
 int decode_record(int dlt, uint64_t number, int64_t ts_sec, int64_t ts_usec, uint32_t caplen,
-                  uint32_t wirelen, const uint8_t *frame, wm_packet_t *pkt);
+                  uint32_t wirelen, const uint8_t *frame, wm_packet_t *pkt, const TunnelPorts *ports = nullptr);
 void count_record(int result, const wm_packet_t &pkt, wm_capture_stats_t &st);
 // to += from, counter by counter (windows of one capture).
 void add_capture_stats(wm_capture_stats_t &to, const wm_capture_stats_t &from);

@@ -19,7 +19,7 @@ void RecordRun::clear() {
 }
 
 void decode_in_place(const PcapMap &map, int dlt, uint64_t begin, uint64_t stop, RecordRun &run,
-                     const FileSpan *span, const FrameFilter *filter) {
+                     const FileSpan *span, const FrameFilter *filter, const TunnelPorts *ports) {
     run.clear();
     run.begin = begin;
     run.numbered_in_run = true;
@@ -39,7 +39,7 @@ void decode_in_place(const PcapMap &map, int dlt, uint64_t begin, uint64_t stop,
         // every field) and dropped again without a payload: zeroing a packet
         // on the stack and copying it in was 12 of 39 ns per record.
         wm_packet_t &pkt = run.packets.emplace_back();
-        const int r = decode_record(dlt, number, h.ts_sec, h.ts_usec, h.caplen, h.wirelen, frame, &pkt);
+        const int r = decode_record(dlt, number, h.ts_sec, h.ts_usec, h.caplen, h.wirelen, frame, &pkt, ports);
         count_record(r, pkt, run.stats);
         if (r != kDecodedPayload) run.packets.pop_back();
     }

@@ -3,6 +3,7 @@
 #pragma once
 
 #include "capture/frame_filter.h"
+#include "capture/tunnel_ports.h"
 #include "capture/pcap_map.h"
 #include "capture/uninit_vector.h"
 #include "warpmatch.h"
@@ -44,6 +45,7 @@ struct RecordRun {
 // from it, others from the mapping. Records `filter` (if any) rejects are
 // numbered and passed over.
 void decode_in_place(const PcapMap &map, int dlt, uint64_t begin, uint64_t stop, RecordRun &run,
-                     const FileSpan *span = nullptr, const FrameFilter *filter = nullptr);
+                     const FileSpan *span = nullptr, const FrameFilter *filter = nullptr,
+                     const TunnelPorts *ports = nullptr);
 
 } // namespace wm::capture

@@ -17,6 +17,7 @@ struct SliceReader::Impl {
     uint64_t next_number = 1;
     bool over = false;
     const FrameFilter *filter = nullptr;
+    const TunnelPorts *ports = nullptr;
     // A record whose payload did not fit the last call.
     bool has_pending = false;
     wm_packet_t pending{};
@@ -63,6 +64,8 @@ int SliceReader::link_type() const { return impl_->dlt; }
 
 void SliceReader::set_filter(const FrameFilter *filter) { impl_->filter = filter; }
 
+void SliceReader::set_tunnel_ports(const TunnelPorts *ports) { impl_->ports = ports; }
+
 bool SliceReader::read(uint64_t max_records, size_t max_bytes, RecordRun &out) {
     const bool more = read_records(max_records, max_bytes, out);
     Impl::point_payloads(out);
@@ -101,7 +104,7 @@ bool SliceReader::read_records(uint64_t max_records, size_t max_bytes, RecordRun
         }
         wm_packet_t pkt{};
         const int r = decode_record(s.dlt, s.next_number++, hdr->ts.tv_sec, hdr->ts.tv_usec,
-                                    hdr->caplen, hdr->len, data, &pkt);
+                                    hdr->caplen, hdr->len, data, &pkt, s.ports);
         if (r == kDecodedPayload && !out.bytes.empty() &&
             out.bytes.size() + pkt.payload_len > max_bytes) {
             // Does not fit: counted and placed by the next call.

@@ -32,6 +32,8 @@ class SliceReader {
     bool read(uint64_t max_records, size_t max_bytes, RecordRun &out);
     // Records the filter rejects are numbered and passed over (nullptr: none).
     void set_filter(const FrameFilter *filter);
+    // The UDP tunnels' ports (nullptr: the standard ones); it must outlive the reads.
+    void set_tunnel_ports(const TunnelPorts *ports);
 
     int link_type() const;
 

@@ -40,6 +40,11 @@ WindowReader::WindowReader(const std::string &path, uint64_t window_bytes, unsig
 
 WindowReader::~WindowReader() = default;
 
+void WindowReader::set_tunnel_ports(const TunnelPorts *ports) {
+    ports_ = ports;
+    if (sequential_) sequential_->set_tunnel_ports(ports);
+}
+
 bool WindowReader::next(PayloadWindow &w, const BufferFn &buffer) {
     w.data = nullptr;
     w.offsets.assign(1, 0);
@@ -76,7 +81,7 @@ bool WindowReader::next_in_place(PayloadWindow &w, const BufferFn &buffer) {
             map_->prefault(lo, hi);
         }
         const uint64_t from = k == 0 ? pos_ : map_->guess_record_start(lo, stop[k], &span);
-        decode_in_place(*map_, dlt_, from, stop[k], run, &span, filter_.get());
+        decode_in_place(*map_, dlt_, from, stop[k], run, &span, filter_.get(), ports_);
     });
     // Chain the parts: each must begin where the previous one ended.
     uint64_t at = pos_;
@@ -85,7 +90,7 @@ bool WindowReader::next_in_place(PayloadWindow &w, const BufferFn &buffer) {
         RecordRun &run = runs_[k];
         if (run.begin != at) {
             // A wrong guess; a record that spans the whole part leaves it empty.
-            decode_in_place(*map_, dlt_, at, std::max(at, stop[k]), run, nullptr, filter_.get());
+            decode_in_place(*map_, dlt_, at, std::max(at, stop[k]), run, nullptr, filter_.get(), ports_);
             if (at < stop[k]) ++redone_;
         }
         at = run.end;
@@ -104,6 +109,7 @@ bool WindowReader::next_in_place(PayloadWindow &w, const BufferFn &buffer) {
         for (size_t k = 0; k < used; ++k) records += runs_[k].records;
         sequential_ = std::make_unique<SliceReader>(path_, pos_, next_number_ + records);
         sequential_->set_filter(filter_.get());
+        sequential_->set_tunnel_ports(ports_);
         if (records == 0) return next_sequential(w, buffer);
     }
     assemble(used, w, buffer);

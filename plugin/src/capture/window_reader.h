@@ -63,6 +63,10 @@ class WindowReader {
     // w.error set is the last one.
     bool next(PayloadWindow &w, const BufferFn &buffer);
 
+    // The UDP tunnels' ports (nullptr: the standard ones), set before the
+    // first next(); it must outlive the reader.
+    void set_tunnel_ports(const TunnelPorts *ports);
+
     // Parts the current window was decoded in (1 when read by libpcap).
     unsigned parts_used() const { return used_; }
     // A window is cut into this many parts per thread, handed out as threads
@@ -101,6 +105,7 @@ class WindowReader {
     bool over_ = false;
     int dlt_ = -1;
     std::unique_ptr<FrameFilter> filter_;
+    const TunnelPorts *ports_ = nullptr;
     std::unique_ptr<PcapMap> map_;
     uint64_t pos_ = PcapMap::kFirstRecord; // next record to read in place
     uint64_t next_number_ = 1;             // its packet number

@@ -3,6 +3,7 @@
 // error objects, nothing thrown across the boundary.
 #include "error_object.h"
 #include "handles.h"
+#include "capture/tunnel_ports.h"
 #include "replay.h"
 
 #include <fmt/format.h>
@@ -12,6 +13,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <memory>
+#include <optional>
 #include <stdexcept>
 #include <string>
 
@@ -20,6 +22,7 @@ using namespace wm;
 struct wm_live {
     wm_live_options_t opts{};
     std::string interface, bpf; // the strings opts pointed at, copied
+    std::optional<capture::TunnelPorts> tunnel_ports;
     std::unique_ptr<stream::LiveCapture> cap;
     std::atomic<bool> stop{false};
     std::atomic<bool> running{false}; // one wm_live_run at a time: they would share the pcap handle and stats
@@ -125,11 +128,13 @@ WM_API int wm_replay_file_ex(wm_scanner_t *sc, const char *path, const wm_replay
     wm_replay_options_t defaults;
     wm_replay_options_init(&defaults);
     if (!opts) opts = &defaults;
-    // Options of a caller built before read_threads (0.2), on_window_alerts (0.6) or bpf (0.10).
+    // Options of a caller built before read_threads (0.2), on_window_alerts (0.6), bpf (0.10) or
+    // tunnel_ports (0.14).
     wm_replay_options_t upgraded;
     opts = upgraded_options(opts, defaults,
                             {offsetof(wm_replay_options_t, read_threads),
-                             offsetof(wm_replay_options_t, on_window_alerts), offsetof(wm_replay_options_t, bpf)},
+                             offsetof(wm_replay_options_t, on_window_alerts), offsetof(wm_replay_options_t, bpf),
+                             offsetof(wm_replay_options_t, tunnel_ports)},
                             upgraded);
     if (!sc || !path || !*path || !sized(stats) || !sized(opts) || !sized(&opts->stream) ||
         (stream_stats && !sized(stream_stats)))
@@ -175,6 +180,10 @@ WM_API void wm_live_stats_init(wm_live_stats_t *st) {
 
 WM_API int wm_live_open(const wm_live_options_t *opts, wm_live_t **out, wm_error_t **err) {
     if (err) *err = nullptr;
+    // Options of a caller built before tunnel_ports (0.14).
+    wm_live_options_t defaults, upgraded;
+    wm_live_options_init(&defaults);
+    if (opts) opts = upgraded_options(opts, defaults, {offsetof(wm_live_options_t, tunnel_ports)}, upgraded);
     if (!out || !sized(opts) || !sized(&opts->stream) || !opts->interface || !*opts->interface)
         return set_error(err, WM_INVALID,
                          "wm_live_open: initialised options with an interface, and out, are required");
@@ -188,6 +197,9 @@ WM_API int wm_live_open(const wm_live_options_t *opts, wm_live_t **out, wm_error
         live->bpf = opts->bpf ? opts->bpf : "";
         live->opts.interface = live->interface.c_str();
         live->opts.bpf = live->bpf.c_str();
+        live->opts.tunnel_ports = nullptr; // parsed here, kept in live->tunnel_ports
+        if (opts->tunnel_ports && *opts->tunnel_ports)
+            live->tunnel_ports = capture::TunnelPorts::parse(opts->tunnel_ports);
         stream::LiveSettings s;
         s.interface = live->interface;
         s.bpf = live->bpf;
@@ -221,7 +233,8 @@ WM_API int wm_live_run(wm_live_t *live, wm_scanner_t *sc, wm_alert_fn on_alert, 
     Release release{sc->scanner};
     try {
         std::string msg;
-        const int rc = live_capture(sc->scanner, *live->cap, live->opts, live->stop, on_alert,
+        const int rc = live_capture(sc->scanner, *live->cap, live->opts,
+                                    live->tunnel_ports ? &*live->tunnel_ports : nullptr, live->stop, on_alert,
                                     alert_ctx, live->stats, live->stream_stats, &msg);
         if (rc != WM_SUCCESS && rc != WM_SCAN_TERMINATED) return set_error(err, rc, msg);
         return rc;

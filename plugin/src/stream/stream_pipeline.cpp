@@ -76,7 +76,7 @@ bool StreamPipeline::frame(int dlt, const uint8_t *data, uint32_t caplen, uint32
     pkt.caplen = caplen;
     pkt.wirelen = wirelen;
     capture::FrameLayers where;
-    const int rc = capture::decode_frame(dlt, data, caplen, &pkt, &where);
+    const int rc = capture::decode_frame(dlt, data, caplen, &pkt, &where, opts_.tunnel_ports);
     if (!opts_.streams) {
         if (rc == capture::kDecodedPayload) {
             ++cap_.payloads;
@@ -103,7 +103,7 @@ bool StreamPipeline::frame(int dlt, const uint8_t *data, uint32_t caplen, uint32
     wm_packet_t whole = pkt;
     const uint32_t n = static_cast<uint32_t>(datagram_.size());
     capture::FrameLayers inner;
-    const int r2 = capture::decode_frame(capture::kDltRaw, datagram_.data(), n, &whole, &inner);
+    const int r2 = capture::decode_frame(capture::kDltRaw, datagram_.data(), n, &whole, &inner, opts_.tunnel_ports);
     if (whole.flow_id != 0) whole.flow_id = capture::flow_hash_vlans(whole.flow_id, where.vlans); // the datagram has no tags
     capture::set_packet_vlans(&whole, where.vlans, where.vlan_tags);
     inner.vlans = where.vlans;

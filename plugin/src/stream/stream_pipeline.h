@@ -73,6 +73,9 @@ struct PipelineOptions {
     // (offline replay); its alerts are delivered before the next one's.
     // Off for live capture: there a batch's alerts wait for nothing else.
     bool scan_ahead = false;
+    // The UDP tunnels' ports frames are decoded with (nullptr: the standard
+    // ones); it must outlive the pipeline.
+    const capture::TunnelPorts *tunnel_ports = nullptr;
 };
 
 class StreamPipeline final : private FlowSink {

@@ -1,0 +1,147 @@
+// ABI suite: the UDP tunnels' ports set by the caller (0.14):
+// wm_capture_set_tunnel_ports, and tunnel_ports in the replay and live
+// options. A capture of two VXLAN frames, one to Linux's port 8472 and one
+// to the standard 4789, each carrying "abc" to UDP port 53: which of them
+// is entered is what the ports say.
+#include "abi_fixture.h"
+#include "warpmatch_stream.h"
+
+#include <cstddef>
+#include <cstdio>
+#include <string>
+#include <utility>
+#include <vector>
+
+using abi_test::Fixture;
+
+namespace {
+
+std::vector<uint8_t> vxlan_frame(uint16_t dport) {
+    std::vector<uint8_t> f = {2, 0, 0, 0, 0, 0xb, 2, 0, 0, 0, 0, 0xa, 0x08, 0x00, // Ethernet
+                              0x45, 0, 0, 81, 0, 1, 0, 0, 64, 17, 0, 0, 198, 51, 100, 1, 198, 51, 100, 2,
+                              0xc3, 0x50, uint8_t(dport >> 8), uint8_t(dport), 0, 61, 0, 0, // UDP 50000 -> dport
+                              0x08, 0, 0, 0, 0, 0x12, 0x34, 0,                                // VXLAN, VNI 0x1234
+                              2, 0, 0, 0, 0, 0xd, 2, 0, 0, 0, 0, 0xc, 0x08, 0x00,             // inner Ethernet
+                              0x45, 0, 0, 31, 0, 2, 0, 0, 64, 17, 0, 0, 10, 0, 0, 1, 10, 0, 0, 2,
+                              0x04, 0xd2, 0, 53, 0, 11, 0, 0, 'a', 'b', 'c'};
+    return f;
+}
+
+std::string write_capture() {
+    const std::string path = ::testing::TempDir() + "abi_tunnel_ports.pcap";
+    FILE *f = std::fopen(path.c_str(), "wb");
+    const uint32_t file_header[6] = {0xa1b2c3d4u, 2u | (4u << 16), 0, 0, 65535, 1};
+    std::fwrite(file_header, sizeof file_header, 1, f);
+    for (uint16_t port : {8472, 4789}) {
+        const std::vector<uint8_t> frame = vxlan_frame(port);
+        const uint32_t record[4] = {1700000000u, port, uint32_t(frame.size()), uint32_t(frame.size())};
+        std::fwrite(record, sizeof record, 1, f);
+        std::fwrite(frame.data(), frame.size(), 1, f);
+    }
+    std::fclose(f);
+    return path;
+}
+
+// Destination port of each payload packet wm_capture_next delivers.
+std::vector<uint16_t> capture_ports(const std::string &path, const char *spec, int *set_rc = nullptr,
+                                    std::string *message = nullptr) {
+    wm_capture_t *cap = nullptr;
+    EXPECT_EQ(wm_capture_open_offline(path.c_str(), &cap, nullptr), WM_SUCCESS);
+    wm_error_t *err = nullptr;
+    const int rc = wm_capture_set_tunnel_ports(cap, spec, &err);
+    if (set_rc) *set_rc = rc;
+    if (message && err) *message = err->message;
+    wm_error_free(err);
+    std::vector<uint16_t> ports;
+    wm_packet_t pkt;
+    wm_packet_init(&pkt);
+    while (wm_capture_next(cap, &pkt, nullptr) == WM_SUCCESS) ports.push_back(pkt.dst_port);
+    wm_capture_close(cap);
+    return ports;
+}
+
+TEST(AbiTunnelPorts, CaptureDecodesWithTheGivenPorts) {
+    const std::string path = write_capture();
+    EXPECT_EQ(capture_ports(path, nullptr), (std::vector<uint16_t>{8472, 53}));
+    EXPECT_EQ(capture_ports(path, ""), (std::vector<uint16_t>{8472, 53}));
+    EXPECT_EQ(capture_ports(path, "vxlan=8472"), (std::vector<uint16_t>{53, 4789}));
+    EXPECT_EQ(capture_ports(path, "vxlan=4789,8472"), (std::vector<uint16_t>{53, 53}));
+    EXPECT_EQ(capture_ports(path, "vxlan=off"), (std::vector<uint16_t>{8472, 4789}));
+    int rc = 0;
+    std::string message;
+    // Refused: the ports stay the standard ones.
+    EXPECT_EQ(capture_ports(path, "vxlan=8472x", &rc, &message), (std::vector<uint16_t>{8472, 53}));
+    EXPECT_EQ(rc, WM_INVALID);
+    EXPECT_NE(message.find("tunnel ports \"vxlan=8472x\": port \"8472x\""), std::string::npos) << message;
+    EXPECT_EQ(wm_capture_set_tunnel_ports(nullptr, "vxlan=1", nullptr), WM_INVALID);
+    std::remove(path.c_str());
+}
+
+struct Seen {
+    std::vector<std::pair<uint64_t, uint16_t>> alerts; // (packet number, destination port) of rule 10's
+};
+int collect(const wm_alert_t *a, void *ctx) {
+    if (a->rule_id == 10) static_cast<Seen *>(ctx)->alerts.emplace_back(a->packet->number, a->packet->dst_port);
+    return 0;
+}
+
+// Per payload and with streams alike; a bad spec is refused before the file is read.
+TEST_F(Fixture, ReplayDecodesWithTheGivenPorts) {
+    const std::string path = write_capture();
+    for (int streams : {0, 1}) {
+        SCOPED_TRACE(streams);
+        using Alerts = std::vector<std::pair<uint64_t, uint16_t>>;
+        for (const auto &[spec, want] : std::vector<std::pair<const char *, Alerts>>{
+                 {nullptr, {{1, 8472}, {2, 53}}}, {"vxlan=8472", {{1, 53}, {2, 4789}}}}) {
+            wm_replay_options_t ro;
+            wm_replay_options_init(&ro);
+            ro.streams = streams;
+            ro.tunnel_ports = spec;
+            wm_replay_stats_t st;
+            wm_replay_stats_init(&st);
+            Seen seen;
+            ASSERT_EQ(wm_replay_file_ex(sc, path.c_str(), &ro, collect, &seen, nullptr, nullptr, &st, nullptr, nullptr),
+                      WM_SUCCESS);
+            EXPECT_EQ(seen.alerts, want) << (spec ? spec : "standard");
+        }
+        wm_replay_options_t ro;
+        wm_replay_options_init(&ro);
+        ro.streams = streams;
+        ro.tunnel_ports = "teredo=on";
+        wm_replay_stats_t st;
+        wm_replay_stats_init(&st);
+        wm_error_t *err = nullptr;
+        EXPECT_EQ(wm_replay_file_ex(sc, path.c_str(), &ro, nullptr, nullptr, nullptr, nullptr, &st, nullptr, &err),
+                  WM_INVALID);
+        ASSERT_NE(err, nullptr);
+        EXPECT_NE(std::string(err->message).find("tunnel ports \"teredo=on\""), std::string::npos) << err->message;
+        EXPECT_EQ(st.capture.packets, 0u);
+        wm_error_free(err);
+    }
+    std::remove(path.c_str());
+}
+
+// wm_live_options_t grew tunnel_ports in 0.14: a 0.13 caller's struct is
+// still taken (the interface is then what fails), and a bad spec is refused
+// before the interface is opened.
+TEST(AbiTunnelPorts, LiveOptions) {
+    wm_live_options_t lo;
+    wm_live_options_init(&lo);
+    lo.interface = "wm-no-such-if0";
+    for (size_t size : {sizeof(lo), offsetof(wm_live_options_t, tunnel_ports)}) {
+        lo.struct_size = size;
+        wm_live_t *live = nullptr;
+        EXPECT_EQ(wm_live_open(&lo, &live, nullptr), WM_IO_ERROR) << size;
+    }
+    lo.struct_size = sizeof(lo);
+    lo.tunnel_ports = "geneve=4789";
+    wm_live_t *live = nullptr;
+    wm_error_t *err = nullptr;
+    EXPECT_EQ(wm_live_open(&lo, &live, &err), WM_INVALID);
+    ASSERT_NE(err, nullptr);
+    EXPECT_NE(std::string(err->message).find("port 4789 is given to both vxlan and geneve"), std::string::npos)
+        << err->message;
+    wm_error_free(err);
+}
+
+} // namespace
