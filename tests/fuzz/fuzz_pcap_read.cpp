@@ -2,7 +2,11 @@
 // by libpcap in sequence (OfflineCapture) and by the window reader (in
 // place, in parts, on threads). Property: both give the same packets,
 // payloads, counters and error, as the reader promises (window_reader.h);
-// a file neither opens fails both with the same message.
+// a file neither opens fails both with the same message. The UDP tunnels'
+// ports vary with the input's size: the standard ones, the default
+// TunnelPorts object (which must decode as the standard ones), or a set
+// with more ports (common ones among them, so more datagrams try a header).
+#include "plugin/src/capture/tunnel_ports.h"
 #include "plugin/src/capture/window_reader.h"
 #include "tests/capture/plain_read.h"
 #include "tests/fuzz/fuzz_input.h"
@@ -17,9 +21,11 @@ using wm::capture::test::Seen;
 using wm::fuzz::fail;
 using wm::fuzz::require;
 
-Seen read_windows(const std::string &path, uint64_t window, unsigned threads) {
+Seen read_windows(const std::string &path, uint64_t window, unsigned threads,
+                  const wm::capture::TunnelPorts *ports) {
     Seen r;
     wm::capture::WindowReader reader(path, window, threads);
+    reader.set_tunnel_ports(ports);
     wm::capture::PayloadWindow w;
     std::vector<uint8_t> buf;
     while (reader.next(w, [&](size_t n) {
@@ -66,11 +72,19 @@ std::string difference(const Seen &want, const Seen &got) {
 } // namespace
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
+    static const wm::capture::TunnelPorts kDefaults,
+        kMore = wm::capture::TunnelPorts::parse(
+            "vxlan=4789,8472,53;geneve=6081,443;gtpu=2152,2123,80;teredo=3544,1;ayiya=5072,2");
+    const wm::capture::TunnelPorts *ports = size % 3 == 0 ? nullptr : size % 3 == 1 ? &kDefaults : &kMore;
     const std::string &path = wm::fuzz::write_scratch(data, size, ".pcap");
     std::string open_error;
     Seen want;
     try {
-        want = wm::capture::test::read_plain(path);
+        want = wm::capture::test::read_plain(path, ports);
+        if (ports == &kDefaults) {
+            const std::string diff = difference(wm::capture::test::read_plain(path), want);
+            require(diff.empty(), "the default ports object against the standard ports: " + diff);
+        }
     } catch (const CaptureError &e) {
         open_error = e.what();
     }
@@ -79,7 +93,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
         const std::string config = "window " + std::to_string(window) + ", " + std::to_string(threads) + " threads: ";
         Seen got;
         try {
-            got = read_windows(path, window, threads);
+            got = read_windows(path, window, threads, ports);
         } catch (const CaptureError &e) {
             if (open_error.empty()) fail(config + "the window reader refused what libpcap opens: " + e.what());
             require(e.what() == open_error, config + "open error '" + e.what() + "' against '" + open_error + "'");
