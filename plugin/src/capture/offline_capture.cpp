@@ -61,29 +61,6 @@ int OfflineCapture::next(wm_packet_t *pkt) {
     }
 }
 
-int decode_record(int dlt, uint64_t number, int64_t ts_sec, int64_t ts_usec, uint32_t caplen,
-                  uint32_t wirelen, const uint8_t *frame, wm_packet_t *pkt, const TunnelPorts *ports) {
-    pkt->struct_size = sizeof(wm_packet_t);
-    pkt->number = number;
-    pkt->ts_sec = ts_sec;
-    pkt->ts_usec = ts_usec;
-    pkt->caplen = caplen;
-    pkt->wirelen = wirelen;
-    return decode_frame(dlt, frame, caplen, pkt, nullptr, ports);
-}
-
-void count_record(int result, const wm_packet_t &pkt, wm_capture_stats_t &st) {
-    ++st.packets;
-    st.bytes += pkt.caplen;
-    if (pkt.caplen < pkt.wirelen) ++st.snaplen_truncated;
-    if (result == kDecodedPayload) {
-        ++st.payloads;
-        st.payload_bytes += pkt.payload_len;
-    } else {
-        ++st.skipped[result];
-    }
-}
-
 void add_capture_stats(wm_capture_stats_t &to, const wm_capture_stats_t &from) {
     to.packets += from.packets;
     to.bytes += from.bytes;
