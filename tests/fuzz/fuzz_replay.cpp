@@ -3,9 +3,11 @@
 // the reference matcher's on libpcap's own read of the file, up to the same
 // corrupt record; with streams, reassembly and scanning agree with
 // Hyperscan's stream mode over the same streams (verify_streams); a failed
-// replay says why.
+// replay says why. The UDP tunnels' ports vary with the input's size: the
+// standard ones, the same spelled out (the bitmap path), or more ports.
 // WM_FUZZ_BACKEND=gpu runs it on the GPU (fuzz_backend.h).
 #include "plugin/src/capture/offline_capture.h"
+#include "plugin/src/capture/tunnel_ports.h"
 #include "plugin/src/compiled_ruleset.h"
 #include "plugin/src/reference_matcher.h"
 #include "tests/fuzz/fuzz_backend.h"
@@ -60,10 +62,12 @@ Engines &engines() {
 }
 
 // Alerts and how the file ended, libpcap's read and the reference matcher.
-std::set<AlertKey> reference_alerts(const std::string &path, std::string *error) {
+std::set<AlertKey> reference_alerts(const std::string &path, const wm::capture::TunnelPorts *ports,
+                                    std::string *error) {
     Engines &e = engines();
     std::set<AlertKey> out;
     wm::capture::OfflineCapture cap(path);
+    cap.set_tunnel_ports(ports);
     wm_packet_t p{};
     p.struct_size = sizeof(p);
     try {
@@ -88,9 +92,11 @@ int collect(const wm_alert_t *a, void *ctx) {
 }
 
 // One replay; its status, alerts and error message.
-int replay(const std::string &path, int streams, std::set<AlertKey> *alerts, std::string *message) {
+int replay(const std::string &path, int streams, const char *ports, std::set<AlertKey> *alerts,
+           std::string *message) {
     wm_replay_options_t o;
     wm_replay_options_init(&o);
+    o.tunnel_ports = ports;
     o.streams = streams;
     o.verify_streams = streams;
     o.read_threads = 2;
@@ -107,17 +113,24 @@ int replay(const std::string &path, int streams, std::set<AlertKey> *alerts, std
 } // namespace
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
+    static const char *const kSpecs[3] = {
+        "", "vxlan=4789 geneve=6081 gtpu=2152 teredo=3544 ayiya=5072",
+        "vxlan=4789,8472,53;geneve=6081,443;gtpu=2152,2123,80;teredo=3544,1;ayiya=5072,2"};
+    static const wm::capture::TunnelPorts kParsed[3] = {wm::capture::TunnelPorts(),
+                                                        wm::capture::TunnelPorts::parse(kSpecs[1]),
+                                                        wm::capture::TunnelPorts::parse(kSpecs[2])};
+    const size_t which = size % 3;
     const std::string &path = wm::fuzz::write_scratch(data, size, ".pcap");
     std::string open_error, read_error;
     std::set<AlertKey> want;
     try {
-        want = reference_alerts(path, &read_error);
+        want = reference_alerts(path, which == 0 ? nullptr : &kParsed[which], &read_error);
     } catch (const wm::capture::CaptureError &e) {
         open_error = e.what();
     }
     std::set<AlertKey> got;
     std::string message;
-    const int rc = replay(path, 0, &got, &message);
+    const int rc = replay(path, 0, kSpecs[which], &got, &message);
     require(rc != WM_VERIFY_MISMATCH, "the GPU disagrees with Hyperscan: " + message);
     if (!open_error.empty()) {
         require(rc != WM_SUCCESS && !message.empty(), "a replay of a file libpcap refuses did not fail");
@@ -129,7 +142,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     }
     std::set<AlertKey> streamed;
     std::string stream_message;
-    const int src = replay(path, 1, &streamed, &stream_message);
+    const int src = replay(path, 1, kSpecs[which], &streamed, &stream_message);
     require(src != WM_VERIFY_MISMATCH, "streams disagree with Hyperscan's stream mode: " + stream_message);
     if (src != WM_SUCCESS) require(!stream_message.empty(), "a failed streams replay without a message");
     return 0;
