@@ -87,10 +87,12 @@ struct Alert {
     std::string window; // the scanned payload
 };
 
-// How a Harness's pipeline cuts and scans its batches (PipelineOptions).
-struct Batching {
+// How a Harness's pipeline cuts and scans its batches, and the UDP tunnels'
+// ports it decodes frames with (PipelineOptions).
+struct PipelineSetup {
     bool scan_ahead = false;
-    size_t max_batch_bytes = 0; // 0: the pipeline's default
+    size_t max_batch_bytes = 0;                         // 0: the pipeline's default
+    const capture::TunnelPorts *tunnel_ports = nullptr; // nullptr: the standard ones
 };
 
 // A pipeline over a scanner in positions mode (CPU unless told) for the given rules.
@@ -101,7 +103,7 @@ class Harness {
         : Harness(rules::load_rules_string(yaml, "test.yaml"), streams, cfg, verify) {}
     // backend WM_BACKEND_GPU throws StatusError without a usable GPU.
     Harness(rules::RuleSet rules, bool streams, wm_stream_config_t cfg, bool verify,
-            int backend = WM_BACKEND_CPU, unsigned cpu_threads = 1, Batching batching = {},
+            int backend = WM_BACKEND_CPU, unsigned cpu_threads = 1, PipelineSetup setup = {},
             wm_alert_fn on_alert = &Harness::on_alert)
         : rs_(std::move(rules)) {
         wm_scanner_options_t o;
@@ -115,8 +117,9 @@ class Harness {
         po.streams = streams;
         po.verify_streams = streams && verify;
         po.config = cfg;
-        po.scan_ahead = batching.scan_ahead;
-        po.max_batch_bytes = batching.max_batch_bytes;
+        po.scan_ahead = setup.scan_ahead;
+        po.max_batch_bytes = setup.max_batch_bytes;
+        po.tunnel_ports = setup.tunnel_ports;
         pl_ = std::make_unique<StreamPipeline>(*adapter_, po, on_alert, this);
     }
     // Feeds one Ethernet frame at capture time sec.

@@ -102,9 +102,9 @@ std::unique_ptr<ZeekCase> zeek_case(std::string *why) {
 }
 
 // A harness on the GPU backend (4 host threads), or null and why not.
-std::unique_ptr<Harness> gpu_harness(const rules::RuleSet &rs, bool streams, Batching batching, std::string *why) {
+std::unique_ptr<Harness> gpu_harness(const rules::RuleSet &rs, bool streams, PipelineSetup setup, std::string *why) {
     try {
-        return std::make_unique<Harness>(rs, streams, default_config(), streams, WM_BACKEND_GPU, 4, batching);
+        return std::make_unique<Harness>(rs, streams, default_config(), streams, WM_BACKEND_GPU, 4, setup);
     } catch (const std::exception &e) {
         *why = std::string("no GPU: ") + e.what();
         return nullptr;
@@ -194,7 +194,7 @@ TEST(RealStreams, ScanningAheadDeliversWhatScanningInTurnDoes) {
     if (!zc) GTEST_SKIP() << why;
     const auto &rs = zc->rules;
     const fs::path &big = zc->capture;
-    const Batching small{false, 64u << 10}, small_ahead{true, 64u << 10};
+    const PipelineSetup small{false, 64u << 10}, small_ahead{true, 64u << 10};
     Harness in_turn(rs, true, default_config(), true, WM_BACKEND_CPU, 2, small);
     Harness ahead(rs, true, default_config(), true, WM_BACKEND_CPU, 2, small_ahead);
     in_turn.replay(big.string());
@@ -217,7 +217,7 @@ TEST(RealStreams, ScanningAheadStopsAndIsDroppedCleanly) {
     if (!zc) GTEST_SKIP() << why;
     const auto &rs = zc->rules;
     const fs::path &big = zc->capture;
-    const Batching small_ahead{true, 16u << 10};
+    const PipelineSetup small_ahead{true, 16u << 10};
     Harness full(rs, true, default_config(), false, WM_BACKEND_CPU, 2, small_ahead);
     full.replay(big.string());
     ASSERT_GT(full.alerts.size(), 1000u);
@@ -260,7 +260,7 @@ TEST(RealStreams, WithStreamsGpuEqualsHyperscanStreamModeAndTheCpuBackend) {
     std::string why;
     const auto zc = zeek_case(&why);
     if (!zc) GTEST_SKIP() << why;
-    const auto gpu = gpu_harness(zc->rules, true, Batching{true}, &why);
+    const auto gpu = gpu_harness(zc->rules, true, PipelineSetup{true}, &why);
     if (!gpu) GTEST_SKIP() << why;
     Harness cpu(zc->rules, true, default_config(), true);
     cpu.replay(zc->capture.string());

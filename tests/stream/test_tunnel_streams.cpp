@@ -4,6 +4,8 @@
 // inner ones arrive in IP fragments.
 #include "stream_test_util.h"
 
+#include "capture/tunnel_ports.h"
+
 #include <gtest/gtest.h>
 
 namespace wm::stream::test {
@@ -72,6 +74,45 @@ TEST(TunnelStreams, SignatureSplitAcrossVxlanAndGtpSegmentsIsFoundOnce) {
     EXPECT_EQ(h.stats().flows_created, 2u);
     EXPECT_EQ(h.stats().cross_segment_matches, 2u);
     EXPECT_EQ(h.pipeline().verify_mismatches(), 0u);
+}
+
+// VXLAN on a port the caller gives (Linux's 8472): the tunnel is entered,
+// also in the datagram its outer fragments make once joined, and the
+// signature split across the inner segments is found once; with the
+// standard ports the same datagrams are plain UDP, each scanned on its own.
+TEST(TunnelStreams, VxlanOnAGivenPortIsEnteredAlsoAfterItsOuterFragmentsJoin) {
+    const capture::TunnelPorts ports = capture::TunnelPorts::parse("vxlan=8472");
+    const auto vxlan = [](const Bytes &frame) {
+        return build::udp(49152, 8472, build::concat(Bytes{8, 0, 0, 0, 0, 0, 5, 0}, frame));
+    };
+    Conversation c;
+    const Bytes syn = vxlan(c.frame(true, 100, build::kSyn, ""));
+    const Bytes first = vxlan(c.frame(true, 101, build::kAck | build::kPsh, "xx ported-"));
+    const Bytes second = vxlan(c.frame(true, 111, build::kAck | build::kPsh, "attack xx"));
+    for (const bool given : {true, false}) {
+        SCOPED_TRACE(given ? "vxlan=8472" : "standard ports");
+        PipelineSetup setup;
+        setup.tunnel_ports = given ? &ports : nullptr;
+        Harness h(rules::load_rules_string(rules_yaml(rule_yaml(4, "ported-attack")), "test.yaml"), true,
+                  default_config(), true, WM_BACKEND_CPU, 1, setup);
+        h.feed(build::ethernet_ip(outer(build::kProtoUdp, syn)));
+        h.feed(build::ethernet_ip(outer(build::kProtoUdp, Bytes(first.begin(), first.begin() + 48), 0x2000, 7)));
+        h.feed(build::ethernet_ip(outer(build::kProtoUdp, Bytes(first.begin() + 48, first.end()), 6, 7)));
+        h.feed(build::ethernet_ip(outer(build::kProtoUdp, second)));
+        h.finish();
+        EXPECT_EQ(h.stats().frag_reassembled, 1u);
+        EXPECT_EQ(h.pipeline().verify_mismatches(), 0u);
+        if (given) {
+            const auto alerts = h.alerts_of(4);
+            ASSERT_EQ(alerts.size(), 1u);
+            EXPECT_EQ(alerts[0].packet, 4u);
+            EXPECT_EQ(h.stats().flows_created, 1u);
+            EXPECT_EQ(h.stats().cross_segment_matches, 1u);
+        } else {
+            EXPECT_TRUE(h.alerts_of(4).empty());
+            EXPECT_EQ(h.stats().flows_created, 0u);
+        }
+    }
 }
 
 // Outer fragments of an IP-in-IP packet are reassembled, then the tunnel
