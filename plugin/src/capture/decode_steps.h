@@ -84,10 +84,8 @@ int decode_ppp(const Frame &f, uint64_t at, uint64_t declared_end, wm_packet_t *
 // A PPPoE session header at off (ethertype 0x8864).
 int decode_pppoe(const Frame &f, uint64_t off, wm_packet_t *out);
 
-// The UDP tunnels' standard ports: VXLAN and Geneve by destination, the
-// others by either end (TunnelPorts' defaults, tested here without it).
-constexpr uint16_t kVxlanPort = 4789, kGenevePort = 6081, kGtpuPort = 2152, kTeredoPort = 3544,
-                   kAyiyaPort = 5072;
+// The UDP tunnels' standard ports (kVxlanPort etc., tunnel_ports.h) are
+// tested inline below when no TunnelPorts is given.
 inline bool either_port(uint16_t src_port, uint16_t dst_port, uint16_t port) {
     return src_port == port || dst_port == port;
 }

@@ -38,11 +38,11 @@ uint16_t parse_port(const std::string &spec, const std::string &text) {
 } // namespace
 
 TunnelPorts::TunnelPorts() {
-    ports_[index(UdpTunnel::Vxlan)] = {4789};
-    ports_[index(UdpTunnel::Geneve)] = {6081};
-    ports_[index(UdpTunnel::Gtpu)] = {2152};
-    ports_[index(UdpTunnel::Teredo)] = {3544};
-    ports_[index(UdpTunnel::Ayiya)] = {5072};
+    ports_[index(UdpTunnel::Vxlan)] = {kVxlanPort};
+    ports_[index(UdpTunnel::Geneve)] = {kGenevePort};
+    ports_[index(UdpTunnel::Gtpu)] = {kGtpuPort};
+    ports_[index(UdpTunnel::Teredo)] = {kTeredoPort};
+    ports_[index(UdpTunnel::Ayiya)] = {kAyiyaPort};
     index_ports();
 }
 

@@ -17,6 +17,11 @@ namespace wm::capture {
 enum class UdpTunnel : uint8_t { None, Vxlan, Geneve, Gtpu, Teredo, Ayiya };
 constexpr int kUdpTunnelKinds = 5;
 
+// The standard ports: VXLAN and Geneve by destination, the others by either
+// end (the decoder tests these inline when no TunnelPorts is given).
+constexpr uint16_t kVxlanPort = 4789, kGenevePort = 6081, kGtpuPort = 2152, kTeredoPort = 3544,
+                   kAyiyaPort = 5072;
+
 class TunnelPorts {
   public:
     // At most this many ports per tunnel.
