@@ -18,6 +18,7 @@ struct Seen {
     std::string error;
     size_t windows = 0;
     unsigned most_parts = 0; // parts of one window, at most
+    size_t in_place = 0;     // windows whose payloads were left in place
 };
 
 // Throws CaptureError when libpcap cannot open the file. ports: the UDP

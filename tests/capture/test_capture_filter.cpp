@@ -60,6 +60,7 @@ void expect_filtered_reads_match(const std::string &path) {
             expect_same(want, read_windows(path, c.window, c.threads, WindowReader::InPlaceRead::Pread, f));
         }
         expect_same(want, read_windows(path, 4096, 4, WindowReader::InPlaceRead::Faults, f));
+        expect_same(want, read_windows(path, 4096, 4, WindowReader::InPlaceRead::Pread, f, nullptr, Layout::InPlace));
     }
 }
 

@@ -24,12 +24,18 @@ namespace {
 namespace b = build;
 namespace fs = std::filesystem;
 
+// Payloads left where the file has them (WindowReader::set_payloads_in_place).
+Seen read_in_place(const std::string &path, uint64_t window, unsigned threads) {
+    return read_windows(path, window, threads, WindowReader::InPlaceRead::Pread, {}, nullptr, Layout::InPlace);
+}
+
 void expect_all_configs_match(const std::string &path) {
     const Seen want = read_plain(path);
     for (const Config &c : kConfigs) {
         SCOPED_TRACE("window " + std::to_string(c.window) + ", threads " + std::to_string(c.threads));
         expect_same(want, read_windows(path, c.window, c.threads));
         expect_same(want, read_windows(path, c.window, c.threads, WindowReader::InPlaceRead::Faults));
+        expect_same(want, read_in_place(path, c.window, c.threads));
     }
 }
 
@@ -43,10 +49,13 @@ TEST(WindowReader, MixedRecordsEqualThePlainReadForEveryWindowAndThreadCount) {
     const Seen sliced = read_windows(path, 4096, 4);
     EXPECT_GT(sliced.windows, 10u);
     EXPECT_EQ(sliced.most_parts, 4u * WindowReader::kPartsPerThread);
+    const Seen in_place = read_in_place(path, 4096, 4);
+    EXPECT_EQ(in_place.in_place, in_place.windows) << "every window left in place";
 }
 
 // Records far longer than a part (each part's buffer holds its bytes and 4 KB
-// more): their bytes come from the mapping, in every read mode.
+// more): their bytes come from the mapping, in every read mode; in place,
+// from the buffer the parts read together, a window's last one read after.
 TEST(WindowReader, RecordsLongerThanAPartAreReadWhole) {
     const std::string path = temp_path("jumbo.pcap");
     {
@@ -69,6 +78,40 @@ TEST(WindowReader, RecordsLongerThanAPartAreReadWhole) {
         expect_same(want, read_windows(path, 16 << 10, 4, mode));
         expect_same(want, read_windows(path, 200 << 10, 2, mode));
     }
+    for (uint64_t window : {uint64_t{1}, uint64_t{16} << 10, uint64_t{200} << 10}) {
+        SCOPED_TRACE("in place, window " + std::to_string(window));
+        const Seen got = read_in_place(path, window, 4);
+        expect_same(want, got);
+        EXPECT_EQ(got.in_place, got.windows);
+    }
+}
+
+// In place, a window's buffer holds its own bytes and kInPlaceSlack more:
+// room for the longest record read in place (262,144 bytes) starting at the
+// window's last byte.
+TEST(WindowReader, TheLongestRecordsFitPastAWindowInPlace) {
+    const std::string path = temp_path("longest.pcap");
+    {
+        PcapWriter w(path, kLinktypeEthernet);
+        for (int i = 1; i <= 6; ++i) {
+            const size_t len = i % 2 ? 262144 - 54 : size_t(i); // Ethernet, IPv4, TCP: 54 bytes of headers
+            std::string payload(len, char('a' + i));
+            payload.back() = 'Z';
+            w.write(b::ethernet_ip(b::ipv4(v4(), b::kProtoTcp, b::tcp(tcp_ports(uint16_t(2000 + i), 80),
+                                                                      b::bytes(payload)))),
+                    uint32_t(i), 0);
+        }
+        w.close();
+    }
+    const Seen want = read_plain(path);
+    ASSERT_EQ(want.packets.size(), 6u);
+    ASSERT_EQ(want.packets[0].caplen, 262144u);
+    for (uint64_t window : {uint64_t{1}, uint64_t{4096}, uint64_t{300} << 10}) {
+        SCOPED_TRACE("window " + std::to_string(window));
+        const Seen got = read_in_place(path, window, 3);
+        expect_same(want, got);
+        EXPECT_EQ(got.in_place, got.windows);
+    }
 }
 
 TEST(WindowReader, BigEndianFileIsSlicedToo) {
@@ -87,7 +130,10 @@ TEST(WindowReader, BigEndianFileIsSlicedToo) {
     spit(swapped, d);
     const Seen want = read_plain(path);
     ASSERT_EQ(want.stats.packets, 200u);
-    for (const Config &c : kConfigs) expect_same(want, read_windows(swapped, c.window, c.threads));
+    for (const Config &c : kConfigs) {
+        expect_same(want, read_windows(swapped, c.window, c.threads));
+        expect_same(want, read_in_place(swapped, c.window, c.threads));
+    }
 }
 
 TEST(WindowReader, CorruptRecordMidFileStopsThereWithThePlainReadsError) {
@@ -130,6 +176,7 @@ TEST(WindowReader, RandomlyDamagedFilesEqualThePlainRead) {
         for (const Config &c : {Config{700, 3}, Config{16 << 20, 5}}) {
             SCOPED_TRACE("window " + std::to_string(c.window));
             expect_same(want, read_windows(path, c.window, c.threads));
+            expect_same(want, read_in_place(path, c.window, c.threads));
         }
     });
 }
@@ -170,6 +217,7 @@ TEST(WindowReader, PayloadsThatLookLikeRecordsAreDecodedAgainFromTheTrueBoundary
     for (const Config &c : kConfigs) {
         SCOPED_TRACE("window " + std::to_string(c.window) + ", threads " + std::to_string(c.threads));
         expect_same(want, read_windows(path, c.window, c.threads));
+        expect_same(want, read_in_place(path, c.window, c.threads));
         WindowReader r(path, c.window, c.threads);
         PayloadWindow win;
         std::vector<uint8_t> buf;
@@ -282,6 +330,9 @@ TEST(WindowReader, EveryRealCaptureEqualsThePlainRead) {
         // from the parts' buffers.
         expect_same(want, read_windows(e.path().string(), 1 << 20, 3, WindowReader::InPlaceRead::Faults));
         expect_same(want, read_windows(e.path().string(), 1 << 20, 3, WindowReader::InPlaceRead::Prefault));
+        // Left in place, in windows of several parts and of one.
+        expect_same(want, read_in_place(e.path().string(), 256 << 10, 4));
+        expect_same(want, read_in_place(e.path().string(), 4 << 20, 1));
         ++files;
     }
     EXPECT_GT(files, 10u);

@@ -15,17 +15,25 @@
 
 namespace wm::capture::test {
 
+// Payloads packed back to back, or left where the file has them
+// (WindowReader::set_payloads_in_place).
+enum class Layout { Packed, InPlace };
+
 inline Seen read_windows(const std::string &path, uint64_t window, unsigned threads,
                          WindowReader::InPlaceRead mode = WindowReader::InPlaceRead::Pread,
-                         const std::string &filter = {}, const TunnelPorts *ports = nullptr) {
+                         const std::string &filter = {}, const TunnelPorts *ports = nullptr,
+                         Layout layout = Layout::Packed) {
     Seen s;
     WindowReader r(path, window, threads, filter);
     r.set_tunnel_ports(ports);
     r.set_in_place_read(mode);
+    r.set_payloads_in_place(layout == Layout::InPlace);
     PayloadWindow w;
     std::vector<uint8_t> buf;
+    size_t asked = 0;
     while (r.next(w, [&](size_t n) {
         buf.assign(n, 0xEE); // fresh contents: stale bytes would show
+        asked = n;
         return buf.data();
     })) {
         ++s.windows;
@@ -33,9 +41,23 @@ inline Seen read_windows(const std::string &path, uint64_t window, unsigned thre
         EXPECT_TRUE(s.error.empty()) << "a window after the error";
         EXPECT_EQ(w.offsets.size(), w.count() + 1);
         EXPECT_EQ(w.meta.size(), w.count());
+        // In place only with pread (from a file read in place); the buffer
+        // then holds the window's bytes and a record past its end at most.
+        if (layout == Layout::Packed || mode != WindowReader::InPlaceRead::Pread) EXPECT_FALSE(w.in_place());
+        if (w.in_place()) {
+            ++s.in_place;
+            EXPECT_LE(asked, window + WindowReader::kInPlaceSlack);
+            EXPECT_EQ(w.sources.size(), w.count());
+        }
         for (size_t i = 0; i < w.count(); ++i) {
             const wm_packet_t &p = w.packets[i];
-            EXPECT_EQ(p.payload, w.data + w.offsets[i]);
+            if (w.in_place()) {
+                EXPECT_EQ(p.payload, w.data + w.sources[i]);
+                EXPECT_LE(w.sources[i] + p.payload_len, asked);
+                if (i > 0) EXPECT_GE(w.sources[i], w.sources[i - 1] + w.packets[i - 1].payload_len) << "ascending";
+            } else {
+                EXPECT_EQ(p.payload, w.data + w.offsets[i]);
+            }
             EXPECT_EQ(p.payload_len, w.offsets[i + 1] - w.offsets[i]);
             EXPECT_EQ(w.meta[i].proto, p.proto);
             EXPECT_EQ(w.meta[i].src_port, p.src_port);

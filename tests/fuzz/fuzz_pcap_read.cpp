@@ -21,11 +21,13 @@ using wm::capture::test::Seen;
 using wm::fuzz::fail;
 using wm::fuzz::require;
 
+// in_place: payloads left where the file has them (set_payloads_in_place).
 Seen read_windows(const std::string &path, uint64_t window, unsigned threads,
-                  const wm::capture::TunnelPorts *ports) {
+                  const wm::capture::TunnelPorts *ports, bool in_place) {
     Seen r;
     wm::capture::WindowReader reader(path, window, threads);
     reader.set_tunnel_ports(ports);
+    reader.set_payloads_in_place(in_place);
     wm::capture::PayloadWindow w;
     std::vector<uint8_t> buf;
     while (reader.next(w, [&](size_t n) {
@@ -36,8 +38,12 @@ Seen read_windows(const std::string &path, uint64_t window, unsigned threads,
         require(w.offsets.size() == w.count() + 1 && w.meta.size() == w.count(), "a window's arrays disagree");
         for (size_t i = 0; i < w.count(); ++i) {
             const wm_packet_t &p = w.packets[i];
-            require(p.payload == w.data + w.offsets[i] && p.payload_len == w.offsets[i + 1] - w.offsets[i],
+            const uint32_t at = w.in_place() ? w.sources[i] : w.offsets[i];
+            require(p.payload == w.data + at && p.payload_len == w.offsets[i + 1] - w.offsets[i],
                     "a packet's payload is not its window slice");
+            require(at + uint64_t{p.payload_len} <= buf.size(), "a payload past the window's buffer");
+            require(!w.in_place() || i == 0 || w.sources[i] >= w.sources[i - 1] + w.packets[i - 1].payload_len,
+                    "payloads left in place out of order");
             r.packets.push_back(p);
             r.payloads.emplace_back(p.payload, p.payload + p.payload_len);
         }
@@ -88,12 +94,15 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     } catch (const CaptureError &e) {
         open_error = e.what();
     }
-    // Tiny windows: many windows, parts and libpcap slices; one thread is the sequential path.
+    // Tiny windows: many windows, parts and libpcap slices; one thread is the
+    // sequential path. Payloads packed, and (by the input's size) left in place.
+    const bool in_place = size % 2 == 1;
     for (const auto &[window, threads] : {std::pair<uint64_t, unsigned>{1, 1}, {200, 3}, {1 << 20, 2}}) {
-        const std::string config = "window " + std::to_string(window) + ", " + std::to_string(threads) + " threads: ";
+        const std::string config = "window " + std::to_string(window) + ", " + std::to_string(threads) + " threads" +
+                                   (in_place ? ", in place: " : ": ");
         Seen got;
         try {
-            got = read_windows(path, window, threads, ports);
+            got = read_windows(path, window, threads, ports, in_place);
         } catch (const CaptureError &e) {
             if (open_error.empty()) fail(config + "the window reader refused what libpcap opens: " + e.what());
             require(e.what() == open_error, config + "open error '" + e.what() + "' against '" + open_error + "'");

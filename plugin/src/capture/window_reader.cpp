@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <chrono>
 #include <cstring>
+#include <stdexcept>
 
 namespace wm::capture {
 
@@ -14,6 +15,8 @@ namespace {
 // Bytes past a part's end that its last record usually runs into (read or
 // mapped with the part; a record running further is read from the mapping).
 constexpr uint64_t kPartPast = 4096;
+static_assert(WindowReader::kInPlaceSlack >= kPartPast + 262144 + PcapMap::kRecordHeader,
+              "in place, a window's last record fits past its end");
 
 double seconds_since(std::chrono::steady_clock::time_point t0) {
     return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
@@ -48,6 +51,7 @@ void WindowReader::set_tunnel_ports(const TunnelPorts *ports) {
 bool WindowReader::next(PayloadWindow &w, const BufferFn &buffer) {
     w.data = nullptr;
     w.offsets.assign(1, 0);
+    w.sources.clear();
     w.meta.clear();
     w.packets.clear();
     w.stats = wm_capture_stats_t{};
@@ -63,18 +67,28 @@ bool WindowReader::next_in_place(PayloadWindow &w, const BufferFn &buffer) {
         over_ = true;
         return false;
     }
-    const uint64_t end = std::min(size, pos_ + window_bytes_);
+    const uint64_t base = pos_, end = std::min(size, pos_ + window_bytes_);
     const size_t n = static_cast<size_t>(std::clamp<uint64_t>(end - pos_, 1, uint64_t{threads_} * kPartsPerThread));
     // Part k holds the records that start in [stop[k-1], stop[k]).
     std::vector<uint64_t> stop(n);
     for (size_t k = 0; k < n; ++k) stop[k] = pos_ + (end - pos_) * (k + 1) / n;
     if (runs_.size() < n) runs_.resize(n);
+    // In place: each part reads its own bytes (no read-ahead, which would
+    // write bytes another part writes) into the window's buffer; its last
+    // record then comes from the mapping, and its bytes are in the buffer
+    // once every part is read. The last part reads a little past the window.
+    uint8_t *raw = nullptr;
+    const uint64_t raw_cap = std::min(size, end + kInPlaceSlack) - base;
+    const uint64_t read_end = std::min(size, end + kPartPast);
+    if (payloads_in_place_ && mode_ == InPlaceRead::Pread) raw = buffer(raw_cap);
     const auto t0 = std::chrono::steady_clock::now();
     pool_.run(n, [&](size_t k) {
         const uint64_t lo = k == 0 ? pos_ : stop[k - 1], hi = std::min(size, stop[k] + kPartPast);
         RecordRun &run = runs_[k];
         FileSpan span;
-        if (mode_ == InPlaceRead::Pread) {
+        if (raw) {
+            span = read_in_place(lo, k + 1 == n ? read_end : stop[k], raw + (lo - base));
+        } else if (mode_ == InPlaceRead::Pread) {
             run.span.resize(static_cast<size_t>(hi - lo));
             span = map_->read_span(lo, hi, run.span.data());
         } else if (mode_ == InPlaceRead::Prefault) {
@@ -101,6 +115,9 @@ bool WindowReader::next_in_place(PayloadWindow &w, const BufferFn &buffer) {
     }
     pos_ = at;
     used_ = static_cast<unsigned>(used);
+    // The last record ran past what the last part read (at most the
+    // longest record past the window's end: within raw_cap).
+    if (raw && at > read_end) read_in_place(read_end, at, raw + (read_end - base));
     decode_s_ += seconds_since(t0);
     if (runs_[used - 1].stopped_short) {
         // A record libpcap must read itself (cut, refused, or truncated by
@@ -112,8 +129,19 @@ bool WindowReader::next_in_place(PayloadWindow &w, const BufferFn &buffer) {
         sequential_->set_tunnel_ports(ports_);
         if (records == 0) return next_sequential(w, buffer);
     }
-    assemble(used, w, buffer);
+    const InPlaceBytes bytes{raw, base, std::max(at, read_end) - base};
+    assemble(used, w, buffer, raw ? &bytes : nullptr);
     return true;
+}
+
+// File bytes [begin, end) into dst, by pread or (should that fail) from the mapping.
+FileSpan WindowReader::read_in_place(uint64_t begin, uint64_t end, uint8_t *dst) const {
+    FileSpan span = map_->read_span(begin, end, dst);
+    if (span.data == nullptr && end > begin) {
+        std::memcpy(dst, map_->data() + begin, end - begin);
+        span = FileSpan{dst, begin, end};
+    }
+    return span;
 }
 
 bool WindowReader::next_sequential(PayloadWindow &w, const BufferFn &buffer) {
@@ -131,8 +159,12 @@ bool WindowReader::next_sequential(PayloadWindow &w, const BufferFn &buffer) {
     return true;
 }
 
-// Packs runs [0, n) into one buffer, in order, the runs shared by the threads.
-void WindowReader::assemble(size_t n, PayloadWindow &w, const BufferFn &buffer) {
+// Packs runs [0, n) into one buffer, in order, the runs shared by the
+// threads; or, in place (raw: the window's file bytes from `base`, raw_bytes
+// of them read), leaves the payloads there: a payload decoded from the
+// mapping (a record across two parts, or a part decoded again) points at
+// its copy in raw instead.
+void WindowReader::assemble(size_t n, PayloadWindow &w, const BufferFn &buffer, const InPlaceBytes *raw) {
     std::vector<size_t> byte_base(n + 1, 0), packet_base(n + 1, 0);
     std::vector<uint64_t> number_base(n, 0);
     for (size_t i = 0; i < n; ++i) {
@@ -145,12 +177,15 @@ void WindowReader::assemble(size_t n, PayloadWindow &w, const BufferFn &buffer) 
         add_capture_stats(w.stats, r.stats);
         if (!r.error.empty()) w.error = r.error;
     }
-    uint8_t *data = buffer(std::max<size_t>(byte_base[n], 1));
+    uint8_t *data = raw ? raw->data : buffer(std::max<size_t>(byte_base[n], 1));
     const auto t0 = std::chrono::steady_clock::now();
     w.data = data;
     w.offsets.resize(packet_base[n] + 1);
+    if (raw) w.sources.resize(packet_base[n]);
     w.meta.resize(packet_base[n]);
     w.packets.resize(packet_base[n]);
+    const uintptr_t in_raw = reinterpret_cast<uintptr_t>(data);
+    const uintptr_t in_map = raw ? reinterpret_cast<uintptr_t>(map_->data() + raw->base) : 0;
     pool_.run(n, [&](size_t i) {
         const RecordRun &r = runs_[i];
         size_t at = byte_base[i];
@@ -158,8 +193,17 @@ void WindowReader::assemble(size_t n, PayloadWindow &w, const BufferFn &buffer) 
             const size_t k = packet_base[i] + j;
             wm_packet_t &pkt = w.packets[k];
             pkt = r.packets[j];
-            std::memcpy(data + at, pkt.payload, pkt.payload_len);
-            pkt.payload = data + at;
+            if (raw) {
+                const uintptr_t p = reinterpret_cast<uintptr_t>(pkt.payload);
+                const uint64_t source = p - in_raw < raw->bytes ? p - in_raw : p - in_map; // below wraps high
+                if (source + pkt.payload_len > raw->bytes)
+                    throw std::logic_error("window reader: a payload outside the window's bytes read in place");
+                pkt.payload = data + source;
+                w.sources[k] = static_cast<uint32_t>(source);
+            } else {
+                std::memcpy(data + at, pkt.payload, pkt.payload_len);
+                pkt.payload = data + at;
+            }
             pkt.number += number_base[i];
             w.meta[k] = wm_payload_meta_t{pkt.proto, pkt.src_port, pkt.dst_port};
             at += pkt.payload_len;

@@ -30,15 +30,20 @@
 namespace wm::capture {
 
 struct PayloadWindow {
-    const uint8_t *data = nullptr;       // payloads back to back
+    // Packed: the payloads back to back. In place (sources not empty): the
+    // window's file bytes, each payload where the file has it.
+    const uint8_t *data = nullptr;
     // Per payload; resizing leaves them unwritten: the reader writes each.
-    UninitVector<uint32_t> offsets{0};    // payload i is [offsets[i], offsets[i+1])
+    UninitVector<uint32_t> offsets{0};    // payload i has offsets[i+1] - offsets[i] bytes, packed at offsets[i]
+    UninitVector<uint32_t> sources;       // in place: payload i is at data + sources[i] (ascending)
     UninitVector<wm_payload_meta_t> meta; // protocol and ports
     UninitVector<wm_packet_t> packets;    // payload pointers into data
     wm_capture_stats_t stats{};          // every record of the window
     std::string error;                   // the capture is corrupt after these packets
     size_t count() const { return packets.size(); }
-    size_t bytes() const { return offsets.back(); }
+    size_t bytes() const { return offsets.back(); } // payload bytes
+    bool in_place() const { return !sources.empty(); }
+    const uint32_t *sources_or_null() const { return sources.empty() ? nullptr : sources.data(); }
 };
 
 class WindowReader {
@@ -55,13 +60,28 @@ class WindowReader {
     WindowReader(const std::string &path, uint64_t window_bytes, unsigned threads, const std::string &filter = {});
     ~WindowReader();
 
-    // Memory for a window's payloads, at least `bytes` long.
+    // Memory for a window's payloads, at least `bytes` long: at most the
+    // window's size plus kInPlaceSlack when payloads are left in place,
+    // else its payload bytes (more than the window only for pcapng's huge
+    // records).
     using BufferFn = std::function<uint8_t *(size_t bytes)>;
 
-    // Reads the next window into w, its payloads into buffer(w.bytes()).
-    // False once the file is over (w then holds nothing). A window with
-    // w.error set is the last one.
+    // Reads the next window into w, its payloads into buffer(...) (in place,
+    // asked again for packed payloads when libpcap takes over at the
+    // window's first record). False once the file is over (w then holds
+    // nothing). A window with w.error set is the last one.
     bool next(PayloadWindow &w, const BufferFn &buffer);
+
+    // Leaves the payloads where the file has them: the window's file bytes
+    // are read straight into the buffer and w.sources says where each
+    // payload starts, so the reader copies no payload (the GPU gathers
+    // them; packing was about a third of the reader's time, run 297).
+    // Windows read by libpcap, and reads other than InPlaceRead::Pread,
+    // stay packed. Off by default; set before the first next().
+    void set_payloads_in_place(bool on) { payloads_in_place_ = on; }
+    // Room past a window's end that its last record may need in place: the
+    // longest record read in place (PcapMap), a part's read-ahead besides.
+    static constexpr uint64_t kInPlaceSlack = 262144 + 16 + 4096;
 
     // The UDP tunnels' ports (nullptr: the standard ones), set before the
     // first next(); it must outlive the reader.
@@ -92,7 +112,12 @@ class WindowReader {
   private:
     bool next_in_place(PayloadWindow &w, const BufferFn &buffer);
     bool next_sequential(PayloadWindow &w, const BufferFn &buffer);
-    void assemble(size_t parts, PayloadWindow &w, const BufferFn &buffer);
+    struct InPlaceBytes { // a window's file bytes read into its buffer
+        uint8_t *data;
+        uint64_t base, bytes; // from file offset base, this many
+    };
+    void assemble(size_t parts, PayloadWindow &w, const BufferFn &buffer, const InPlaceBytes *raw = nullptr);
+    FileSpan read_in_place(uint64_t begin, uint64_t end, uint8_t *dst) const;
 
     std::string path_;
     uint64_t window_bytes_;
@@ -102,6 +127,7 @@ class WindowReader {
     uint64_t redone_ = 0;
     double decode_s_ = 0, assemble_s_ = 0;
     InPlaceRead mode_ = InPlaceRead::Pread;
+    bool payloads_in_place_ = false;
     bool over_ = false;
     int dlt_ = -1;
     std::unique_ptr<FrameFilter> filter_;
