@@ -1,6 +1,7 @@
 // gpu/ac_cpu_walk.cpp - see ac_cpu_walk.h.
 #include "gpu/ac_cpu_walk.h"
 
+#include "gpu/ac_gather.h"
 #include "gpu/ac_tuning.h"
 #include "gpu/ac_walk.cuh"
 
@@ -22,9 +23,15 @@ void walk(const AcBlob &blob, const BatchView &batch, std::vector<Match> &out, c
                       o.chunk_capacity_bytes);
     Chunk c;
     uint64_t steps = 0;
+    std::vector<uint8_t> gathered; // a chunk of payloads left in place, packed as the device packs it
     while (plan.next(c)) {
         if (c.whole_run) c.tiles = whole_run_segments(batch, c, o.tile_bytes, c.segs);
         const uint8_t *data = batch.data + c.src_begin;
+        if (batch.sources && c.bytes > 0) {
+            gathered.assign(c.bytes, 0);
+            gather_chunk_on_host(batch, c, gathered.data());
+            data = gathered.data();
+        }
         auto text = [data](uint32_t i) { return data[i]; };
         // Tiles found through the unit index, as the kernels find them.
         const uint32_t nsegs = static_cast<uint32_t>(c.segs.size()), units = (c.tiles + kUnitTiles - 1) / kUnitTiles;

@@ -6,6 +6,7 @@
 //    + ac_sort_keys.cu (Set keys, Positions keys sorted with cub::DeviceRadixSort)
 //    + ac_set_pairs.cu (Set keys filtered by scope, mapped to pairs)
 //    + ac_build_segments.cu (segments of whole-payload runs, from the offsets)
+//    + ac_gather.cu (a chunk's text packed from payloads left in place)
 // -> ac_kernels.cu (thin __global__ kernels) -> ac_agent.cuh (block algorithm)
 // -> ac_walk.cuh (per-thread walk, shared with the CPU walk).
 #pragma once
@@ -116,6 +117,14 @@ size_t ac_build_segments_temp_bytes(uint32_t max_payloads);
 void ac_build_segments(const uint32_t *d_off, uint32_t n, uint32_t first_payload, uint32_t tile_bytes,
                        uint32_t *d_prefix, Segment *d_segs, uint32_t *d_num_tiles, uint32_t *d_unit_index,
                        void *d_temp, size_t temp_bytes, cudaStream_t stream);
+
+// Enqueues the packing of a chunk's text d_text (text_bytes, from packed
+// byte text_begin) out of payloads left in place (ac_gather.h): d_raw holds
+// the file bytes from raw_begin; d_offsets (n + 1) and d_sources (n) are
+// the chunk's payloads'.
+void ac_gather_payloads(const uint8_t *d_raw, uint64_t raw_begin, const uint32_t *d_offsets,
+                        const uint32_t *d_sources, uint32_t n, uint64_t text_begin, uint32_t text_bytes,
+                        uint8_t *d_text, cudaStream_t stream);
 
 // Set mode, sorting the distinct keys before the copy back (ac_sort_keys.cu):
 // bytes of CUB temporary storage that cover every ac_sort_keys() and

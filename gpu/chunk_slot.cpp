@@ -66,6 +66,9 @@ void ChunkSlot::release() {
     cudaFree(d_scan_tmp);
     h_meta.reset();
     cudaFree(d_meta);
+    cudaFree(d_raw);
+    h_gather.reset();
+    cudaFree(d_gather);
     cudaFree(d_count);
     cudaFree(d_unit_index);
     cudaFreeHost(h_count);
@@ -136,7 +139,10 @@ void ChunkSlot::stage(const BatchView &batch, bool pinned, const PayloadMeta *me
         meta_base = chunk.first_payload;
         meta_n = static_cast<uint32_t>(n);
     }
-    if (pinned) {
+    gathered = batch.sources != nullptr && chunk.bytes > 0;
+    if (gathered) {
+        stage_gather(batch, pinned);
+    } else if (pinned) {
         src = batch.data + chunk.src_begin;
     } else {
         ensure_pinned(h_text, chunk_bytes_ + 64, "h_text");
@@ -153,8 +159,47 @@ void ChunkSlot::stage(const BatchView &batch, bool pinned, const PayloadMeta *me
     }
 }
 
+// The chunk's span of file bytes, its payloads' offsets and sources; the
+// device buffers grow (by half again at least) while the stream is idle.
+void ChunkSlot::stage_gather(const BatchView &batch, bool pinned) {
+    gather = gather_span(batch, chunk);
+    const size_t raw = gather.end - gather.begin, words = size_t{gather.n} * 2 + 1;
+    if (raw > raw_cap) {
+        const size_t want = std::max(raw, raw_cap + raw_cap / 2);
+        cudaFree(d_raw);
+        d_raw = nullptr, raw_cap = 0;
+        d_raw = dev_alloc<uint8_t>(want, "d_raw");
+        raw_cap = want;
+    }
+    if (words > gather_cap) {
+        const size_t want = std::max(words, std::max(size_t{4096}, gather_cap + gather_cap / 2));
+        cudaFree(d_gather);
+        d_gather = nullptr, gather_cap = 0;
+        d_gather = dev_alloc<uint32_t>(want, "d_gather");
+        gather_cap = want;
+    }
+    ensure_pinned(h_gather, words, "h_gather");
+    std::memcpy(h_gather.get(), batch.offsets + gather.first, (size_t{gather.n} + 1) * 4);
+    std::memcpy(h_gather.get() + gather.n + 1, batch.sources + gather.first, size_t{gather.n} * 4);
+    if (pinned) {
+        src = batch.data + gather.begin;
+    } else {
+        ensure_pinned(h_text, raw, "h_text");
+        std::memcpy(h_text.get(), batch.data + gather.begin, raw);
+        src = h_text.get();
+    }
+}
+
 void ChunkSlot::submit() {
-    WM_CUDA_CHECK(cudaMemcpyAsync(d_text, src, chunk.bytes, cudaMemcpyHostToDevice, stream));
+    if (gathered) {
+        const size_t words = size_t{gather.n} * 2 + 1;
+        WM_CUDA_CHECK(cudaMemcpyAsync(d_raw, src, gather.end - gather.begin, cudaMemcpyHostToDevice, stream));
+        WM_CUDA_CHECK(cudaMemcpyAsync(d_gather, h_gather.get(), words * 4, cudaMemcpyHostToDevice, stream));
+        ac_gather_payloads(d_raw, gather.begin, d_gather, d_gather + gather.n + 1, gather.n, chunk.src_begin,
+                           chunk.bytes, d_text, stream);
+    } else {
+        WM_CUDA_CHECK(cudaMemcpyAsync(d_text, src, chunk.bytes, cudaMemcpyHostToDevice, stream));
+    }
     if (meta_n)
         WM_CUDA_CHECK(cudaMemcpyAsync(d_meta, h_meta.get(), size_t{meta_n} * sizeof(PayloadMeta), cudaMemcpyHostToDevice,
                                       stream));

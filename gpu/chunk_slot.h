@@ -5,6 +5,7 @@
 // matcher (gpu_matcher_cuda.cpp) runs the kernel on its stream and collects.
 #pragma once
 
+#include "gpu/ac_gather.h"
 #include "gpu/ac_plan.h"
 #include "gpu/gpu_matcher.h"
 #include "gpu/pinned_host.h"
@@ -102,10 +103,21 @@ struct ChunkSlot {
     uint32_t seq = 0;                       // chunks the matcher staged before this one (slot seq % kStreams)
     class PairBatch *pair_batch = nullptr;  // submit_set_pairs(): the batch whose pairs the chunk adds to
     const uint8_t *src = nullptr;           // where the chunk's bytes are copied from (pinned)
+    // A chunk of payloads left in place (BatchView::sources): src is its span
+    // of file bytes, copied to d_raw and packed into d_text on the device;
+    // h_gather / d_gather hold the span's n + 1 offsets, then its n sources.
+    bool gathered = false;
+    GatherSpan gather{};
+    uint8_t *d_raw = nullptr;
+    size_t raw_cap = 0;
+    PinnedHostArray<uint32_t> h_gather;
+    uint32_t *d_gather = nullptr;
+    size_t gather_cap = 0;
     bool busy = false;
 
   private:
     void release();
+    void stage_gather(const BatchView &batch, bool pinned);
     size_t chunk_bytes_ = 0;
     size_t initial_capacity_ = 0; // output records the slot was made with
     StreamWaiter waiter_;          // how wait() waits

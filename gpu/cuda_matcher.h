@@ -161,7 +161,7 @@ inline uint32_t CudaMatcher::collect(ChunkSlot &s, OutputUse use, Launch launch,
 template <typename Launch, typename Done>
 inline bool CudaMatcher::run_chunks(const BatchView &batch, Launch launch, Done done, const PayloadMeta *meta, bool drain) {
     ChunkPlanner plan(batch, chunk_target_, chunk_segs_, tuning::kTileBytes, d_view_.max_len, true, chunk_bytes_);
-    const bool pinned = is_pinned(batch.data, batch.offsets[batch.count]);
+    const bool pinned = is_pinned(batch.data, batch_data_bytes(batch));
     bool split = false;
     const bool idle = std::none_of(std::begin(slots_), std::end(slots_), [](const auto &s) { return s->busy; });
     if (idle) { // a timeline starts from an idle pipeline

@@ -38,12 +38,23 @@ struct Literal {
 
 // A batch of payloads stored back to back: payload i is
 // data[offsets[i], offsets[i+1]); offsets has count + 1 entries (may be null
-// when count == 0). Empty payloads are allowed.
+// when count == 0). Empty payloads are allowed. With sources, payload i is
+// left in place at data + sources[i] instead (ascending, not overlapping; a
+// replay window's file bytes), and the device packs the payloads at their
+// offsets (ac_gather.h): the host copies none.
 struct BatchView {
     const uint8_t *data;
     const uint32_t *offsets;
     uint32_t count;
+    const uint32_t *sources = nullptr;
 };
+
+// Bytes of data the batch's payloads span.
+inline uint64_t batch_data_bytes(const BatchView &b) {
+    if (b.count == 0) return 0;
+    return b.sources ? uint64_t{b.sources[b.count - 1]} + (b.offsets[b.count] - b.offsets[b.count - 1])
+                     : b.offsets[b.count];
+}
 
 // One match: pattern id, payload index in the batch, exclusive end offset of
 // the match inside the payload. In OutputMode::Set, end is 0.

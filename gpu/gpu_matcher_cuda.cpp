@@ -298,7 +298,7 @@ void CudaMatcher::count(const BatchView &batch, std::vector<uint64_t> &per_patte
     for (auto &slot : slots_)
         WM_CUDA_CHECK(cudaMemsetAsync(slot->d_counters, 0, size_t{P} * 8, slot->stream));
     ChunkPlanner plan(batch, chunk_target_, chunk_segs_, tuning::kTileBytes, d_view_.max_len, true, chunk_bytes_);
-    const bool pinned = is_pinned(batch.data, batch.offsets[batch.count]);
+    const bool pinned = is_pinned(batch.data, batch_data_bytes(batch));
     for (uint32_t k = 0;; ++k) {
         ChunkSlot &s = *slots_[k % tuning::kStreams];
         s.wait(); // its pinned input is free again

@@ -203,4 +203,33 @@ inline Case random_case(uint32_t seed, const CaseSpec &s) {
     return c;
 }
 
+// A case's payloads left in place, as a replay window leaves them: between
+// and around them, gaps of 0-40 bytes over the case's own bytes (a gather
+// that read a gap would match something else).
+struct InPlace {
+    std::vector<uint8_t> raw;
+    std::vector<uint32_t> sources;
+    BatchView view(const Case &c, const uint8_t *data = nullptr) const {
+        return BatchView{data ? data : raw.data(), c.offs.data(), static_cast<uint32_t>(c.offs.size() - 1),
+                         sources.data()};
+    }
+};
+
+inline InPlace left_in_place(const Case &c, uint32_t seed) {
+    std::mt19937 rng(seed);
+    InPlace p;
+    auto gap = [&] {
+        const uint32_t n = rng() % 3 == 0 ? 0 : rng() % 41;
+        for (uint32_t k = 0; k < n; ++k)
+            p.raw.push_back(c.data.empty() ? uint8_t('a') : c.data[rng() % c.data.size()] ^ uint8_t(k % 2 ? 0x20 : 0));
+    };
+    for (size_t i = 0; i + 1 < c.offs.size(); ++i) {
+        gap();
+        p.sources.push_back(static_cast<uint32_t>(p.raw.size()));
+        p.raw.insert(p.raw.end(), c.data.begin() + c.offs[i], c.data.begin() + c.offs[i + 1]);
+    }
+    gap();
+    return p;
+}
+
 } // namespace wm::gpu::test

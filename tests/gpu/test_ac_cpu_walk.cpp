@@ -46,6 +46,17 @@ const WalkConfig kConfigs[] = {
 const CaseGroups kCaseGroups[] = {CaseGroups::Folded, CaseGroups::Split};
 const char *name(CaseGroups g) { return g == CaseGroups::Folded ? "folded" : "split"; }
 
+// The walk's plan of a config.
+CpuWalkOptions plan_of(const WalkConfig &w) {
+    CpuWalkOptions o;
+    o.tile_bytes = w.tile;
+    o.max_chunk_bytes = w.chunk_bytes;
+    o.max_chunk_payloads = w.chunk_payloads;
+    o.whole_runs = w.whole_runs;
+    o.chunk_capacity_bytes = w.chunk_capacity;
+    return o;
+}
+
 std::vector<Match> walk(const Case &c, const WalkConfig &w, bool set_semantics = false,
                         CaseGroups groups = CaseGroups::Folded) {
     AcCompileOptions co;
@@ -53,12 +64,7 @@ std::vector<Match> walk(const Case &c, const WalkConfig &w, bool set_semantics =
     co.key_bytes = w.key_bytes;
     co.case_groups = groups;
     AcBlob blob = compile_ac(c.pats, co);
-    CpuWalkOptions o;
-    o.tile_bytes = w.tile;
-    o.max_chunk_bytes = w.chunk_bytes;
-    o.max_chunk_payloads = w.chunk_payloads;
-    o.whole_runs = w.whole_runs;
-    o.chunk_capacity_bytes = w.chunk_capacity;
+    CpuWalkOptions o = plan_of(w);
     o.set_semantics = set_semantics;
     std::vector<Match> out;
     cpu_walk_scan(blob, c.view(), out, o);
@@ -84,6 +90,26 @@ TEST_P(CpuWalkRandom, EqualsNaive) {
             ASSERT_EQ(got.size(), ref.size()) << "seed " << seed << " config " << w.name << " " << name(cg);
             EXPECT_TRUE(got == ref) << "seed " << seed << " config " << w.name << " " << name(cg);
         }
+}
+
+// Payloads left in place (a replay window's file bytes, BatchView::sources):
+// each chunk gathered as the device gathers it (ac_gather.h) walks exactly
+// as the packed batch, in every plan: split payloads, tiny chunks, runs.
+TEST_P(CpuWalkRandom, PayloadsLeftInPlaceWalkAsPacked) {
+    const int seed = GetParam();
+    CaseSpec s;
+    if (seed % 2) { s.alphabet = "abcdAB"; s.patterns = 60; s.max_len = 9; s.max_payload = 700; }
+    const Case c = random_case(5000 + seed, s);
+    const InPlace p = left_in_place(c, 77 + seed);
+    AcBlob blob = compile_ac(c.pats);
+    for (const auto &w : kConfigs) {
+        const CpuWalkOptions o = plan_of(w);
+        std::vector<Match> packed, in_place;
+        cpu_walk_scan(blob, c.view(), packed, o);
+        cpu_walk_scan(blob, p.view(c), in_place, o);
+        ASSERT_FALSE(packed.empty()) << "a case without matches tests little";
+        EXPECT_TRUE(in_place == packed) << "seed " << seed << " config " << w.name;
+    }
 }
 
 // The Set kernel's walk (repeated plain states report nothing) loses no

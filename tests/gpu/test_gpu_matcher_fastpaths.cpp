@@ -81,6 +81,27 @@ TEST(GpuMatcherFastPaths, PinnedBufferInputEqualsReference) {
     }
 }
 
+// Payloads left in place (BatchView::sources), in pageable memory and in the
+// matcher's pinned buffer: the device packs each chunk from its span of the
+// bytes, in one chunk and in many with split payloads, as the packed batch.
+TEST(GpuMatcherFastPaths, PayloadsLeftInPlaceEqualReference) {
+    REQUIRE_GPU();
+    for (uint32_t seed : {1u, 2u, 3u}) {
+        Case c = random_case(700 + seed, sized_spec(200, 40, 500, 3000));
+        const InPlace p = left_in_place(c, seed);
+        GpuOptions o;
+        o.max_batch_bytes = seed == 1 ? (64u << 20) : 16384;
+        o.max_batch_payloads = seed == 3 ? 5 : (1u << 20);
+        auto m = GpuMatcher::create(c.pats, o);
+        expect_modes_equal_reference(*m, c, p.view(c), "pageable, seed " + std::to_string(seed));
+        uint8_t *pin = m->pinned_buffer(p.raw.size());
+        std::memcpy(pin, p.raw.data(), p.raw.size());
+        expect_modes_equal_reference(*m, c, p.view(c, pin), "pinned, seed " + std::to_string(seed));
+        // The packed batch on the same matcher after it (the staging is per chunk).
+        expect_modes_equal_reference(*m, c, c.view(), "packed after, seed " + std::to_string(seed));
+    }
+}
+
 // pinned_buffer() memory is page-locked from its first to its last byte
 // (mapped, first touched by several threads, then registered: pinned_host.h)
 // in every slot, at sizes one thread or many touch, and writable to the end.
