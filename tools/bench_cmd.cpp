@@ -219,7 +219,8 @@ Result run_scanners(const wm_ruleset_t *rs, const Corpus &c, const Batches &b, c
 // window buffers (once per scanner, as a long-running host keeps it).
 std::vector<Result> run_replay(const wm_ruleset_t *rs, const std::string &pcap, const wm_scanner_options_t &o,
                                const std::string &name, size_t *payload_bytes = nullptr, int warm_runs = 0,
-                               bool window_alerts = false, unsigned read_threads = 0, unsigned window_mb = 0) {
+                               bool window_alerts = false, unsigned read_threads = 0, unsigned window_mb = 0,
+                               int payload_layout = WM_PAYLOADS_AUTO) {
     std::vector<Result> out;
     wm_scanner_t *sc = nullptr;
     const auto t0 = Clock::now();
@@ -240,6 +241,7 @@ std::vector<Result> run_replay(const wm_ruleset_t *rs, const std::string &pcap, 
         wm_replay_options_init(&ro);
         ro.read_threads = read_threads;
         ro.window_bytes = uint64_t{window_mb} << 20;
+        ro.payload_layout = payload_layout;
         auto count = [](const wm_alert_t *, void *) { return 0; };
         if (window_alerts) // the alerts as one array per window, no call per alert
             ro.on_window_alerts = [](const wm_packet_t *, size_t, const wm_set_hit_t *, size_t, void *) { return 0; };
@@ -371,14 +373,15 @@ int run_bench(const BenchArgs &a) {
             window_alerts ? "replay gpu set, window alerts, --replay-capture" : "replay gpu set, --replay-capture";
         if (a.replay_capture.empty() || !wanted(name)) continue;
         for (Result &r : run_replay(rs, a.replay_capture, options(WM_BACKEND_GPU, WM_OUTPUT_SET), name, &big_payload, 2,
-                                    window_alerts, a.read_threads, a.window_mb))
+                                    window_alerts, a.read_threads, a.window_mb, a.payload_layout))
             replay_big.push_back(std::move(r));
     }
     const std::string big_positions = "replay gpu positions, --replay-capture";
     if (a.positions && !a.replay_capture.empty() && wanted(big_positions))
         for (Result &r : run_replay(rs, a.replay_capture,
                                     options(WM_BACKEND_GPU, WM_OUTPUT_POSITIONS, static_cast<unsigned>(cores)),
-                                    big_positions, &big_payload, 2, false, a.read_threads, a.window_mb))
+                                    big_positions, &big_payload, 2, false, a.read_threads, a.window_mb,
+                                    a.payload_layout))
             replay_big.push_back(std::move(r));
     wm_capture_t *cap = nullptr;
     size_t capture_payload = 0;

@@ -21,6 +21,17 @@ CLI::Option *add_gpu_wait_option(CLI::App *cmd, int &wait) {
         ->type_name("spin|block");
 }
 
+CLI::Option *add_payload_layout_option(CLI::App *cmd, int &layout) {
+    const std::map<std::string, int> layouts{
+        {"auto", WM_PAYLOADS_AUTO}, {"packed", WM_PAYLOADS_PACKED}, {"in-place", WM_PAYLOADS_IN_PLACE}};
+    return cmd
+        ->add_option("--payload-layout", layout,
+                     "where a window's payloads lie for the scan: in-place (as the file has them, no copy on the "
+                     "host), packed (copied back to back) or auto (default: in place on the CPU, packed on the GPU)")
+        ->transform(CLI::CheckedTransformer(layouts, CLI::ignore_case).description(""))
+        ->type_name("auto|packed|in-place");
+}
+
 CLI::Validator finite_range(double lo, double hi) {
     return CLI::Validator(
         [lo, hi](std::string &v) -> std::string {

@@ -14,6 +14,8 @@ CLI::Validator finite_range(double lo, double hi);
 // --gpu-wait spin|block into `wait` (wm_gpu_wait), for the commands that
 // create a scanner.
 CLI::Option *add_gpu_wait_option(CLI::App *cmd, int &wait);
+// --payload-layout auto|packed|in-place into layout (wm_payload_layout, replay without streams).
+CLI::Option *add_payload_layout_option(CLI::App *cmd, int &layout);
 
 // Whether `output` names the same file as one of `inputs` (an existing file
 // with the same device and inode): writing it would destroy an input.

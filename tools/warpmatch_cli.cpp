@@ -35,6 +35,7 @@ struct ReplayArgs {
     unsigned cpu_threads = 0;  // 0: every core
     size_t window_mb = 0;
     int gpu_wait = WM_GPU_WAIT_SPIN;
+    int payload_layout = WM_PAYLOADS_AUTO;
 };
 
 void on_progress(uint64_t packets, uint64_t bytes, double seconds, void *) {
@@ -91,6 +92,7 @@ int run_replay(const ReplayArgs &a) {
     ro.window_bytes = a.window_mb << 20;
     ro.bpf = a.bpf.c_str();
     ro.tunnel_ports = a.tunnel_ports.c_str();
+    ro.payload_layout = a.payload_layout;
     wm_stream_stats_t sst;
     wm_stream_stats_init(&sst);
     // -q: no alert callback, so the library only counts them.
@@ -219,6 +221,7 @@ int main(int argc, char **argv) {
                        "threads Hyperscan scans a batch with on the CPU backend and for --verify "
                        "(default: every core)");
     add_gpu_wait_option(replay, ra.gpu_wait);
+    add_payload_layout_option(replay, ra.payload_layout);
     replay->add_flag("-q,--quiet", ra.quiet, "print only the stats, not the alerts");
     replay->add_flag("--payload", ra.payload, "alerts carry the packet's payload: base64 and printable (as Suricata's)");
 
@@ -259,6 +262,7 @@ int main(int argc, char **argv) {
     bench->add_option("--window-mb", ba.window_mb, "replay rows: MiB of capture per window (default: the library's)")
         ->check(CLI::Range(0u, 1024u));
     add_gpu_wait_option(bench, ba.gpu_wait);
+    add_payload_layout_option(bench, ba.payload_layout)->description("replay rows: as replay --payload-layout");
     bench->add_option("--rows", ba.rows, "only the rows whose name contains one of these (comma-separated)")
         ->delimiter(',');
 

@@ -54,7 +54,7 @@ extern "C" {
 /* ------------------------------------------------------------------ */
 
 #define WM_VERSION_MAJOR 0
-#define WM_VERSION_MINOR 14
+#define WM_VERSION_MINOR 15
 #define WM_VERSION_PATCH 0
 /** ABI version: bumped whenever a public struct layout or signature changes.
  *  The shared library's SONAME is libwarpmatch.so.<WM_ABI_VERSION>. */

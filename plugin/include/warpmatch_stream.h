@@ -152,7 +152,25 @@ typedef struct wm_replay_options {
     /** The UDP tunnels' ports, as wm_capture_set_tunnel_ports takes them
      *  (NULL or "": the standard ones); a bad spec is WM_INVALID. */
     const char *tunnel_ports;
+    /* Since 0.15. */
+    /** Where a window's payloads lie for the scan, without streams
+     *  (wm_payload_layout); another value is WM_INVALID. */
+    int payload_layout;
 } wm_replay_options_t;
+
+/** wm_replay_options_t::payload_layout. */
+typedef enum wm_payload_layout {
+    /** In place on the CPU backend, packed on the GPU (default): where each
+     *  measured faster (docs/PERFORMANCE.md, runs 338-342). */
+    WM_PAYLOADS_AUTO = 0,
+    /** Copied back to back by the threads that read the window. */
+    WM_PAYLOADS_PACKED = 1,
+    /** Left where the file has them: a classic pcap window is read straight
+     *  into the scanner's buffer and no payload is copied on the host (on
+     *  the GPU the device packs them). Packed all the same for pcapng files,
+     *  and on the GPU with approximate or align rules. */
+    WM_PAYLOADS_IN_PLACE = 2
+} wm_payload_layout;
 
 WM_API void wm_replay_options_init(wm_replay_options_t *opts);
 

@@ -120,9 +120,10 @@ void AlignEngine::scan(const BatchView &batch, wm_output_mode, std::vector<Match
     if (batch.count > std::numeric_limits<uint32_t>::max())
         throw std::invalid_argument("batch too large for the align engine");
     const size_t first = out.size();
+    const BatchView packed = backend_ == AlignBackend::Gpu ? packed_view(batch, packed_) : batch;
     for (Group &g : groups_) {
         if (backend_ == AlignBackend::Gpu)
-            scan_gpu(g, batch, out);
+            scan_gpu(g, packed, out);
         else
             scan_cpu(g, batch, out);
     }

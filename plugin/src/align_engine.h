@@ -88,6 +88,7 @@ class AlignEngine final : public Engine {
     AlignBackend backend_;
     size_t rule_count_ = 0;
     std::vector<Group> groups_;
+    std::vector<uint8_t> packed_; // an in-place batch packed for the GPU (it reads data whole)
 };
 
 } // namespace wm

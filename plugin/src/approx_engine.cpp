@@ -77,7 +77,8 @@ void ApproxEngine::scan(const BatchView &batch, wm_output_mode mode, std::vector
     if (rule_index_.empty()) return;
     const size_t first = out.size();
     if (gpu_) {
-        approx::PayloadBatch pb{batch.data, batch.offsets, static_cast<uint32_t>(batch.count)};
+        const BatchView packed = packed_view(batch, packed_);
+        approx::PayloadBatch pb{packed.data, packed.offsets, static_cast<uint32_t>(packed.count)};
         std::vector<approx::ApproxMatch> res;
         gpu_->scan(pb, res);
         for (const auto &r : res) {

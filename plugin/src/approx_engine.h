@@ -75,6 +75,7 @@ class ApproxEngine final : public Engine {
     ApproxBackend backend_;
     std::vector<uint32_t> rule_index_;  // approximate pattern i -> rule index
     std::vector<uint32_t> len_, offset_, depth_; // per approximate pattern
+    std::vector<uint8_t> packed_; // an in-place batch packed for the GPU (it reads data whole)
     std::unique_ptr<hs_database_t, HsDatabaseDeleter> owned_db_;
     const hs_database_t *db_ = nullptr; // owned_db_ or the rule set's
     hs_scratch_t *scratch_ = nullptr;

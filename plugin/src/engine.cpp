@@ -1,8 +1,20 @@
 #include "engine.h"
 
 #include <algorithm>
+#include <cstring>
 
 namespace wm {
+
+BatchView packed_view(const BatchView &batch, std::vector<uint8_t> &buf) {
+    if (!batch.sources || batch.count == 0) return batch;
+    buf.resize(batch.offsets[batch.count]);
+    for (size_t i = 0; i < batch.count; ++i)
+        if (const uint32_t n = batch.payload_len(i)) std::memcpy(buf.data() + batch.offsets[i], batch.payload(i), n);
+    BatchView v = batch;
+    v.data = buf.data();
+    v.sources = nullptr;
+    return v;
+}
 
 namespace {
 bool canonical_less(const Match &a, const Match &b) {

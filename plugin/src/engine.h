@@ -11,15 +11,29 @@
 
 namespace wm {
 
-// A batch of payloads stored back to back (see wm_batch_t).
+// A batch of payloads stored back to back (see wm_batch_t), or left in
+// place: a replay window's file bytes, payload i at data + sources[i]
+// (ascending, not overlapping), offsets then saying where it would lie
+// packed (its length, and its bytes' place in the scan). Engines that read
+// `data` whole take packed_view() of an in-place batch.
 struct BatchView {
     const uint8_t *data = nullptr;
     const uint32_t *offsets = nullptr; // count + 1 entries
     size_t count = 0;
     const wm_payload_meta_t *meta = nullptr; // may be null
+    const uint32_t *sources = nullptr;       // null: packed (data + offsets[i])
     uint32_t payload_len(size_t i) const { return offsets[i + 1] - offsets[i]; }
-    const uint8_t *payload(size_t i) const { return data + offsets[i]; }
+    const uint8_t *payload(size_t i) const { return data + (sources ? sources[i] : offsets[i]); }
+    // Bytes of data the payloads span.
+    uint64_t data_bytes() const {
+        if (count == 0) return 0;
+        return sources ? uint64_t{sources[count - 1]} + payload_len(count - 1) : offsets[count];
+    }
 };
+
+// The batch packed: itself, or (in place) a copy of its payloads in buf at
+// their offsets.
+BatchView packed_view(const BatchView &batch, std::vector<uint8_t> &buf);
 
 // One match: rule index (into CompiledRuleSet::rules()), payload index and
 // [start, end) in the payload. In set mode start == end == 0, except for

@@ -77,7 +77,7 @@ namespace {
 gpu::BatchView gpu_view(const BatchView &batch) {
     if (batch.count > std::numeric_limits<uint32_t>::max())
         throw std::invalid_argument("batch too large for the GPU engine");
-    return {batch.data, batch.offsets, static_cast<uint32_t>(batch.count)};
+    return {batch.data, batch.offsets, static_cast<uint32_t>(batch.count), batch.sources};
 }
 } // namespace
 

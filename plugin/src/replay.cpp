@@ -110,12 +110,17 @@ int replay_file_ex(Scanner &sc, const std::string &path, const wm_replay_options
     // Parsed before the file is opened: a bad spec is the caller's error, WM_INVALID.
     std::optional<capture::TunnelPorts> ports;
     if (opts.tunnel_ports && *opts.tunnel_ports) ports = capture::TunnelPorts::parse(opts.tunnel_ports);
+    if (opts.payload_layout < WM_PAYLOADS_AUTO || opts.payload_layout > WM_PAYLOADS_IN_PLACE)
+        throw std::invalid_argument(fmt::format(
+            "replay: payload_layout {} is none of WM_PAYLOADS_AUTO, WM_PAYLOADS_PACKED and WM_PAYLOADS_IN_PLACE",
+            opts.payload_layout));
     if (!opts.streams) {
         ReplayTuning tuning;
         tuning.threads = opts.read_threads;
         tuning.window_bytes = opts.window_bytes;
         tuning.filter = filter;
         tuning.tunnel_ports = ports ? &*ports : nullptr;
+        tuning.payload_layout = opts.payload_layout;
         return replay_file(sc, path, cb, stats, error, tuning);
     }
     if (cb.on_window_alerts)

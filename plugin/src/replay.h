@@ -43,6 +43,9 @@ struct ReplayTuning {
     WindowPipeline pipeline = WindowPipeline::Auto;
     std::string filter;        // capture filter, tcpdump syntax ("" for none)
     const capture::TunnelPorts *tunnel_ports = nullptr; // nullptr: the standard ones
+    // wm_payload_layout: payloads left where the file has them
+    // (WindowReader::set_payloads_in_place) or packed by the reader.
+    int payload_layout = WM_PAYLOADS_AUTO;
 };
 
 // Replay without streams (replay_packets.cpp): windows of the capture are

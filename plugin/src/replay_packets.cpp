@@ -38,6 +38,11 @@ using capture::PayloadWindow;
 
 double since(Clock::time_point t) { return std::chrono::duration<double>(Clock::now() - t).count(); }
 
+// A window as a batch: its payloads packed, or left in place.
+BatchView view_of(const PayloadWindow &w) {
+    return BatchView{w.data, w.offsets.data(), w.count(), w.meta.data(), w.sources_or_null()};
+}
+
 // Scans windows and delivers their alerts.
 class WindowScanner {
   public:
@@ -69,7 +74,7 @@ class WindowScanner {
         if (!pipelined_ && !ahead_) return window(w);
         if (w.count() == 0) return true;
         st_.batches++;
-        const BatchView view{w.data, w.offsets.data(), w.count(), w.meta.data()};
+        const BatchView view = view_of(w);
         if (ahead_) ahead_->submit(view);
         else sc_.submit_set(view);
         pending_.push_back({&w, st_.batches});
@@ -130,7 +135,7 @@ class WindowScanner {
 
   private:
     bool batch(const PayloadWindow &w) {
-        const BatchView view{w.data, w.offsets.data(), w.count(), w.meta.data()};
+        const BatchView view = view_of(w);
         const wm_packet_t *packets = w.packets.data();
         st_.batches++;
         if (set_array_) {
@@ -282,6 +287,14 @@ int replay_file(Scanner &sc, const std::string &path, const ReplayCallbacks &cb,
     const uint64_t window = window_bytes_for(path, gpu, tuning.window_bytes);
     capture::WindowReader reader(path, window, tuning.threads ? tuning.threads : default_threads(), tuning.filter);
     reader.set_tunnel_ports(tuning.tunnel_ports);
+    // In place the reader copies no payload: Hyperscan scans them where they
+    // lie, and the GPU packs them on the device. The GPU's default stays
+    // packed: it copies 1.7x the bytes over PCIe (the file's headers too),
+    // and its windows' latency grew with them (runs 338-342).
+    const bool in_place = tuning.payload_layout == WM_PAYLOADS_IN_PLACE ||
+                          (tuning.payload_layout == WM_PAYLOADS_AUTO && !gpu);
+    reader.set_payloads_in_place(in_place && sc.takes_payloads_in_place());
+    const uint64_t slot_bytes = window + capture::WindowReader::kInPlaceSlack;
     WindowScanner ws(sc, cb, stats, tuning.pipeline);
     stats.capture = wm_capture_stats_t{};
     stats.capture.struct_size = sizeof(stats.capture);
@@ -301,12 +314,12 @@ int replay_file(Scanner &sc, const std::string &path, const ReplayCallbacks &cb,
     PayloadWindow win[kWindows];
     uint8_t *slot[kWindows] = {};
     std::vector<uint8_t> oversize[kWindows];
-    slot[0] = sc.batch_buffer(window, 0);
+    slot[0] = sc.batch_buffer(slot_bytes, 0);
     WindowRing ring(kWindows, 1);
     std::thread reading([&] {
         ring.produce([&](unsigned k) {
             const bool read = reader.next(win[k], [&, k](size_t bytes) {
-                if (bytes <= window) return slot[k];
+                if (bytes <= slot_bytes) return slot[k];
                 oversize[k].resize(bytes);
                 return oversize[k].data();
             });
@@ -323,7 +336,7 @@ int replay_file(Scanner &sc, const std::string &path, const ReplayCallbacks &cb,
     };
     try {
         for (unsigned j = 1; j < kWindows; ++j) { // the reader may take each once it exists
-            slot[j] = sc.batch_buffer(window, j);
+            slot[j] = sc.batch_buffer(slot_bytes, j);
             ring.release(j);
         }
         unsigned k = 0;

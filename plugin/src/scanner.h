@@ -85,6 +85,11 @@ class Scanner {
     const std::vector<Match> &gpu_only() const { return gpu_only_; }
     const std::vector<Match> &cpu_only() const { return cpu_only_; }
 
+    // Whether batches of payloads left in place (BatchView::sources) suit
+    // every engine: the GPU's approximate and align engines read a batch
+    // whole and would pack it on this thread (packed_view) first.
+    bool takes_payloads_in_place() const { return backend_ == WM_BACKEND_CPU || (!approx_ && !align_); }
+
     // Page-locked on the GPU backend (see wm_scanner_batch_buffer). slot
     // (< kBatchBufferSlots) picks one buffer: replay fills one while another
     // is scanned and the third's alerts are delivered.

@@ -8,6 +8,7 @@
 #include <gtest/gtest.h>
 
 #include <cstdint>
+#include <cstdio>
 #include <string>
 #include <vector>
 
@@ -62,6 +63,23 @@ struct RandomBatch {
         return wm_batch_t{reinterpret_cast<const uint8_t *>(data.data()), offsets.data(), offsets.size() - 1, nullptr};
     }
 };
+
+// A classic pcap file (Ethernet, microsecond stamps) of these frames, frame
+// i stamped 1700000000 + i seconds; its path under the test's temp dir.
+inline std::string write_pcap(const std::string &name, const std::vector<std::vector<uint8_t>> &frames) {
+    const std::string path = ::testing::TempDir() + name;
+    FILE *f = std::fopen(path.c_str(), "wb");
+    const uint32_t file_header[6] = {0xa1b2c3d4u, 2u | (4u << 16), 0, 0, 65535, 1};
+    std::fwrite(file_header, sizeof file_header, 1, f);
+    for (size_t i = 0; i < frames.size(); ++i) {
+        const uint32_t len = static_cast<uint32_t>(frames[i].size());
+        const uint32_t record[4] = {1700000000u + static_cast<uint32_t>(i), 0, len, len};
+        std::fwrite(record, sizeof record, 1, f);
+        std::fwrite(frames[i].data(), len, 1, f);
+    }
+    std::fclose(f);
+    return path;
+}
 
 inline int collect(uint32_t rule, uint32_t payload, uint32_t start, uint32_t end, void *ctx) {
     static_cast<std::vector<Hit> *>(ctx)->push_back({rule, payload, start, end});

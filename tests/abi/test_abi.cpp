@@ -422,7 +422,7 @@ TEST_F(Fixture, ReplayOptionsOfTheOlderSizeAreAccepted) {
     wm_replay_options_init(&ro);
     for (size_t size : {sizeof(ro), offsetof(wm_replay_options_t, read_threads),
                         offsetof(wm_replay_options_t, on_window_alerts), offsetof(wm_replay_options_t, bpf),
-                        offsetof(wm_replay_options_t, tunnel_ports)}) {
+                        offsetof(wm_replay_options_t, tunnel_ports), offsetof(wm_replay_options_t, payload_layout)}) {
         ro.struct_size = size;
         wm_error_t *err = nullptr;
         // Past the argument checks: the missing file is the error.

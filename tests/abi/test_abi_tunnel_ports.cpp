@@ -28,18 +28,7 @@ std::vector<uint8_t> vxlan_frame(uint16_t dport) {
 }
 
 std::string write_capture() {
-    const std::string path = ::testing::TempDir() + "abi_tunnel_ports.pcap";
-    FILE *f = std::fopen(path.c_str(), "wb");
-    const uint32_t file_header[6] = {0xa1b2c3d4u, 2u | (4u << 16), 0, 0, 65535, 1};
-    std::fwrite(file_header, sizeof file_header, 1, f);
-    for (uint16_t port : {8472, 4789}) {
-        const std::vector<uint8_t> frame = vxlan_frame(port);
-        const uint32_t record[4] = {1700000000u, port, uint32_t(frame.size()), uint32_t(frame.size())};
-        std::fwrite(record, sizeof record, 1, f);
-        std::fwrite(frame.data(), frame.size(), 1, f);
-    }
-    std::fclose(f);
-    return path;
+    return abi_test::write_pcap("abi_tunnel_ports.pcap", {vxlan_frame(8472), vxlan_frame(4789)});
 }
 
 // Destination port of each payload packet wm_capture_next delivers.

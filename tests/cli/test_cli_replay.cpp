@@ -169,14 +169,16 @@ TEST(CliReplay, TunnelPortsAreUsedAndNamedInTheStats) {
 // number; with --streams it is the scanned window (docs/streams.md: the
 // bytes carried from the stream, then the packet's), so it ends with them.
 // On the CPU, and with `auto` (the GPU where there is one; set mode there,
-// so the alerts point into the GPU scanner's windows).
+// so the alerts point into the GPU scanner's windows); the payloads left in
+// place by the reader (the CPU's default) or packed (the GPU's).
 TEST(CliReplay, PayloadFieldsCarryThePacketsPayload) {
     ASSERT_TRUE(fs::exists(kDemoPcap)) << "demo capture not built: " << kDemoPcap;
     std::map<uint64_t, std::vector<uint8_t>> payload_of;
     wm::capture::OfflineCapture cap(kDemoPcap);
     wm_packet_t p{};
     while (cap.next(&p) == WM_SUCCESS) payload_of[p.number].assign(p.payload, p.payload + p.payload_len);
-    for (const std::string mode : {"-b cpu", "-b cpu --streams", "-b auto", "-b auto --streams"}) {
+    for (const std::string mode : {"-b cpu", "-b cpu --streams", "-b auto", "-b auto --streams",
+                                   "-b cpu --payload-layout packed", "-b auto --payload-layout in-place"}) {
         SCOPED_TRACE(mode);
         const bool streams = mode.find("--streams") != std::string::npos;
         const Replay r = replay(kDemoPcap + " -r " + kDemoRules + " --payload " + mode);

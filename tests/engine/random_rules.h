@@ -70,6 +70,34 @@ struct OwnedBatch {
     }
 };
 
+// A batch's payloads left in place (BatchView::sources), as a replay window
+// leaves them: gaps of 0-30 bytes of the batch's own text between them.
+struct InPlaceBatch {
+    std::string raw;
+    std::vector<uint32_t> sources;
+    BatchView view(const OwnedBatch &b) const {
+        BatchView v = b.view();
+        v.data = reinterpret_cast<const uint8_t *>(raw.data());
+        v.sources = sources.data();
+        return v;
+    }
+};
+
+inline InPlaceBatch left_in_place(const OwnedBatch &b, uint32_t seed) {
+    std::mt19937 rng(seed);
+    InPlaceBatch p;
+    auto gap = [&] {
+        for (uint32_t n = rng() % 31; n > 0 && !b.data.empty(); --n) p.raw += b.data[rng() % b.data.size()];
+    };
+    for (size_t i = 0; i + 1 < b.offsets.size(); ++i) {
+        gap();
+        p.sources.push_back(static_cast<uint32_t>(p.raw.size()));
+        p.raw.append(b.data, b.offsets[i], b.offsets[i + 1] - b.offsets[i]);
+    }
+    gap();
+    return p;
+}
+
 // Random rules, a third of them scoped by protocol and/or ports; every fifth
 // copies an earlier rule's literal exactly (one device pattern, several rules).
 inline rules::RuleSet scoped_rules(uint32_t seed, size_t n) {

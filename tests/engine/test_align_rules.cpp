@@ -257,6 +257,38 @@ TEST(AlignScanner, CpuBackendRunsAlignRulesNextToLiteralAndApproximateRules) {
     EXPECT_FALSE(others.empty());
 }
 
+// A batch of payloads left in place (a replay window's) scans as the packed
+// batch, literal, approximate and align rules alike: on the CPU every engine
+// reads the payloads where they lie; on the GPU the approximate and align
+// engines pack the batch first (packed_view), the literals' gather it.
+TEST(AlignScanner, PayloadsLeftInPlaceScanAsPacked) {
+    const Corpus c = make_corpus(8);
+    CompiledRuleSet crs(c.rs);
+    ASSERT_GT(crs.alignment_rules(), 0u);
+    ASSERT_GT(crs.approximate_rules(), 0u);
+    const test::InPlaceBatch p = test::left_in_place(c.batch, 8);
+    std::vector<uint8_t> buf;
+    const BatchView packed = packed_view(p.view(c.batch), buf);
+    EXPECT_EQ(packed.sources, nullptr);
+    EXPECT_EQ(std::string(reinterpret_cast<const char *>(packed.data), packed.offsets[packed.count]), c.batch.data);
+    for (int backend : {WM_BACKEND_CPU, WM_BACKEND_GPU}) {
+        std::unique_ptr<Scanner> sc;
+        try {
+            sc = std::make_unique<Scanner>(crs, test::scanner_options(backend, WM_OUTPUT_POSITIONS, 1));
+        } catch (const std::exception &e) {
+            EXPECT_EQ(backend, WM_BACKEND_GPU) << e.what();
+            continue; // no GPU here
+        }
+        SCOPED_TRACE(backend == WM_BACKEND_GPU ? "gpu" : "cpu");
+        EXPECT_EQ(sc->takes_payloads_in_place(), backend == WM_BACKEND_CPU);
+        std::vector<Match> want, got;
+        ASSERT_EQ(sc->scan(c.batch.view(), want), WM_SUCCESS);
+        ASSERT_EQ(sc->scan(p.view(c.batch), got), WM_SUCCESS) << describe(sc->gpu_only()) << describe(sc->cpu_only());
+        EXPECT_FALSE(want.empty());
+        EXPECT_EQ(got, want) << "in place:\n" << describe(got) << "packed:\n" << describe(want);
+    }
+}
+
 TEST(AlignScanner, OnlyAlignRulesAndProtocolFilters) {
     rules::RuleSet rs;
     rs.rules = {align_rule(1, "MALICIOUS-PAYLOAD-BODY", 60)};

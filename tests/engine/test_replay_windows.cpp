@@ -7,7 +7,8 @@
 // delivery spans, which on the GPU split a batch. CPU here, GPU on the
 // device (skips without one). The set cases also run with whole windows
 // pipelined through submit/collect (WindowPipeline::On), which is what the GPU
-// does by default, so CI checks that bookkeeping on the CPU.
+// does by default, so CI checks that bookkeeping on the CPU. Every tuning runs
+// with the payloads left in place and packed by the reader.
 #include "capture/offline_capture.h"
 #include "capture/packet_builder.h"
 #include "capture/pcap_writer.h"
@@ -203,10 +204,12 @@ void expect_every_tuning_matches(int backend, int mode, unsigned verify_every = 
         wm_scanner_options_t o = test::scanner_options(backend, mode, verify_every);
         o.cpu_threads = cpu_threads;
         Scanner sc(crs, o);
-        for (const auto &t : kTunings) {
+        for (ReplayTuning t : kTunings) for (bool in_place : {true, false}) {
+            t.payload_layout = in_place ? WM_PAYLOADS_IN_PLACE : WM_PAYLOADS_PACKED;
             SCOPED_TRACE(testing::Message() << "seed " << seed << " threads " << t.threads << " window "
                                             << t.window_bytes << " " << name(pipeline)
-                                            << (delivery == Delivery::PerWindow ? ", window alerts" : ""));
+                                            << (delivery == Delivery::PerWindow ? ", window alerts" : "")
+                                            << (in_place ? ", payloads in place" : ", payloads packed"));
             const ReplayRun r = replay(sc, path, with(t, pipeline), 0, delivery);
             EXPECT_EQ(r.rc, WM_SUCCESS) << r.error;
             EXPECT_EQ(r.stats.alerts, want.size());

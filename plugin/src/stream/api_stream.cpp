@@ -128,13 +128,14 @@ WM_API int wm_replay_file_ex(wm_scanner_t *sc, const char *path, const wm_replay
     wm_replay_options_t defaults;
     wm_replay_options_init(&defaults);
     if (!opts) opts = &defaults;
-    // Options of a caller built before read_threads (0.2), on_window_alerts (0.6), bpf (0.10) or
-    // tunnel_ports (0.14).
+    // Options of a caller built before read_threads (0.2), on_window_alerts (0.6), bpf (0.10),
+    // tunnel_ports (0.14) or payload_layout (0.15).
     wm_replay_options_t upgraded;
     opts = upgraded_options(opts, defaults,
                             {offsetof(wm_replay_options_t, read_threads),
                              offsetof(wm_replay_options_t, on_window_alerts), offsetof(wm_replay_options_t, bpf),
-                             offsetof(wm_replay_options_t, tunnel_ports)},
+                             offsetof(wm_replay_options_t, tunnel_ports),
+                             offsetof(wm_replay_options_t, payload_layout)},
                             upgraded);
     if (!sc || !path || !*path || !sized(stats) || !sized(opts) || !sized(&opts->stream) ||
         (stream_stats && !sized(stream_stats)))
