@@ -27,7 +27,7 @@ CLI::Option *add_payload_layout_option(CLI::App *cmd, int &layout) {
     return cmd
         ->add_option("--payload-layout", layout,
                      "where a window's payloads lie for the scan: in-place (as the file has them, no copy on the "
-                     "host), packed (copied back to back) or auto (default: in place on the CPU, packed on the GPU)")
+                     "host), packed (copied back to back) or auto (default: the library's choice, in place)")
         ->transform(CLI::CheckedTransformer(layouts, CLI::ignore_case).description(""))
         ->type_name("auto|packed|in-place");
 }

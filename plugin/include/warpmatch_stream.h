@@ -160,8 +160,8 @@ typedef struct wm_replay_options {
 
 /** wm_replay_options_t::payload_layout. */
 typedef enum wm_payload_layout {
-    /** In place on the CPU backend, packed on the GPU (default): where each
-     *  measured faster (docs/PERFORMANCE.md, runs 338-342). */
+    /** The library's choice (default): since 0.15 in place wherever the
+     *  scanner's engines take them (docs/PERFORMANCE.md, runs 338-343). */
     WM_PAYLOADS_AUTO = 0,
     /** Copied back to back by the threads that read the window. */
     WM_PAYLOADS_PACKED = 1,

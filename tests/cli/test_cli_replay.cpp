@@ -170,7 +170,7 @@ TEST(CliReplay, TunnelPortsAreUsedAndNamedInTheStats) {
 // bytes carried from the stream, then the packet's), so it ends with them.
 // On the CPU, and with `auto` (the GPU where there is one; set mode there,
 // so the alerts point into the GPU scanner's windows); the payloads left in
-// place by the reader (the CPU's default) or packed (the GPU's).
+// place by the reader (the default) or packed.
 TEST(CliReplay, PayloadFieldsCarryThePacketsPayload) {
     ASSERT_TRUE(fs::exists(kDemoPcap)) << "demo capture not built: " << kDemoPcap;
     std::map<uint64_t, std::vector<uint8_t>> payload_of;
