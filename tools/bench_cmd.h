@@ -19,7 +19,7 @@ struct BenchArgs {
     unsigned read_threads = 0; // replay rows: threads decoding a window (0: the library's default)
     unsigned window_mb = 0;    // replay rows: MiB of capture per window (0: the library's default)
     int gpu_wait = WM_GPU_WAIT_SPIN; // GPU rows: how the scanning thread waits (wm_gpu_wait)
-    int payload_layout = WM_PAYLOADS_AUTO; // replay rows: wm_payload_layout
+    int payload_layout = WM_PAYLOADS_AUTO; // --replay-capture rows: wm_payload_layout
 };
 
 int run_bench(const BenchArgs &a);

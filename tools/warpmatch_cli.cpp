@@ -262,7 +262,8 @@ int main(int argc, char **argv) {
     bench->add_option("--window-mb", ba.window_mb, "replay rows: MiB of capture per window (default: the library's)")
         ->check(CLI::Range(0u, 1024u));
     add_gpu_wait_option(bench, ba.gpu_wait);
-    add_payload_layout_option(bench, ba.payload_layout)->description("replay rows: as replay --payload-layout");
+    add_payload_layout_option(bench, ba.payload_layout)
+        ->description("--replay-capture rows: as replay --payload-layout");
     bench->add_option("--rows", ba.rows, "only the rows whose name contains one of these (comma-separated)")
         ->delimiter(',');
 

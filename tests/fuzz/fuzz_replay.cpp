@@ -91,12 +91,13 @@ int collect(const wm_alert_t *a, void *ctx) {
     return 0;
 }
 
-// One replay; its status, alerts and error message.
-int replay(const std::string &path, int streams, const char *ports, std::set<AlertKey> *alerts,
+// One replay; its status, alerts and error message. layout: wm_payload_layout.
+int replay(const std::string &path, int streams, const char *ports, int layout, std::set<AlertKey> *alerts,
            std::string *message) {
     wm_replay_options_t o;
     wm_replay_options_init(&o);
     o.tunnel_ports = ports;
+    o.payload_layout = layout;
     o.streams = streams;
     o.verify_streams = streams;
     o.read_threads = 2;
@@ -120,6 +121,8 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
                                                         wm::capture::TunnelPorts::parse(kSpecs[1]),
                                                         wm::capture::TunnelPorts::parse(kSpecs[2])};
     const size_t which = size % 3;
+    // The payloads left in place (the default) or packed, by the input's size.
+    const int layout = size / 3 % 2 ? WM_PAYLOADS_PACKED : WM_PAYLOADS_AUTO;
     const std::string &path = wm::fuzz::write_scratch(data, size, ".pcap");
     std::string open_error, read_error;
     std::set<AlertKey> want;
@@ -130,7 +133,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     }
     std::set<AlertKey> got;
     std::string message;
-    const int rc = replay(path, 0, kSpecs[which], &got, &message);
+    const int rc = replay(path, 0, kSpecs[which], layout, &got, &message);
     require(rc != WM_VERIFY_MISMATCH, "the GPU disagrees with Hyperscan: " + message);
     if (!open_error.empty()) {
         require(rc != WM_SUCCESS && !message.empty(), "a replay of a file libpcap refuses did not fail");
@@ -142,7 +145,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     }
     std::set<AlertKey> streamed;
     std::string stream_message;
-    const int src = replay(path, 1, kSpecs[which], &streamed, &stream_message);
+    const int src = replay(path, 1, kSpecs[which], layout, &streamed, &stream_message);
     require(src != WM_VERIFY_MISMATCH, "streams disagree with Hyperscan's stream mode: " + stream_message);
     if (src != WM_SUCCESS) require(!stream_message.empty(), "a failed streams replay without a message");
     return 0;
