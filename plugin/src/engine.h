@@ -24,11 +24,6 @@ struct BatchView {
     const uint32_t *sources = nullptr;       // null: packed (data + offsets[i])
     uint32_t payload_len(size_t i) const { return offsets[i + 1] - offsets[i]; }
     const uint8_t *payload(size_t i) const { return data + (sources ? sources[i] : offsets[i]); }
-    // Bytes of data the payloads span.
-    uint64_t data_bytes() const {
-        if (count == 0) return 0;
-        return sources ? uint64_t{sources[count - 1]} + payload_len(count - 1) : offsets[count];
-    }
 };
 
 // The batch packed: itself, or (in place) a copy of its payloads in buf at
