@@ -5,6 +5,7 @@
 // read. On the GPU (skipped without one) also in set mode, where the device
 // packs the payloads left in place.
 #include "abi_fixture.h"
+#include "abi_replay_refused.h"
 #include "warpmatch_stream.h"
 
 #include <cstdio>
@@ -88,16 +89,7 @@ TEST_F(Fixture, ReplayPayloadLayoutsGiveTheSameAlerts) {
         wm_replay_options_init(&ro);
         EXPECT_EQ(ro.payload_layout, WM_PAYLOADS_AUTO);
         ro.payload_layout = bad;
-        wm_replay_stats_t st;
-        wm_replay_stats_init(&st);
-        wm_error_t *err = nullptr;
-        EXPECT_EQ(wm_replay_file_ex(sc, path.c_str(), &ro, nullptr, nullptr, nullptr, nullptr, &st, nullptr, &err),
-                  WM_INVALID);
-        ASSERT_NE(err, nullptr);
-        EXPECT_NE(std::string(err->message).find("payload_layout " + std::to_string(bad)), std::string::npos)
-            << err->message;
-        EXPECT_EQ(st.capture.packets, 0u);
-        wm_error_free(err);
+        abi_test::expect_replay_refused(sc, path, ro, "payload_layout " + std::to_string(bad));
     }
     std::remove(path.c_str());
 }
