@@ -343,6 +343,7 @@ template <EmitKind KIND, typename StateT, uint32_t NG, bool SPARSE, uint32_t BLO
         // are a repeat, 43% of its output items).
         uint32_t last_plain[NG];
         WM_UNROLL for (uint32_t k = 0; k < NG; ++k) s[k] = 0, last_plain[k] = 0;
+        RunTrack run; // SetKeys: runs of one byte (ac_run_quiet)
         // A continuation's first tile warms up over its context first (no
         // hits: the piece before it reported them), so the step loop needs no
         // test of the tile's start.
@@ -374,6 +375,9 @@ template <EmitKind KIND, typename StateT, uint32_t NG, bool SPARSE, uint32_t BLO
                         uint32_t lp = last_plain[k];
                         h = live && set_reports_hit<StateT>(x, lp);
                         last_plain[k] = live ? lp : last_plain[k];
+                        // A run target's hit: a branch that only lanes on a run of one byte take.
+                        if (h && (x & run_flag<StateT>()))
+                            h = !ac_run_quiet(v, text, sg.data_begin, sg.pos_base - sg.data_begin, i, run);
                     }
                     const uint32_t mask = __ballot_sync(~0u, h), lt = lanemask_lt();
                     const uint32_t slot = queued + __popc(mask & lt);
@@ -427,8 +431,20 @@ template <EmitKind KIND, typename StateT, uint32_t NG, bool SPARSE, uint32_t BLO
         return at;
     }
 
+    __device__ static uint32_t global_ns() {
+        unsigned long long t;
+        asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t));
+        return static_cast<uint32_t>(t);
+    }
+    __device__ static uint32_t sm_id() {
+        uint32_t id;
+        asm("mov.u32 %0, %%smid;" : "=r"(id));
+        return id;
+    }
+
     __device__ void run() {
         const AcView &v = p.view;
+        const uint32_t block_start = p.d_unit_trace ? global_ns() : 0;
         for (uint32_t i = threadIdx.x; i < NG * 256; i += BLOCK)
             tmp.class_map[i >> 8][i & 255] = v.groups[i >> 8].class_map[i & 255];
         if (KIND == EmitKind::Count && p.count_counters == kCountDirect)
@@ -447,22 +463,28 @@ template <EmitKind KIND, typename StateT, uint32_t NG, bool SPARSE, uint32_t BLO
         // 0 claims a block's units one ahead, and each thread finds its tile
         // of the next unit right after its walk, so neither the claim's atomic
         // nor the segment search waits at the unit's end with the whole block
-        // (run 211, H100: Count +2%, Positions +1.5%).
+        // (run 211, H100: Count +2%, Positions +1.5%). Every block starts on
+        // unit blockIdx.x and the counter hands out the rest: when it handed
+        // out the first two units together, a launch of fewer than two units
+        // per block (a replay's window: 16 MB) left half of its blocks idle
+        // (run 345: 10 MB chunks 0.55 ms against 0.37 ms with fixed strides).
         const bool handed_out = p.d_next_unit != nullptr;
         uint32_t unit = blockIdx.x, next = blockIdx.x + gridDim.x;
         if (handed_out) {
-            if (threadIdx.x == 0) tmp.unit = atomicAdd(p.d_next_unit, 2u); // this unit and the next
+            if (threadIdx.x == 0) tmp.unit = gridDim.x + atomicAdd(p.d_next_unit, 1u);
             __syncthreads();
-            unit = tmp.unit, next = unit + 1;
+            next = tmp.unit;
         }
         UnitTile at = locate_tile(unit, num_tiles);
         while (unit < units) {
+            const uint32_t unit_ns = p.d_unit_trace ? global_ns() : 0;
+            const long long unit_clock = p.d_unit_trace ? clock64() : 0;
             uint32_t claim = units; // thread 0: the unit after next
             if (threadIdx.x == 0) {
                 tmp.lo = (at.tb > tuning::kStageBefore ? at.tb - tuning::kStageBefore : 0) & ~15u;
                 tmp.shared_payload[0] = at.sg.tile_begin < at.tile ? at.sg.payload : kNoPayload;
                 tmp.set_first = at.sg.payload; // every payload of the unit's tiles is at or after it
-                if (handed_out && next < units) claim = atomicAdd(p.d_next_unit, 1u);
+                if (handed_out && next < units) claim = gridDim.x + atomicAdd(p.d_next_unit, 1u);
             }
             if (at.tile == at.last) {
                 tmp.hi = min(at.sg.data_end, at.te + v.key_len); // and its run-out
@@ -496,6 +518,9 @@ template <EmitKind KIND, typename StateT, uint32_t NG, bool SPARSE, uint32_t BLO
             // The barrier also holds thread 0's writes for the next unit until
             // the last flush of this one has read tmp.
             if (handed_out && threadIdx.x == 0) tmp.unit = claim;
+            if (p.d_unit_trace && threadIdx.x == 0)
+                p.d_unit_trace[unit] = make_uint4(blockIdx.x, sm_id(), unit_ns,
+                                                  static_cast<uint32_t>(clock64() - unit_clock));
             __syncthreads();
             unit = next;
             next = handed_out ? tmp.unit : next + gridDim.x;
@@ -509,6 +534,9 @@ template <EmitKind KIND, typename StateT, uint32_t NG, bool SPARSE, uint32_t BLO
             for (uint32_t i = threadIdx.x; i < v.num_patterns; i += BLOCK)
                 if (s_counters[i]) atomicAdd(&p.d_counters[i], static_cast<unsigned long long>(s_counters[i]));
         }
+        if (p.d_unit_trace && threadIdx.x == 0) // the host's bound on units: the blocks' records follow
+            p.d_unit_trace[(p.num_tiles + BLOCK - 1) / BLOCK + blockIdx.x] =
+                make_uint4(blockIdx.x, sm_id(), block_start, global_ns());
     }
 };
 

@@ -78,6 +78,18 @@
 // to the step, not to s, so the sparse part (whose steps fall back to another
 // state's row) never has it. On ET Open over zeek payloads it takes 22% of
 // the Set hits, the runs of |00| above all (PERFORMANCE.md, run 276).
+// Run targets (32-bit states): a target whose trie string is one class
+// repeated (b^d, d >= 1) and whose outputs are not plain carries kRunStep32
+// in every dense entry. On a run of one byte the Set walk would report such
+// a state at every byte (ET Open: AAAA... against the checked literals that
+// end in 16 A's); instead, at a run target the walk finds how far the run
+// of the exact byte reaches back (ac_run_quiet, ac_walk.cuh), and once it
+// reaches BlobHeader::run_window bytes (the longest output of any run
+// target, plus one) and the match end has passed run_min_end (their highest
+// lower bound), the step is no hit: every key it would report matches one
+// byte earlier too, in the same bytes, and is reported there by the tile
+// that owns it. A unit of such a run had taken 5-20 times a unit's median
+// time, and a launch of one window waits on its slowest unit (run 346).
 // The blob is deterministic: the same pattern list gives the same bytes.
 #pragma once
 
@@ -86,7 +98,7 @@
 namespace wm::gpu {
 
 constexpr uint32_t kBlobMagic = 0x43414d57u; // "WMAC"
-constexpr uint32_t kBlobVersion = 11; // 2: output flag in transition targets; 3: sparse records, kOutCheck; 4: plain flag; 5: depth_end; 6: max_key; 7: kPatExact, kOutCase, pat_case; 8: 16-byte sparse records; 9: one-byte classes; 10: kCovered32; 11: one-byte literal lists, case columns, no plain flag on no-hit targets
+constexpr uint32_t kBlobVersion = 12; // 2: output flag in transition targets; 3: sparse records, kOutCheck; 4: plain flag; 5: depth_end; 6: max_key; 7: kPatExact, kOutCase, pat_case; 8: 16-byte sparse records; 9: one-byte classes; 10: kCovered32; 11: one-byte literal lists, case columns, no plain flag on no-hit targets; 12: kRunStep32, run_window
 constexpr uint32_t kMaxGroups = 4;
 // Top bit of a transition target: "the target state has outputs".
 constexpr uint32_t kOutFlag16 = 0x8000u;
@@ -102,6 +114,9 @@ constexpr uint32_t kOneByteOnly32 = 0x20000000u;
 // step (see above): the step's source already reported every output of its
 // target.
 constexpr uint32_t kCovered32 = 0x10000000u;
+// Next bit of 32-bit dense entries, only with out (plain cleared): a run
+// target (see above). Queue entries keep 26 bits of a state id, so the bit is free.
+constexpr uint32_t kRunStep32 = 0x08000000u;
 constexpr uint32_t kMaxOneByteClasses = 32;   // bits of a lane's register
 constexpr uint32_t kMaxOneByteLiterals = 256; // the literals of all one-byte classes (a shared table of the key pass)
 // out_ids entry: the pattern has offset/depth bounds or is longer than the key
@@ -144,9 +159,12 @@ struct BlobHeader {
     uint64_t total_bytes;
     uint64_t pat_lo_off, pat_hi_off, pat_len_off, pat_boff_off, pat_bytes_off, pat_case_off;
     uint64_t one_byte_off; // group 0's one-byte literals by class (0: none): uint32 first[kMaxOneByteClasses + 1], then ids
+    uint32_t run_window;   // run targets (kRunStep32): their longest output + 1 (0: no run target)
+    uint32_t run_min_end;  // run targets: the highest pat_lo of their outputs
+    uint32_t reserved[2];
     // GroupHeader[] follows at sizeof(BlobHeader): a multiple of 16
 };
-static_assert(sizeof(BlobHeader) == 96, "BlobHeader layout");
+static_assert(sizeof(BlobHeader) == 112, "BlobHeader layout");
 
 struct GroupHeader {
     uint32_t num_states;
@@ -196,6 +214,7 @@ struct AcView {
     uint32_t state_bytes;
     uint32_t max_len;
     uint32_t key_len;
+    uint32_t run_window, run_min_end; // BlobHeader's
     AcGroupView groups[kMaxGroups];
 };
 
@@ -216,6 +235,8 @@ inline AcView make_ac_view(const uint8_t *host_blob, const uint8_t *base) {
     v.num_groups = h->num_groups;
     v.state_bytes = h->state_bytes;
     v.max_len = h->max_len;
+    v.run_window = h->run_window;
+    v.run_min_end = h->run_min_end;
     for (uint32_t g = 0; g < h->num_groups && g < kMaxGroups; ++g) {
         AcGroupView &o = v.groups[g];
         o.class_map = base + gh[g].class_map_off;

@@ -2,6 +2,7 @@
 #include "gpu/ac_compile.h"
 #include "gpu/ac_case_columns.h"
 #include "gpu/ac_covered_steps.h"
+#include "gpu/ac_run_targets.h"
 
 #include <algorithm>
 #include <cstring>
@@ -464,6 +465,7 @@ AcBlob compile_ac(const std::vector<Literal> &pats, const AcCompileOptions &opts
         reserve += uint64_t{dense_states(groups[gi], cols[gi].columns())} * cols[gi].columns() * sb +
                    groups[gi].kids.size() * (kSpRecordWords * 4 + 16) + groups[gi].out_ids.size() * 4 + 4096;
     w.buf.reserve(reserve);
+    RunWindow run_window; // over every group's run targets
     for (size_t gi = 0; gi < groups.size(); ++gi) {
         Automaton &a = groups[gi];
         const ColumnPlan &cp = cols[gi];
@@ -493,6 +495,8 @@ AcBlob compile_ac(const std::vector<Literal> &pats, const AcCompileOptions &opts
                 if (by_register[e & kOutIdMask]) e |= kOutOneByte;
         }
         std::vector<uint32_t> flagged(n); // each state's id with its flags, once
+        const std::vector<bool> run_string = run_string_states(a.kids);
+        uint64_t run_targets = 0;
         for (uint32_t t = 0; t < n; ++t) {
             const uint32_t ob = a.out_off[t], oe = a.out_off[t + 1];
             // The plain flag serves the Set walk only, whose drain skips the
@@ -506,6 +510,12 @@ AcBlob compile_ac(const std::vector<Literal> &pats, const AcCompileOptions &opts
             // A target the Set walk takes no hit for is not plain either, so
             // it leaves the walk's last plain target alone (set_reports_hit).
             flagged[t] = oe == ob ? t : t | flag | (checked || registered ? 0u : plain) | (registered ? kOneByteOnly32 : 0u);
+            if (opts.run_steps && sb == 4 && checked && !registered && run_string[t]) { // a run target (ac_blob.h)
+                flagged[t] |= kRunStep32;
+                ++run_targets;
+                for (uint32_t k = ob; k < oe; ++k)
+                    if (!(out_ids[k] & kOutOneByte)) run_window.add(len[out_ids[k] & kOutIdMask], lo[out_ids[k] & kOutIdMask]);
+            }
         }
         auto tgt = [&](uint32_t t) { return flagged[t]; };
         GroupHeader &g = gh[gi];
@@ -550,12 +560,15 @@ AcBlob compile_ac(const std::vector<Literal> &pats, const AcCompileOptions &opts
         st.sparse_bytes = (sp.rec.size() + sp.over.size()) * sizeof(uint32_t);
         st.output_entries = a.out_ids.size();
         st.covered_steps = covered;
+        st.run_targets = run_targets;
         st.one_byte_columns = one_byte ? cp.one_byte_columns : 0;
         st.case_split_classes = cp.split_classes;
         blob.groups.push_back(st);
     }
     w.buf.resize((w.buf.size() + 15) & ~size_t{15}, 0);
     h.total_bytes = w.buf.size();
+    h.run_window = run_window.window;
+    h.run_min_end = run_window.min_end;
     std::memcpy(w.buf.data(), &h, sizeof h);
     std::memcpy(w.buf.data() + gh_off, gh.data(), gh.size() * sizeof(GroupHeader));
     blob.bytes = std::move(w.buf);
@@ -572,7 +585,7 @@ std::string AcBlob::describe() const {
         o << "; [" << (!g.fold ? "case" : groups.size() == 1 ? "folded" : "nocase") << ": " << g.patterns << " pats, " << g.states
           << " states, " << g.classes << " classes, dense " << g.dense_states << " states/"
           << g.dense_bytes << " B, sparse " << (g.states - g.dense_states) << " states/" << g.sparse_bytes
-          << " B, " << g.output_entries << " outputs, " << g.covered_steps << " covered steps, " << g.one_byte_columns
+          << " B, " << g.output_entries << " outputs, " << g.covered_steps << " covered steps, " << g.run_targets << " run targets, " << g.one_byte_columns
           << " one-byte columns (" << g.case_split_classes << " classes split by case)]";
     return o.str();
 }

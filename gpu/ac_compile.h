@@ -40,6 +40,9 @@ struct AcCompileOptions {
     // Flag the covered steps of all-dense 32-bit rows (kCovered32, ac_blob.h);
     // off: the rows as before blob v10 (an A/B of the flag, bench_ac_kernel).
     bool covered_steps = true;
+    // Flag the run targets of 32-bit groups (kRunStep32, ac_blob.h); off: an
+    // A/B of the flag (bench_ac_kernel --run-steps 0) and the tests' reference.
+    bool run_steps = true;
     // Split exact-case one-byte letter classes into case columns, for the
     // one-byte register (ac_case_columns.h). Off by default: on an H100 the
     // wider, reordered rows cost Count and Positions 4.5% on the full ET set
@@ -70,6 +73,7 @@ struct AcGroupStats {
     bool fold = false;
     uint64_t dense_bytes = 0, sparse_bytes = 0, output_entries = 0;
     uint64_t covered_steps = 0; // dense entries flagged kCovered32
+    uint64_t run_targets = 0;   // states whose entries carry kRunStep32
     uint32_t one_byte_columns = 0, case_split_classes = 0; // the one-byte register's columns (ac_case_columns.h)
 };
 

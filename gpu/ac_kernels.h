@@ -54,8 +54,8 @@ struct ScanParams {
     unsigned long long *d_counters; // [in,out] Count: per-pattern totals
     uint32_t count_counters;        // [in] Count: a CountCounters value
     uint32_t *d_next_unit;          // [in,out] null: block b scans units b, b + grid, ...; else 0 before
-                                    //          the launch, and blocks take the next unit from it (atomicAdd):
-                                    //          unequal units balance out in short launches (32 MB chunks)
+                                    //          the launch: block b scans unit b, then takes grid + the next
+                                    //          count from it (atomicAdd): unequal units balance out
     uint32_t positions_slab;        // [in] Positions: output slots a warp reserves at once (ac_dispatch_scan
                                     //          sets it from capacity; >= kPositionsStage)
     const uint32_t *d_unit_index;   // [in] null, or the chunk's unit index (unit_index_from_segment of
@@ -66,6 +66,9 @@ struct ScanParams {
                                     //          into keys by ac_dispatch_scan); else may be null
     uint32_t one_byte_first;        // [in] the payload of d_one_byte[0]: the chunk's first
     uint32_t one_byte_words;        // [in] words of d_one_byte: the chunk's payloads, first to last
+    uint4 *d_unit_trace;            // [out] null, or a timeline for studies (bench_ac_kernel --unit-trace):
+                                    //          [unit] = {block, SM, start ns, SM cycles}, then per block
+                                    //          [units + block] = {block, SM, start ns, end ns} (globaltimer)
 };
 
 struct DeviceInfo {

@@ -98,9 +98,14 @@ template <typename StateT> WM_HD constexpr uint32_t one_byte_only_flag() {
 template <typename StateT> WM_HD constexpr uint32_t covered_flag() {
     return sizeof(StateT) == 2 ? 0u : kCovered32;
 }
+// "A run target" (32-bit dense entries only; see ac_blob.h).
+template <typename StateT> WM_HD constexpr uint32_t run_flag() {
+    return sizeof(StateT) == 2 ? 0u : kRunStep32;
+}
 // Every flag: a target & ~state_flags is the bare state id.
 template <typename StateT> WM_HD constexpr uint32_t state_flags() {
-    return out_flag<StateT>() | plain_flag<StateT>() | one_byte_only_flag<StateT>() | covered_flag<StateT>();
+    return out_flag<StateT>() | plain_flag<StateT>() | one_byte_only_flag<StateT>() | covered_flag<StateT>() |
+           run_flag<StateT>();
 }
 
 // Reads one sparse record (kSpRecordWords words, aligned to its size): on the
@@ -254,6 +259,34 @@ template <typename StateT> WM_HD inline bool set_reports_hit(uint32_t t, uint32_
     return report;
 }
 
+// Set semantics at a hit on a run target (kRunStep32, ac_blob.h): whether
+// the step can be skipped, because the bytes [i - run_window, i] of the
+// segment are all text(i) and the match end has passed run_min_end. Then
+// every key the step would report matches at i - 1 in the same bytes (its
+// pattern is at most run_window - 1 long) and within its bounds, so the tile
+// owning it there reports it (or skips it for the same reason, down to the
+// first byte where the window does not hold). The lane's RunTrack says how
+// far back the run of its last run-target hit reached: a hit one byte later
+// on the same byte extends it, any other looks back afresh (at most
+// run_window bytes, once per run and lane).
+struct RunTrack {
+    uint32_t from = 0;            // the run's first byte (or run_window before `last`)
+    uint32_t last = ~uint32_t{1}; // the byte of the last run-target hit; never i - 1 at first
+};
+template <typename TextFn>
+WM_HD inline bool ac_run_quiet(const AcView &v, TextFn text, uint32_t seg_begin, uint32_t pos_delta, uint32_t i,
+                               RunTrack &r) {
+    const uint8_t b = text(i);
+    if (i != r.last && (i != r.last + 1 || text(r.last) != b)) {
+        const uint32_t floor = i - seg_begin > v.run_window ? i - v.run_window : seg_begin;
+        uint32_t j = i;
+        while (j > floor && text(j - 1) == b) --j;
+        r.from = j;
+    }
+    r.last = i;
+    return i - r.from >= v.run_window && i + pos_delta >= v.run_min_end;
+}
+
 // The one-byte register (ac_blob.h): a walk ORs in the bit of each byte's
 // class c, 1 << c (0 for c >= 32; on the device one bmsk.clamp, which gives
 // 0 there), and keeps the bits of the group's one-byte classes, which
@@ -346,7 +379,8 @@ WM_HD inline void ac_step_groups(const AcView &v, uint32_t g0, const uint8_t (*c
 //   class_maps [in] class_maps[k][b]: class of byte b in group g0 + k (shared memory on the device)
 //   sg         [in] the tile's segment (payload or piece of one)
 //   tile_begin, tile_end [in] the tile (tile_bounds())
-//   SET        Set semantics: skip repeated plain states (set_reports_hit), as the Set kernel does
+//   SET        Set semantics: skip repeated plain states (set_reports_hit) and quiet run targets
+//              (ac_run_quiet), as the Set kernel does
 template <typename StateT, uint32_t NG, bool SET = false, typename TextFn, typename EmitFn>
 WM_HD inline uint32_t ac_walk_tile_groups(const AcView &v, uint32_t g0, const uint8_t (*class_maps)[256],
                                           TextFn text, const Segment &sg, uint32_t tile_begin, uint32_t tile_end,
@@ -359,6 +393,7 @@ WM_HD inline uint32_t ac_walk_tile_groups(const AcView &v, uint32_t g0, const ui
     const uint32_t one_byte_classes = SET && NG == 1 ? v.groups[g0].byte_classes : 0;
     const uint32_t skip = one_byte_classes ? kOutOneByte : 0u;
     uint32_t i = i0, hist = 0, one_bytes = 0;
+    RunTrack run; // Set: runs of one byte (ac_run_quiet)
     uint32_t s[NG], last_plain[NG];
     WM_UNROLL for (uint32_t k = 0; k < NG; ++k) s[k] = 0, last_plain[k] = 0;
     for (; i < tile_begin; ++i) {
@@ -372,7 +407,9 @@ WM_HD inline uint32_t ac_walk_tile_groups(const AcView &v, uint32_t g0, const ui
         ac_step_groups<StateT, NG>(v, g0, class_maps, s, b);
         hist = ac_case_history(hist, b);
         WM_UNROLL for (uint32_t k = 0; k < NG; ++k)
-            if (SET ? set_reports_hit<StateT>(s[k], last_plain[k]) : (s[k] & F) != 0)
+            if (SET ? set_reports_hit<StateT>(s[k], last_plain[k]) &&
+                          !((s[k] & run_flag<StateT>()) && ac_run_quiet(v, text, sg.data_begin, pos_delta, i, run))
+                    : (s[k] & F) != 0)
                 ac_emit_state(v, v.groups[g0 + k], s[k] & ~state_flags<StateT>(), i, text, sg.data_begin, pos_delta,
                               tile_end, hist, emit, skip);
         if (i + 1 >= tile_end && ac_walk_done<StateT, NG>(v, g0, s, i + 1 - tile_end)) {

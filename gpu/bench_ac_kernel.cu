@@ -12,6 +12,8 @@
 //                   [--dynamic 1]        (kernel rows: blocks take units from a counter, as the matcher's do; 0: fixed stride)
 //                   [--unit-index 1]     (kernel rows: 0 = each thread searches all of its chunk's segments)
 //                   [--case-groups folded|split]  (kernel rows: one case-folded automaton, or case and nocase apart)
+//                   [--run-steps 1]      (kernel rows: 0 = no run targets, kRunStep32; an A/B of the flag)
+//                   [--unit-trace FILE]  (full set: each unit's timeline in one launch per kind of the first chunks)
 // literals: "<nocase 0|1>\t<hex>" per line; sweep 0 = every literal.
 // Per pattern count: (1) kernels Count / Set / Positions over the corpus tiled
 // to >= --gb GB already on the device (--chunk-mb chunks, CUDA events, median of 7
@@ -99,11 +101,52 @@ struct DevChunk {
     size_t text_off = 0; // 16-aligned device text offset the chunk's segments count from
 };
 
+// --unit-trace: one launch of each of the first chunks, Set then Count, with
+// the kernel's unit timeline (ScanParams::d_unit_trace) written to `path`:
+// "launch KIND CHUNK UNITS GRID EVENT_MS", then "u UNIT BLOCK SM START_NS
+// CYCLES" per unit and "b BLOCK SM START_NS END_NS" per block (globaltimer's
+// low 32 bits). For the study of short launches (PERFORMANCE.md, run 346).
+template <typename Launch>
+void write_unit_trace(const std::string &path, Launch launch, const std::vector<DevChunk> &chunks,
+                      const DeviceInfo &dev, cudaStream_t st) {
+    std::ofstream f(path);
+    cudaEvent_t a, b;
+    WM_CUDA_CHECK(cudaEventCreate(&a));
+    WM_CUDA_CHECK(cudaEventCreate(&b));
+    for (const EmitKind kind : {EmitKind::SetKeys, EmitKind::Count})
+        for (size_t k = 0; k < std::min<size_t>(chunks.size(), 3); ++k) {
+            const uint32_t units = (chunks[k].c.tiles + tuning::kBlockThreads - 1) / tuning::kBlockThreads;
+            const uint32_t grid = std::max<uint32_t>(1, std::min(units, dev.grid[static_cast<int>(kind)]));
+            std::vector<uint4> h(size_t{units} + grid);
+            uint4 *d = nullptr;
+            WM_CUDA_CHECK(cudaMalloc(&d, h.size() * sizeof(uint4)));
+            WM_CUDA_CHECK(cudaMemsetAsync(d, 0, h.size() * sizeof(uint4), st));
+            WM_CUDA_CHECK(cudaEventRecord(a, st));
+            launch(kind, k, d);
+            WM_CUDA_CHECK(cudaEventRecord(b, st));
+            WM_CUDA_CHECK(cudaMemcpyAsync(h.data(), d, h.size() * sizeof(uint4), cudaMemcpyDeviceToHost, st));
+            WM_CUDA_CHECK(cudaStreamSynchronize(st));
+            WM_CUDA_CHECK(cudaFree(d));
+            float ms = 0;
+            WM_CUDA_CHECK(cudaEventElapsedTime(&ms, a, b));
+            f << "launch " << (kind == EmitKind::SetKeys ? "set" : "count") << ' ' << k << ' ' << units << ' ' << grid
+              << ' ' << ms << '\n';
+            for (uint32_t u = 0; u < units; ++u)
+                f << "u " << u << ' ' << h[u].x << ' ' << h[u].y << ' ' << h[u].z << ' ' << h[u].w << '\n';
+            for (uint32_t g = 0; g < grid; ++g) {
+                const uint4 r = h[units + g];
+                f << "b " << r.x << ' ' << r.y << ' ' << r.z << ' ' << r.w << '\n';
+            }
+        }
+    cudaEventDestroy(a);
+    cudaEventDestroy(b);
+}
+
 // Command-line options (CLI11: unknown options and out-of-range values are refused).
 struct Options {
     std::vector<std::string> extract;      // --extract CAPTURE OUT
     std::vector<std::string> import_rules; // --import-rules OUT FILE...
-    std::string literals, corpus, json = "bench_ac.json", dense_mb = "auto", case_groups = "folded";
+    std::string literals, corpus, json = "bench_ac.json", dense_mb = "auto", case_groups = "folded", unit_trace;
     double gb = 4;
     std::vector<size_t> sweep{0, 1000, 3000, 10000};
     int hs_threads = 16;
@@ -114,6 +157,7 @@ struct Options {
     uint32_t blocks_per_sm = 0; // 0: every block that fits
     bool drop_runs = false;       // --drop-runs: literals that are one byte repeated left out
     bool covered_steps = true;    // --covered-steps 0: rows without kCovered32 (an A/B of the flag)
+    bool run_steps = true;        // --run-steps 0: rows without kRunStep32 (an A/B of the flag)
     bool case_columns = false;    // --case-columns 1: exact-case one-byte letter classes split (an A/B)
     uint32_t column_shift = 0, pad_columns = 0; // --column-shift, --pad-columns: a layout study
 };
@@ -134,6 +178,7 @@ int parse(int argc, char **argv, Options &o) {
     app.add_option("--hs-sweep", o.hs_sweep, "1: Hyperscan at every pattern count, not only the full set");
     app.add_option("--plugin-mb", o.plugin_mb, "MB per GpuMatcher::scan batch")->check(CLI::Range(1, 65536));
     app.add_option("--json", o.json, "JSON output file");
+    app.add_option("--unit-trace", o.unit_trace, "full set: one launch per kind of the first chunks, unit timeline to FILE");
     app.add_option("--key-bytes", o.key_bytes, "trie depth limit of the kernel rows' automaton")
         ->check(CLI::Range(1u, tuning::kKeyBytes));
     app.add_option("--dense-mb", o.dense_mb, "dense-row budget in MB, or auto (the matcher's, ac_tuning.h)")
@@ -151,6 +196,7 @@ int parse(int argc, char **argv, Options &o) {
         ->check(CLI::Range(0, 100));
     app.add_option("--blocks-per-sm", o.blocks_per_sm, "kernel rows: at most N blocks per SM")->check(CLI::Range(1, 32));
     app.add_option("--covered-steps", o.covered_steps, "kernel rows: 0 = no covered steps (kCovered32, ac_blob.h)");
+    app.add_option("--run-steps", o.run_steps, "kernel rows: 0 = no run targets (kRunStep32, ac_blob.h)");
     app.add_option("--column-shift", o.column_shift, "kernel rows: the columns past the one-byte ones rotated by N")
         ->check(CLI::Range(0, 255));
     app.add_option("--pad-columns", o.pad_columns, "kernel rows: N unused columns appended")->check(CLI::Range(0, 64));
@@ -244,6 +290,7 @@ int main(int argc, char **argv) try {
                                                             : std::stoul(opt.dense_mb) << 20;
         co.case_groups = opt.case_groups == "split" ? CaseGroups::Split : CaseGroups::Folded;
         co.covered_steps = opt.covered_steps;
+        co.run_steps = opt.run_steps;
         co.case_columns = opt.case_columns;
         co.column_shift = opt.column_shift;
         co.pad_columns = opt.pad_columns;
@@ -308,26 +355,29 @@ int main(int argc, char **argv) try {
         size_t most_payloads = 1; // Set: one-byte words for the chunk of most payloads (the chunks run in turn)
         for (const DevChunk &dc : chunks) most_payloads = std::max<size_t>(most_payloads, one_byte_words(dc.c));
         WM_CUDA_CHECK(cudaMalloc(&p.d_one_byte, most_payloads * 4));
+        auto params_of = [&](EmitKind kind, size_t k) {
+            ScanParams q = p;
+            q.d_text = d_text + chunks[k].text_off;
+            q.d_segs = chunks[k].d_segs;
+            q.num_segs = static_cast<uint32_t>(chunks[k].c.segs.size());
+            q.num_tiles = chunks[k].c.tiles;
+            q.d_matches = d_out;
+            q.d_keys = reinterpret_cast<unsigned long long *>(d_out);
+            q.d_hash = d_hash;
+            q.hash_mask = static_cast<uint32_t>(slots - 1);
+            q.capacity = kind == EmitKind::SetKeys ? set_cap : pos_cap;
+            q.d_count = d_count + kCountWords * k;
+            q.d_next_unit = dynamic ? d_next_unit + k : nullptr;
+            q.d_unit_index = chunks[k].d_unit_index;
+            q.one_byte_first = chunks[k].c.first_payload;
+            q.one_byte_words = one_byte_words(chunks[k].c);
+            return q;
+        };
         auto run_all = [&](EmitKind kind) {
             if (dynamic) WM_CUDA_CHECK(cudaMemsetAsync(d_next_unit, 0, 4 * chunks.size(), st));
             for (size_t k = 0; k < chunks.size(); ++k) {
-                ScanParams q = p;
-                q.d_text = d_text + chunks[k].text_off;
-                q.d_segs = chunks[k].d_segs;
-                q.num_segs = static_cast<uint32_t>(chunks[k].c.segs.size());
-                q.num_tiles = chunks[k].c.tiles;
-                q.d_matches = d_out;
-                q.d_keys = reinterpret_cast<unsigned long long *>(d_out);
-                q.d_hash = d_hash;
-                q.hash_mask = static_cast<uint32_t>(slots - 1);
-                q.capacity = kind == EmitKind::SetKeys ? set_cap : pos_cap;
-                q.d_count = d_count + kCountWords * k;
-                q.d_next_unit = dynamic ? d_next_unit + k : nullptr;
-                q.d_unit_index = chunks[k].d_unit_index;
-                q.one_byte_first = chunks[k].c.first_payload;
-                q.one_byte_words = one_byte_words(chunks[k].c);
                 if (kind == EmitKind::SetKeys) WM_CUDA_CHECK(cudaMemsetAsync(d_hash, 0xff, slots * 8, st));
-                ac_dispatch_scan(kind, q, dev, st);
+                ac_dispatch_scan(kind, params_of(kind, k), dev, st);
             }
         };
         auto counted = [&](EmitKind kind) { // total records and any overflow
@@ -368,6 +418,14 @@ int main(int argc, char **argv) try {
             run_all(EmitKind::Positions);
         }, st);
         const uint64_t n_pos = counted(EmitKind::Positions), n_set = counted(EmitKind::SetKeys);
+        if (full && !opt.unit_trace.empty()) write_unit_trace(opt.unit_trace, [&](EmitKind kind, size_t k, uint4 *d_trace) {
+            if (dynamic) WM_CUDA_CHECK(cudaMemsetAsync(d_next_unit + k, 0, 4, st));
+            if (kind == EmitKind::SetKeys) WM_CUDA_CHECK(cudaMemsetAsync(d_hash, 0xff, slots * 8, st));
+            WM_CUDA_CHECK(cudaMemsetAsync(d_count + kCountWords * k, 0, 4 * kCountWords, st));
+            ScanParams q = params_of(kind, k);
+            q.d_unit_trace = d_trace;
+            ac_dispatch_scan(kind, q, dev, st);
+        }, chunks, dev, st);
         for (auto &dc : chunks) cudaFree(dc.d_segs);
         WM_CUDA_CHECK(cudaFree(d_out));
         WM_CUDA_CHECK(cudaFree(d_hash));
