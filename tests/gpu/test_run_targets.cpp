@@ -160,6 +160,59 @@ TEST(RunTargets, SetWalkOverRunsKeepsEveryPairWithFewerHits) {
     }
 }
 
+// Random literal sets of runs of A, a, B or b (1-45 bytes, some with other
+// bytes around them, a third nocase, some with offsets and depths) over
+// payloads of runs: every plan, both group layouts, with and without the flag.
+TEST(RunTargets, RandomRunLiteralsKeepEveryPair) {
+    for (uint32_t seed = 1; seed <= 12; ++seed) {
+        std::mt19937 rng(seed * 7919);
+        const std::string other = "AaBbxQ.";
+        Case c;
+        const size_t real = 6 + rng() % 10;
+        while (c.pats.size() < real) {
+            std::string s;
+            if (rng() % 2)
+                for (uint32_t k = rng() % 4; k; --k) s += other[rng() % other.size()];
+            s += std::string(1 + rng() % 45, "AaBb"[rng() % 4]);
+            if (rng() % 3 == 0) s += other[rng() % other.size()];
+            const uint32_t offset = rng() % 4 == 0 ? rng() % 120 : 0;
+            const uint32_t depth = rng() % 5 == 0 ? static_cast<uint32_t>(s.size() + rng() % 200) : 0;
+            c.pats.push_back(literal(s, rng() % 3 == 0, offset, depth));
+        }
+        add_wide_state_keys(rng, c.pats);
+        add_wide_state_keys(rng, c.pats);
+        for (int k = 0; k < 12; ++k) {
+            const uint32_t len = rng() % 1500;
+            while (c.data.size() - c.offs.back() < len) {
+                if (rng() % 3) c.data.insert(c.data.end(), 1 + rng() % 200, "AaBbA"[rng() % 5]);
+                else c.data.push_back(static_cast<uint8_t>(other[rng() % other.size()]));
+            }
+            c.data.resize(c.offs.back() + len);
+            c.offs.push_back(static_cast<uint32_t>(c.data.size()));
+        }
+        const auto want =
+            distinct_pairs(naive_matches(std::vector<Literal>(c.pats.begin(), c.pats.begin() + real), c.view()));
+        for (CaseGroups groups : {CaseGroups::Folded, CaseGroups::Split}) {
+            AcCompileOptions co;
+            co.key_bytes = 16;
+            co.case_groups = groups;
+            const AcBlob on = compile_ac(c.pats, co);
+            co.run_steps = false;
+            const AcBlob off = compile_ac(c.pats, co);
+            ASSERT_EQ(on.header().state_bytes, 4u);
+            for_each_walk_config([&](CpuWalkOptions o, const std::string &config) {
+                const std::string at = "seed " + std::to_string(seed) + " " + config;
+                o.set_semantics = true;
+                std::vector<Match> quiet, all;
+                cpu_walk_scan(on, c.view(), quiet, o);
+                cpu_walk_scan(off, c.view(), all, o);
+                EXPECT_EQ(distinct_pairs(quiet), want) << at;
+                EXPECT_EQ(distinct_pairs(all), want) << at;
+            });
+        }
+    }
+}
+
 TEST(RunTargets, PositionsAndCountIgnoreTheFlag) {
     const Case c = run_case(21);
     expect_cpu_walk_gives(run_blob(true, CaseGroups::Folded), c, reference_matches(c), "run targets");
