@@ -82,6 +82,24 @@ AcBlob run_blob(bool run_steps, CaseGroups groups) {
     return blob;
 }
 
+// The Set walk of c with run targets (on) and without (off) in every plan:
+// both give `want`'s pairs; returns the hits each reported, over all plans.
+std::pair<size_t, size_t> expect_set_walks(const AcBlob &on, const AcBlob &off, const Case &c,
+                                           const std::vector<std::pair<uint32_t, uint32_t>> &want,
+                                           const std::string &label) {
+    size_t quiet_hits = 0, all_hits = 0;
+    for_each_walk_config([&](CpuWalkOptions o, const std::string &config) {
+        o.set_semantics = true;
+        std::vector<Match> quiet, all;
+        cpu_walk_scan(on, c.view(), quiet, o);
+        cpu_walk_scan(off, c.view(), all, o);
+        EXPECT_EQ(distinct_pairs(quiet), want) << label << " " << config;
+        EXPECT_EQ(distinct_pairs(all), want) << label << " " << config;
+        quiet_hits += quiet.size(), all_hits += all.size();
+    });
+    return {quiet_hits, all_hits};
+}
+
 } // namespace
 
 TEST(RunTargets, RunStringStatesAreOneClassRepeated) {
@@ -145,17 +163,9 @@ TEST(RunTargets, SetWalkOverRunsKeepsEveryPairWithFewerHits) {
             const Case c = run_case(seed);
             const auto want = distinct_pairs(reference_matches(c));
             ASSERT_FALSE(want.empty());
-            for_each_walk_config([&](CpuWalkOptions o, const std::string &config) {
-                const std::string at = "seed " + std::to_string(seed) + " " + config +
-                                       (groups == CaseGroups::Folded ? " folded" : " split");
-                o.set_semantics = true;
-                std::vector<Match> quiet, all;
-                cpu_walk_scan(on, c.view(), quiet, o);
-                cpu_walk_scan(off, c.view(), all, o);
-                EXPECT_EQ(distinct_pairs(quiet), want) << at;
-                EXPECT_EQ(distinct_pairs(all), want) << at;
-                EXPECT_LT(quiet.size() * 2, all.size()) << at << ": quiet run targets report less";
-            });
+            const auto [quiet, all] = expect_set_walks(on, off, c, want, "seed " + std::to_string(seed) +
+                                                           (groups == CaseGroups::Folded ? " folded" : " split"));
+            EXPECT_LT(quiet * 2, all) << "seed " << seed << ": quiet run targets report less";
         }
     }
 }
@@ -200,15 +210,7 @@ TEST(RunTargets, RandomRunLiteralsKeepEveryPair) {
             co.run_steps = false;
             const AcBlob off = compile_ac(c.pats, co);
             ASSERT_EQ(on.header().state_bytes, 4u);
-            for_each_walk_config([&](CpuWalkOptions o, const std::string &config) {
-                const std::string at = "seed " + std::to_string(seed) + " " + config;
-                o.set_semantics = true;
-                std::vector<Match> quiet, all;
-                cpu_walk_scan(on, c.view(), quiet, o);
-                cpu_walk_scan(off, c.view(), all, o);
-                EXPECT_EQ(distinct_pairs(quiet), want) << at;
-                EXPECT_EQ(distinct_pairs(all), want) << at;
-            });
+            expect_set_walks(on, off, c, want, "seed " + std::to_string(seed));
         }
     }
 }
