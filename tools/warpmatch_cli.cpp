@@ -100,8 +100,10 @@ int run_replay(const ReplayArgs &a) {
                                tty ? on_progress : nullptr, nullptr, &st, &sst, &err);
     if (tty)
         fmt::print(stderr, "\n");
+    // Refused before the capture was read (WM_INVALID, nothing counted): no stats to print.
+    const bool read_capture = rc != WM_INVALID || st.capture.packets != 0;
     char *json = nullptr, *stream_json = nullptr;
-    if (wm_replay_stats_to_json(&st, &json) == WM_SUCCESS) {
+    if (read_capture && wm_replay_stats_to_json(&st, &json) == WM_SUCCESS) {
         auto j = nlohmann::ordered_json::parse(json);
         if (a.streams && wm_stream_stats_to_json(&sst, &stream_json) == WM_SUCCESS)
             j["stats"]["streams"] = nlohmann::ordered_json::parse(stream_json);
@@ -112,11 +114,12 @@ int run_replay(const ReplayArgs &a) {
     wm_free(json);
     wm_free(stream_json);
     const bool written = finish_output(out, a.output.empty() ? "standard output" : a.output);
-    fmt::print(stderr,
-               "warpmatch: {} packets, {} payloads ({:.1f} MB), {} alerts in {:.3f} s "
-               "({:.2f} Gbit/s of payload)\n",
-               st.capture.packets, st.capture.payloads, st.capture.payload_bytes / 1e6, st.alerts,
-               st.seconds, st.gbit_per_s);
+    if (read_capture)
+        fmt::print(stderr,
+                   "warpmatch: {} packets, {} payloads ({:.1f} MB), {} alerts in {:.3f} s "
+                   "({:.2f} Gbit/s of payload)\n",
+                   st.capture.packets, st.capture.payloads, st.capture.payload_bytes / 1e6, st.alerts,
+                   st.seconds, st.gbit_per_s);
     if (const uint64_t n = st.capture.skipped[WM_SKIP_UNSUPPORTED_LINK])
         fmt::print(stderr, "warpmatch: warning: {} packets skipped: a link type warpmatch does not decode\n", n);
     // A write that failed stopped the scan through the alert callback: that is the error to name.

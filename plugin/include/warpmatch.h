@@ -56,7 +56,12 @@ extern "C" {
 #define WM_VERSION_MAJOR 0
 #define WM_VERSION_MINOR 15
 #define WM_VERSION_PATCH 0
-/** ABI version: bumped whenever a public struct layout or signature changes.
+/** ABI version: bumped when a change breaks binaries built against an
+ *  older header (a field moved or removed, a signature or enum value
+ *  changed). A field appended to a struct that starts with struct_size does
+ *  not break them: the library reads only the fields the caller's
+ *  struct_size covers, so an append keeps the ABI version and raises
+ *  WM_VERSION_MINOR (each such field says "Since 0.N").
  *  The shared library's SONAME is libwarpmatch.so.<WM_ABI_VERSION>. */
 #define WM_ABI_VERSION 2
 
@@ -550,6 +555,8 @@ WM_API void wm_replay_stats_init(wm_replay_stats_t *st);
  * Replay a capture file through a scanner. Alerts are delivered in packet
  * order. On WM_CAPTURE_ERROR every packet before the corrupt record was
  * scanned and its alerts delivered; stats are filled in every case.
+ * A call refused before any record is read (bad arguments or options)
+ * returns WM_INVALID and leaves the stats at zero.
  */
 WM_API int wm_replay_file(wm_scanner_t *sc, const char *path, wm_alert_fn on_alert,
                           void *alert_ctx, wm_progress_fn on_progress, void *progress_ctx,
