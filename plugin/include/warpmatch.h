@@ -54,7 +54,7 @@ extern "C" {
 /* ------------------------------------------------------------------ */
 
 #define WM_VERSION_MAJOR 0
-#define WM_VERSION_MINOR 15
+#define WM_VERSION_MINOR 16
 #define WM_VERSION_PATCH 0
 /** ABI version: bumped when a change breaks binaries built against an
  *  older header (a field moved or removed, a signature or enum value
@@ -430,6 +430,20 @@ WM_API int wm_scanner_stats(const wm_scanner_t *sc, wm_scanner_stats_t *st);
 
 typedef struct wm_capture wm_capture_t;
 
+/** The packet that carried a tunnelled one: the outermost tunnel's
+ *  carrier, as Suricata's EVE "tunnel" object gives it. Since 0.16. */
+typedef struct wm_tunnel {
+    uint8_t ip_version;   /**< 4 or 6; 0 when no IP header carried the first
+                               tunnel (an MPLS pseudowire on the link)    */
+    uint8_t proto;        /**< the carrier's IP protocol: 4 or 41 (IP in IP),
+                               47 (GRE), 17 (a UDP tunnel); 0 with no IP  */
+    uint8_t depth;        /**< tunnels entered to reach the packet: 1 or more */
+    uint8_t src_ip[16];   /**< the carrier's addresses; IPv4 in 4 bytes    */
+    uint8_t dst_ip[16];
+    uint16_t src_port;    /**< a UDP tunnel's ports; 0 otherwise           */
+    uint16_t dst_port;
+} wm_tunnel_t;
+
 /** One decoded packet; pointers stay valid until the next wm_capture_next. */
 typedef struct wm_packet {
     size_t struct_size;
@@ -453,6 +467,12 @@ typedef struct wm_packet {
     uint16_t vlan[2];     /**< the frame's first two VLAN ids, outermost
                                first; a tunnelled frame's own do not count */
     uint8_t vlan_count;   /**< how many of vlan[] hold an id: 0, 1 or 2   */
+    /* since 0.16 (wm_capture_next also fills the two shorter packets) */
+    const wm_tunnel_t *tunnel; /**< the outermost tunnel's carrier when the
+                               payload came through a tunnel, else NULL.
+                               Set by wm_capture_next and by replays
+                               without streams (valid as long as the
+                               packet); NULL with streams and live capture */
 } wm_packet_t;
 
 WM_API void wm_packet_init(wm_packet_t *pkt);

@@ -65,20 +65,24 @@ WM_API void wm_capture_close(wm_capture_t *cap) { delete cap; }
 WM_API int wm_capture_next(wm_capture_t *cap, wm_packet_t *pkt, wm_error_t **err) {
     if (err)
         *err = nullptr;
-    // A caller built before 0.13 has a packet that ends before vlan[]: it
-    // gets the fields it knows.
+    // A caller built before 0.13 has a packet that ends before vlan[], one
+    // built before 0.16 a packet that ends before tunnel: each gets the
+    // fields it knows.
     constexpr size_t kBeforeVlans = offsetof(wm_packet_t, vlan);
-    if (!cap || !pkt || (pkt->struct_size != kBeforeVlans && !size_ok(pkt)))
+    constexpr size_t kBeforeTunnel = offsetof(wm_packet_t, tunnel);
+    const bool older = pkt && (pkt->struct_size == kBeforeVlans || pkt->struct_size == kBeforeTunnel);
+    if (!cap || !pkt || (!older && !size_ok(pkt)))
         return set_error(err, WM_INVALID, "wm_capture_next: cap and an initialised packet are required");
     if (cap->failed)
         return set_error(err, WM_BAD_STATE, "wm_capture_next: capture already failed");
     try {
-        if (pkt->struct_size == kBeforeVlans) {
+        if (older) {
+            const size_t size = pkt->struct_size;
             wm_packet_t full;
             wm_packet_init(&full);
             const int rc = cap->cap.next(&full);
-            full.struct_size = kBeforeVlans;
-            std::memcpy(pkt, &full, kBeforeVlans);
+            full.struct_size = size;
+            std::memcpy(pkt, &full, size);
             return rc;
         }
         return cap->cap.next(pkt);

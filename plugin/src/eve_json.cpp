@@ -76,6 +76,45 @@ uint8_t packet_vlans(const wm_packet_t &p, uint16_t ids[2]) {
     return n;
 }
 
+// A packet's tunnel carrier; none from a packet of a caller built before
+// 0.16, which ends before it.
+const wm_tunnel_t *packet_tunnel(const wm_packet_t &p) {
+    if (p.struct_size < offsetof(wm_packet_t, tunnel) + sizeof p.tunnel) return nullptr;
+    return p.tunnel;
+}
+
+// The carrier's IP protocol as Suricata names it.
+const char *carrier_name(uint8_t proto) {
+    switch (proto) {
+    case 4: return "IPV4";
+    case 17: return "UDP";
+    case 41: return "IPV6";
+    case 47: return "GRE";
+    default: return nullptr;
+    }
+}
+
+// Suricata's "tunnel" object: the outermost carrier's addresses, ports and
+// protocol, and the depth of the tunnelled packet. A carrier that was no IP
+// packet (an MPLS pseudowire on the link) has only the depth.
+void append_tunnel(fmt::memory_buffer &b, const wm_tunnel_t &t) {
+    constexpr std::string_view kKey = ",\"tunnel\":{";
+    b.append(kKey.data(), kKey.data() + kKey.size());
+    if (t.ip_version == 4 || t.ip_version == 6) {
+        constexpr std::string_view kSrcIp = "\"src_ip\":\"";
+        b.append(kSrcIp.data(), kSrcIp.data() + kSrcIp.size());
+        append_ip(b, t.src_ip, t.ip_version);
+        fmt::format_to(Out(b), FMT_COMPILE("\",\"src_port\":{},\"dest_ip\":\""), t.src_port);
+        append_ip(b, t.dst_ip, t.ip_version);
+        fmt::format_to(Out(b), FMT_COMPILE("\",\"dest_port\":{},"), t.dst_port);
+        if (const char *name = carrier_name(t.proto))
+            fmt::format_to(Out(b), FMT_COMPILE("\"proto\":\"{}\","), name);
+        else
+            fmt::format_to(Out(b), FMT_COMPILE("\"proto\":\"{}\","), t.proto);
+    }
+    fmt::format_to(Out(b), FMT_COMPILE("\"depth\":{}}}"), t.depth);
+}
+
 // The packet fields an alert line starts with.
 struct PacketKey {
     uint64_t number = 0, flow_id = 0;
@@ -191,6 +230,7 @@ void append_alert_eve_json(const CompiledRuleSet &rs, const wm_alert_t &a, fmt::
                        "\"signature\":\"\",\"severity\":3}}",
                        a.rule_id);
     }
+    if (const wm_tunnel_t *t = packet_tunnel(p)) append_tunnel(b, *t);
     // Align rules: the score, and the aligned region (known in every output mode).
     if (a.has_score)
         fmt::format_to(Out(b), ",\"align\":{{\"score\":{}}}", a.score);

@@ -2,13 +2,14 @@
 // wm_capture_set_tunnel_ports, and tunnel_ports in the replay and live
 // options. A capture of two VXLAN frames, one to Linux's port 8472 and one
 // to the standard 4789, each carrying "abc" to UDP port 53: which of them
-// is entered is what the ports say.
+// is entered is what the ports say. And the packet's tunnel carrier (0.16).
 #include "abi_fixture.h"
 #include "abi_replay_refused.h"
 #include "warpmatch_stream.h"
 
 #include <cstddef>
 #include <cstdio>
+#include <cstring>
 #include <string>
 #include <utility>
 #include <vector>
@@ -75,6 +76,18 @@ int collect(const wm_alert_t *a, void *ctx) {
     return 0;
 }
 
+struct Carried {
+    std::vector<std::string> lines; // rule 10's alerts as EVE lines
+    const wm_ruleset_t *rs;
+};
+
+// Streams keep no carrier: every packet's pointer is NULL.
+int collect_untunnelled(const wm_alert_t *a, void *ctx) {
+    EXPECT_EQ(a->packet->tunnel, nullptr);
+    static_cast<Carried *>(ctx)->lines.emplace_back();
+    return 0;
+}
+
 // Per payload and with streams alike; a bad spec is refused before the file is read.
 TEST_F(Fixture, ReplayDecodesWithTheGivenPorts) {
     const std::string path = write_capture();
@@ -99,6 +112,87 @@ TEST_F(Fixture, ReplayDecodesWithTheGivenPorts) {
         ro.streams = streams;
         ro.tunnel_ports = "teredo=on";
         abi_test::expect_replay_refused(sc, path, ro, "tunnel ports \"teredo=on\"");
+    }
+    std::remove(path.c_str());
+}
+
+// The carrier of the VXLAN frame to 4789: 198.51.100.1:50000 -> 198.51.100.2:4789, UDP, one tunnel deep.
+void expect_vxlan_carrier(const wm_tunnel_t *t) {
+    ASSERT_NE(t, nullptr);
+    EXPECT_EQ(t->ip_version, 4);
+    EXPECT_EQ(t->proto, 17);
+    EXPECT_EQ(t->depth, 1);
+    const uint8_t src[4] = {198, 51, 100, 1}, dst[4] = {198, 51, 100, 2};
+    EXPECT_EQ(std::memcmp(t->src_ip, src, 4), 0);
+    EXPECT_EQ(std::memcmp(t->dst_ip, dst, 4), 0);
+    EXPECT_EQ(t->src_port, 50000);
+    EXPECT_EQ(t->dst_port, 4789);
+}
+
+// wm_capture_next points a tunnelled packet at its carrier, and an untunnelled
+// one at nothing; a packet of the 0.13-0.15 size ends before the pointer and
+// the one of 0.12 before vlan[]: the caller's bytes past them stay untouched.
+TEST(AbiTunnelPorts, CaptureNextGivesATunnelledPacketsCarrier) {
+    const std::string path = write_capture();
+    for (const size_t size : {sizeof(wm_packet_t), offsetof(wm_packet_t, tunnel), offsetof(wm_packet_t, vlan)}) {
+        SCOPED_TRACE(size);
+        wm_capture_t *cap = nullptr;
+        ASSERT_EQ(wm_capture_open_offline(path.c_str(), &cap, nullptr), WM_SUCCESS);
+        wm_packet_t pkt;
+        for (uint16_t port : {8472, 53}) { // the datagram to 8472 as it is, then the one inside VXLAN
+            std::memset(&pkt, 0xab, sizeof pkt);
+            pkt.struct_size = size;
+            ASSERT_EQ(wm_capture_next(cap, &pkt, nullptr), WM_SUCCESS);
+            EXPECT_EQ(pkt.dst_port, port);
+            if (size < sizeof(wm_packet_t)) {
+                const uint8_t *past = reinterpret_cast<const uint8_t *>(&pkt) + size;
+                EXPECT_EQ(past[0], 0xab);
+                EXPECT_EQ(past[sizeof(wm_packet_t) - size - 1], 0xab);
+            } else if (port == 8472) {
+                EXPECT_EQ(pkt.tunnel, nullptr);
+            } else {
+                expect_vxlan_carrier(pkt.tunnel);
+            }
+        }
+        wm_capture_close(cap);
+    }
+    std::remove(path.c_str());
+}
+
+int carried(const wm_alert_t *a, void *ctx) {
+    auto &c = *static_cast<Carried *>(ctx);
+    if (a->rule_id != 10) return 0;
+    if (a->packet->dst_port == 53) expect_vxlan_carrier(a->packet->tunnel);
+    if (a->packet->dst_port == 8472) EXPECT_EQ(a->packet->tunnel, nullptr);
+    char *json = nullptr;
+    EXPECT_EQ(wm_alert_to_json(c.rs, a, &json), WM_SUCCESS);
+    c.lines.emplace_back(json ? json : "");
+    wm_free(json);
+    return 0;
+}
+
+// A replay's alerts carry the carrier into their EVE lines (per payload;
+// streams do not keep it: the pointer is NULL there).
+TEST_F(Fixture, ReplayAlertsCarryTheTunnel) {
+    const std::string path = write_capture();
+    for (int streams : {0, 1}) {
+        SCOPED_TRACE(streams);
+        wm_replay_options_t ro;
+        wm_replay_options_init(&ro);
+        ro.streams = streams;
+        Carried c{{}, rs};
+        wm_replay_stats_t st;
+        wm_replay_stats_init(&st);
+        ASSERT_EQ(wm_replay_file_ex(sc, path.c_str(), &ro, streams ? collect_untunnelled : carried, &c, nullptr,
+                                    nullptr, &st, nullptr, nullptr),
+                  WM_SUCCESS);
+        if (streams) continue;
+        ASSERT_EQ(c.lines.size(), 2u);
+        EXPECT_EQ(c.lines[0].find("\"tunnel\""), std::string::npos) << c.lines[0];
+        EXPECT_NE(c.lines[1].find(",\"tunnel\":{\"src_ip\":\"198.51.100.1\",\"src_port\":50000,"
+                                  "\"dest_ip\":\"198.51.100.2\",\"dest_port\":4789,\"proto\":\"UDP\",\"depth\":1}"),
+                  std::string::npos)
+            << c.lines[1];
     }
     std::remove(path.c_str());
 }

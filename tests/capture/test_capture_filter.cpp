@@ -36,11 +36,14 @@ Seen read_plain_filtered(const std::string &path, const std::string &expression)
             records = number;
             if (!accepted) return;
             wm_packet_t pkt{};
-            const int r = decode_record(dlt, number, h.ts.tv_sec, h.ts.tv_usec, h.caplen, h.len, d, &pkt);
+            FrameLayers where;
+            const int r =
+                decode_record(dlt, number, h.ts.tv_sec, h.ts.tv_usec, h.caplen, h.len, d, &pkt, nullptr, &where);
             count_record(r, pkt, s.stats);
             if (r != kDecodedPayload) return;
             s.packets.push_back(pkt);
             s.payloads.emplace_back(pkt.payload, pkt.payload + pkt.payload_len);
+            s.tunnels.push_back(where.tunnels > 0 ? std::optional<wm_tunnel_t>(tunnel_of(where)) : std::nullopt);
         });
     if (!error.empty()) s.error = record_error(path, records + 1, error.c_str());
     return s;

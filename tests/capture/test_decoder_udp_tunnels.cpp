@@ -9,13 +9,8 @@ namespace {
 
 namespace b = build;
 
-// An Ethernet frame 198.51.100.1:sport -> 198.51.100.2:dport carrying `payload` in UDP.
-Bytes udp_frame(uint16_t sport, uint16_t dport, const Bytes &payload) {
-    return b::ethernet_ip(outer4(b::kProtoUdp, b::udp(sport, dport, payload)));
-}
 constexpr int64_t kUdpPayload = 14 + 20 + 8; // where udp_frame's payload starts
 
-Bytes vxlan(uint8_t flags, const Bytes &frame) { return b::concat({flags, 0, 0, 0, 0, 0x12, 0x34, 0}, frame); }
 Bytes geneve(uint8_t first, uint16_t type, const Bytes &options, const Bytes &payload) {
     const Bytes h{first, 0, uint8_t(type >> 8), uint8_t(type), 0, 0, 7, 0};
     return b::concat(b::concat(h, options), payload);

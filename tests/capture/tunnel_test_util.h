@@ -17,6 +17,15 @@ inline Bytes outer4(uint8_t proto, const Bytes &l4) {
     return build::ipv4(v4(build::ip4(198, 51, 100, 1), build::ip4(198, 51, 100, 2)), proto, l4);
 }
 
+// An Ethernet frame 198.51.100.1:sport -> 198.51.100.2:dport carrying `payload` in UDP.
+inline Bytes udp_frame(uint16_t sport, uint16_t dport, const Bytes &payload) {
+    return build::ethernet_ip(outer4(build::kProtoUdp, build::udp(sport, dport, payload)));
+}
+// A VXLAN header (flags, VNI 0x1234) and the frame it carries.
+inline Bytes vxlan(uint8_t flags, const Bytes &frame) {
+    return build::concat({flags, 0, 0, 0, 0, 0x12, 0x34, 0}, frame);
+}
+
 // An MPLS label stack entry: label, traffic class 0, bottom-of-stack bit, TTL 64.
 inline Bytes mpls_label(uint32_t value, bool bottom) {
     return {uint8_t(value >> 12), uint8_t(value >> 4), uint8_t((value & 0xf) << 4 | (bottom ? 1 : 0)), 64};

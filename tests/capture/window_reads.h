@@ -64,6 +64,7 @@ inline Seen read_windows(const std::string &path, uint64_t window, unsigned thre
             EXPECT_EQ(w.meta[i].dst_port, p.dst_port);
             s.packets.push_back(p);
             s.payloads.emplace_back(p.payload, p.payload + p.payload_len);
+            s.tunnels.push_back(carrier_of(p));
         }
         s.stats.packets += w.stats.packets;
         s.stats.bytes += w.stats.bytes;
@@ -78,6 +79,8 @@ inline Seen read_windows(const std::string &path, uint64_t window, unsigned thre
 
 inline void expect_same(const Seen &want, const Seen &got) {
     ASSERT_EQ(got.packets.size(), want.packets.size());
+    ASSERT_EQ(want.tunnels.size(), want.packets.size());
+    ASSERT_EQ(got.tunnels.size(), got.packets.size());
     for (size_t i = 0; i < want.packets.size(); ++i) {
         const wm_packet_t &a = want.packets[i], &g = got.packets[i];
         ASSERT_EQ(g.number, a.number) << "payload " << i;
@@ -91,6 +94,8 @@ inline void expect_same(const Seen &want, const Seen &got) {
         EXPECT_EQ(g.flow_id, a.flow_id);
         EXPECT_EQ(g.payload_offset, a.payload_offset);
         ASSERT_EQ(got.payloads[i], want.payloads[i]) << "packet " << a.number;
+        ASSERT_EQ(got.tunnels[i].has_value(), want.tunnels[i].has_value()) << "packet " << a.number;
+        if (want.tunnels[i]) EXPECT_TRUE(same_carrier(*got.tunnels[i], *want.tunnels[i])) << "packet " << a.number;
     }
     EXPECT_EQ(got.stats.packets, want.stats.packets);
     EXPECT_EQ(got.stats.bytes, want.stats.bytes);

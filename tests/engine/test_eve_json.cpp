@@ -5,6 +5,8 @@
 
 #include <gtest/gtest.h>
 #include <cstddef>
+#include <cstring>
+#include <utility>
 #include <nlohmann/json.hpp>
 
 using namespace wm;
@@ -145,6 +147,58 @@ TEST(EveJson, VlanIdsAsSuricataWritesThem) {
     EXPECT_EQ(nlohmann::json::parse(line())["vlan"], nlohmann::json::parse("[0,4094]"));
     p.struct_size = offsetof(wm_packet_t, vlan);
     EXPECT_FALSE(nlohmann::json::parse(line()).contains("vlan"));
+}
+
+// Suricata's "tunnel" object after "alert": the outermost carrier's
+// addresses, ports and protocol, and the depth; only the depth for a
+// carrier that was no IP packet; nothing without a carrier, or from a
+// packet of a caller built before 0.16.
+TEST(EveJson, TunnelCarrierAsSuricataWritesIt) {
+    CompiledRuleSet crs(rules_of({{1, "m"}}));
+    wm_packet_t p{};
+    p.struct_size = sizeof(p);
+    p.ip_version = 4;
+    p.proto = WM_PROTO_TCP;
+    auto line = [&] {
+        wm_alert_t a{sizeof(wm_alert_t), &p, 1, 0, 0, 0};
+        return nlohmann::json::parse(alert_to_eve_json(crs, a));
+    };
+    EXPECT_FALSE(line().contains("tunnel"));
+    wm_tunnel_t t{};
+    t.ip_version = 4;
+    t.proto = 17;
+    t.depth = 1;
+    const uint8_t src[4] = {198, 51, 100, 1}, dst[4] = {198, 51, 100, 2};
+    std::memcpy(t.src_ip, src, 4);
+    std::memcpy(t.dst_ip, dst, 4);
+    t.src_port = 50000;
+    t.dst_port = 4789;
+    p.tunnel = &t;
+    EXPECT_EQ(line()["tunnel"], nlohmann::json::parse(R"({"src_ip":"198.51.100.1","src_port":50000,)"
+                                                      R"("dest_ip":"198.51.100.2","dest_port":4789,)"
+                                                      R"("proto":"UDP","depth":1})"));
+    const std::string text = alert_to_eve_json(crs, wm_alert_t{sizeof(wm_alert_t), &p, 1, 0, 0, 0});
+    EXPECT_LT(text.find("\"alert\":"), text.find("\"tunnel\":")) << text; // after the alert, as Suricata
+    t.ip_version = 6;
+    t.proto = 47;
+    t.depth = 2;
+    t.src_port = t.dst_port = 0;
+    std::memset(t.src_ip, 0, 16);
+    std::memset(t.dst_ip, 0, 16);
+    t.src_ip[0] = 0x20, t.src_ip[1] = 0x01, t.src_ip[15] = 1;
+    t.dst_ip[0] = 0x20, t.dst_ip[1] = 0x01, t.dst_ip[15] = 2;
+    EXPECT_EQ(line()["tunnel"], nlohmann::json::parse(R"({"src_ip":"2001::1","src_port":0,"dest_ip":"2001::2",)"
+                                                      R"("dest_port":0,"proto":"GRE","depth":2})"));
+    for (const auto &[proto, name] : {std::pair<uint8_t, const char *>{4, "IPV4"}, {41, "IPV6"}}) {
+        t.proto = proto;
+        EXPECT_EQ(line()["tunnel"]["proto"], name);
+    }
+    t.ip_version = 0; // an MPLS pseudowire on the link
+    t.proto = 0;
+    t.depth = 1;
+    EXPECT_EQ(line()["tunnel"], nlohmann::json::parse(R"({"depth":1})"));
+    p.struct_size = offsetof(wm_packet_t, tunnel);
+    EXPECT_FALSE(line().contains("tunnel"));
 }
 
 namespace {

@@ -46,6 +46,7 @@ Seen read_windows(const std::string &path, uint64_t window, unsigned threads,
                     "payloads left in place out of order");
             r.packets.push_back(p);
             r.payloads.emplace_back(p.payload, p.payload + p.payload_len);
+            r.tunnels.push_back(wm::capture::test::carrier_of(p));
         }
         wm::capture::add_capture_stats(r.stats, w.stats);
         r.error = w.error;
@@ -58,6 +59,8 @@ std::string difference(const Seen &want, const Seen &got) {
     if (got.packets.size() != want.packets.size())
         return "payload packets " + std::to_string(got.packets.size()) + " against " +
                std::to_string(want.packets.size());
+    if (want.tunnels.size() != want.packets.size() || got.tunnels.size() != got.packets.size())
+        return "a read kept no carrier for some packet";
     for (size_t i = 0; i < want.packets.size(); ++i) {
         const wm_packet_t &a = want.packets[i], &g = got.packets[i];
         const bool same = g.number == a.number && g.ts_sec == a.ts_sec && g.ts_usec == a.ts_usec &&
@@ -65,6 +68,9 @@ std::string difference(const Seen &want, const Seen &got) {
                           g.src_port == a.src_port && g.dst_port == a.dst_port && g.flow_id == a.flow_id &&
                           g.payload_offset == a.payload_offset && got.payloads[i] == want.payloads[i];
         if (!same) return "packet " + std::to_string(a.number) + " differs";
+        const auto &wt = want.tunnels[i], &gt = got.tunnels[i];
+        if (wt.has_value() != gt.has_value() || (wt && !wm::capture::test::same_carrier(*wt, *gt)))
+            return "packet " + std::to_string(a.number) + ": its tunnel carrier differs";
     }
     const wm_capture_stats_t &a = want.stats, &g = got.stats;
     bool same = g.packets == a.packets && g.bytes == a.bytes && g.payloads == a.payloads &&

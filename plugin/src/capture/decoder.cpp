@@ -34,6 +34,7 @@ void reset_decoded(wm_packet_t *out) {
     out->payload_offset = 0;
     out->vlan[0] = out->vlan[1] = 0;
     out->vlan_count = 0;
+    out->tunnel = nullptr; // the readers point it at the carrier they keep
 }
 
 // An address as flow_hash() loads it from a 16-byte field: two native-order
@@ -345,7 +346,10 @@ int decode_frame(int dlt, const uint8_t *frame, uint32_t caplen, wm_packet_t *ou
     reset_decoded(out);
     FrameLayers own;
     FrameLayers *l = layers ? layers : &own;
-    *l = FrameLayers{};
+    l->ip_offset = -1; // field by field: outer is written only when a tunnel is entered
+    l->vlans = 0;
+    l->vlan_tags = 0;
+    l->tunnels = 0;
     const int rc = decode_link(dlt, Frame{frame, frame ? caplen : 0u, l, ports}, out);
     if (l->vlan_tags > 0) {
         set_packet_vlans(out, l->vlans, l->vlan_tags);

@@ -40,12 +40,15 @@ enum : int {
 // a fragment or TCP segment is parsed from again), the frame's first two
 // VLAN ids (outer << 12 | inner; flow_hash_vlans) and how many tags it
 // has, both outside any tunnel (a frame carried in GRE, VXLAN, Geneve or
-// an MPLS pseudowire keeps its tags to itself), and the tunnels entered.
+// an MPLS pseudowire keeps its tags to itself), the tunnels entered, and
+// the first tunnel's carrier (outer, set only when tunnels > 0; its depth
+// is left 0: the tunnels count).
 struct FrameLayers {
     int64_t ip_offset = -1;
     uint32_t vlans = 0;
     int vlan_tags = 0;
     int tunnels = 0;
+    wm_tunnel_t outer; // uninitialised until a tunnel is entered: not zeroed per frame
 };
 
 // decode_frame() result: kDecodedPayload, or a wm_skip_reason (>= 0).

@@ -90,9 +90,19 @@ int decode_ppp(const Frame &f, uint64_t at, uint64_t declared_end, wm_packet_t *
     return WM_SKIP_OTHER_PROTO;
 }
 
-bool enter_tunnel(const Frame &f, uint64_t declared_end, wm_packet_t *out, Frame *inner) {
+bool enter_tunnel(const Frame &f, uint64_t declared_end, wm_packet_t *out, Frame *inner, uint8_t carrier,
+                  uint16_t src_port, uint16_t dst_port) {
     if (f.layers->tunnels == kMaxTunnels) return false;
-    ++f.layers->tunnels;
+    if (f.layers->tunnels++ == 0) {
+        wm_tunnel_t &t = f.layers->outer;
+        t.ip_version = out->ip_version; // 0: no IP header before this tunnel (an MPLS pseudowire)
+        t.proto = out->ip_version ? carrier : 0;
+        t.depth = 0;
+        std::memcpy(t.src_ip, out->src_ip, sizeof t.src_ip);
+        std::memcpy(t.dst_ip, out->dst_ip, sizeof t.dst_ip);
+        t.src_port = src_port;
+        t.dst_port = dst_port;
+    }
     std::memset(out->src_ip, 0, sizeof out->src_ip); // an IPv4 inner address fills 4 of the 16 bytes
     std::memset(out->dst_ip, 0, sizeof out->dst_ip);
     *inner = Frame{f.data, declared_end < f.caplen ? declared_end : f.caplen, f.layers, f.ports};
@@ -101,7 +111,7 @@ bool enter_tunnel(const Frame &f, uint64_t declared_end, wm_packet_t *out, Frame
 
 int decode_ip_tunnel(const Frame &f, uint64_t off, uint64_t declared_end, uint8_t proto, wm_packet_t *out) {
     Frame inner;
-    if (!enter_tunnel(f, declared_end, out, &inner)) return WM_SKIP_MALFORMED;
+    if (!enter_tunnel(f, declared_end, out, &inner, proto)) return WM_SKIP_MALFORMED;
     if (proto == kIpProtoGre) return decode_gre(inner, off, declared_end, out);
     return decode_ip(inner, off, proto == kIpProtoIpip ? 4 : 6, out);
 }
@@ -162,7 +172,8 @@ int decode_mpls(const Frame &f, uint64_t off, uint64_t declared_end, wm_packet_t
         case 6: return decode_ip(f, off, 6, out);
         case 0: {
             Frame inner;
-            if (!enter_tunnel(f, declared_end, out, &inner)) return WM_SKIP_MALFORMED;
+            // An Ethernet pseudowire: carried by IP only inside GRE, the tunnel entered before.
+            if (!enter_tunnel(f, declared_end, out, &inner, 0)) return WM_SKIP_MALFORMED;
             return decode_inner_ethernet(inner, off + 4, declared_end, out);
         }
         default: return WM_SKIP_NOT_IP;
@@ -218,7 +229,7 @@ int decode_udp_tunnel(const Frame &f, uint64_t start, uint64_t end, uint16_t src
         return kNotTunnel;
     }
     Frame inner;
-    if (!enter_tunnel(f, inner_end, out, &inner)) return WM_SKIP_MALFORMED;
+    if (!enter_tunnel(f, inner_end, out, &inner, kIpProtoUdp, src_port, dst_port)) return WM_SKIP_MALFORMED;
     if (carries == kEthernet) return decode_inner_ethernet(inner, start + hdr, inner_end, out);
     return decode_ip(inner, start + hdr, ip_version, out);
 }

@@ -19,6 +19,7 @@ struct OfflineCapture::Impl {
     int dlt = -1;
     const TunnelPorts *ports = nullptr;
     wm_capture_stats_t stats{};
+    wm_tunnel_t tunnel{}; // the last packet's carrier, when it came through a tunnel
     // Set once pcap_next_ex failed: libpcap's state after a read error is
     // unspecified, so later calls repeat the error instead of reading on.
     std::string error;
@@ -54,10 +55,16 @@ int OfflineCapture::next(wm_packet_t *pkt) {
             s.error = record_error(s.path, s.stats.packets + 1, pcap_geterr(s.pcap));
             throw CaptureError(s.error);
         }
+        FrameLayers where;
         const int r = decode_record(s.dlt, s.stats.packets + 1, hdr->ts.tv_sec, hdr->ts.tv_usec,
-                                    hdr->caplen, hdr->len, data, pkt, s.ports);
+                                    hdr->caplen, hdr->len, data, pkt, s.ports, &where);
         count_record(r, *pkt, s.stats);
-        if (r == kDecodedPayload) return WM_SUCCESS;
+        if (r != kDecodedPayload) continue;
+        if (where.tunnels > 0) {
+            s.tunnel = tunnel_of(where);
+            pkt->tunnel = &s.tunnel;
+        }
+        return WM_SUCCESS;
     }
 }
 

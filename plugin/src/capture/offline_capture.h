@@ -53,16 +53,24 @@ class OfflineCapture {
 // ports: the UDP tunnels' ports (nullptr: the standard ones). Inline: the
 // readers call both for every record (a call each cost the window reader
 // about 25 instructions a record, its ninth argument on the stack).
+// where: filled as decode_frame fills it (nullptr: not wanted).
 inline int decode_record(int dlt, uint64_t number, int64_t ts_sec, int64_t ts_usec, uint32_t caplen,
                          uint32_t wirelen, const uint8_t *frame, wm_packet_t *pkt,
-                         const TunnelPorts *ports = nullptr) {
+                         const TunnelPorts *ports = nullptr, FrameLayers *where = nullptr) {
     pkt->struct_size = sizeof(wm_packet_t);
     pkt->number = number;
     pkt->ts_sec = ts_sec;
     pkt->ts_usec = ts_usec;
     pkt->caplen = caplen;
     pkt->wirelen = wirelen;
-    return decode_frame(dlt, frame, caplen, pkt, nullptr, ports);
+    return decode_frame(dlt, frame, caplen, pkt, where, ports);
+}
+
+// The carrier of a frame decoded through tunnels (where.tunnels > 0), with its depth.
+inline wm_tunnel_t tunnel_of(const FrameLayers &where) {
+    wm_tunnel_t t = where.outer;
+    t.depth = static_cast<uint8_t>(where.tunnels);
+    return t;
 }
 
 inline void count_record(int result, const wm_packet_t &pkt, wm_capture_stats_t &st) {

@@ -11,6 +11,7 @@ void RecordRun::clear() {
     stopped_short = false;
     bytes.clear();
     packets.clear();
+    tunnels.clear();
     numbered_in_run = false;
     records = 0;
     stats = wm_capture_stats_t{};
@@ -39,9 +40,14 @@ void decode_in_place(const PcapMap &map, int dlt, uint64_t begin, uint64_t stop,
         // every field) and dropped again without a payload: zeroing a packet
         // on the stack and copying it in was 12 of 39 ns per record.
         wm_packet_t &pkt = run.packets.emplace_back();
-        const int r = decode_record(dlt, number, h.ts_sec, h.ts_usec, h.caplen, h.wirelen, frame, &pkt, ports);
+        FrameLayers where;
+        const int r =
+            decode_record(dlt, number, h.ts_sec, h.ts_usec, h.caplen, h.wirelen, frame, &pkt, ports, &where);
         count_record(r, pkt, run.stats);
-        if (r != kDecodedPayload) run.packets.pop_back();
+        if (r != kDecodedPayload)
+            run.packets.pop_back();
+        else if (where.tunnels > 0)
+            run.tunnels.push_back({run.packets.size() - 1, tunnel_of(where)});
     }
     run.end = pos;
     run.records = number;

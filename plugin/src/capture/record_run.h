@@ -30,6 +30,13 @@ struct RecordRun {
     // in-place runs (the reader adds the records before it), and is the
     // file's packet number for libpcap runs.
     UninitVector<wm_packet_t> packets;
+    // The carriers of the packets that came through a tunnel (few), by
+    // their index in `packets`; the window points their packets at them.
+    struct Tunnel {
+        size_t packet;
+        wm_tunnel_t carrier;
+    };
+    std::vector<Tunnel> tunnels;
     bool numbered_in_run = false;
     // Every record of the run, the capture filter's rejects included (they
     // keep their numbers in the file but are not counted in stats).

@@ -7,6 +7,7 @@
 #include <pcap/pcap.h>
 
 #include <cstdio>
+#include <optional>
 
 namespace wm::capture {
 
@@ -21,6 +22,7 @@ struct SliceReader::Impl {
     // A record whose payload did not fit the last call.
     bool has_pending = false;
     wm_packet_t pending{};
+    std::optional<wm_tunnel_t> pending_tunnel;
     std::vector<uint8_t> pending_bytes;
 
     ~Impl() {
@@ -28,8 +30,10 @@ struct SliceReader::Impl {
     }
 
     // Payload pointers are set by read() once the call's copies stop moving.
-    void place(const wm_packet_t &pkt, const uint8_t *payload, RecordRun &out) {
+    void place(const wm_packet_t &pkt, const uint8_t *payload, const std::optional<wm_tunnel_t> &tunnel,
+               RecordRun &out) {
         out.bytes.insert(out.bytes.end(), payload, payload + pkt.payload_len);
+        if (tunnel) out.tunnels.push_back({out.packets.size(), *tunnel});
         out.packets.push_back(pkt);
     }
     static void point_payloads(RecordRun &out) {
@@ -79,7 +83,7 @@ bool SliceReader::read_records(uint64_t max_records, size_t max_bytes, RecordRun
         if (!out.bytes.empty() && out.bytes.size() + s.pending.payload_len > max_bytes) return true;
         count_record(kDecodedPayload, s.pending, out.stats);
         ++out.records;
-        s.place(s.pending, s.pending_bytes.data(), out);
+        s.place(s.pending, s.pending_bytes.data(), s.pending_tunnel, out);
         s.has_pending = false;
         ++taken;
     }
@@ -103,19 +107,23 @@ bool SliceReader::read_records(uint64_t max_records, size_t max_bytes, RecordRun
             continue;
         }
         wm_packet_t pkt{};
+        FrameLayers where;
         const int r = decode_record(s.dlt, s.next_number++, hdr->ts.tv_sec, hdr->ts.tv_usec,
-                                    hdr->caplen, hdr->len, data, &pkt, s.ports);
+                                    hdr->caplen, hdr->len, data, &pkt, s.ports, &where);
+        std::optional<wm_tunnel_t> tunnel;
+        if (r == kDecodedPayload && where.tunnels > 0) tunnel = tunnel_of(where);
         if (r == kDecodedPayload && !out.bytes.empty() &&
             out.bytes.size() + pkt.payload_len > max_bytes) {
             // Does not fit: counted and placed by the next call.
             s.pending = pkt;
             s.pending_bytes.assign(pkt.payload, pkt.payload + pkt.payload_len);
+            s.pending_tunnel = tunnel;
             s.has_pending = true;
             return true;
         }
         count_record(r, pkt, out.stats);
         ++out.records;
-        if (r == kDecodedPayload) s.place(pkt, pkt.payload, out);
+        if (r == kDecodedPayload) s.place(pkt, pkt.payload, tunnel, out);
     }
     return !s.over || s.has_pending;
 }

@@ -165,13 +165,14 @@ bool WindowReader::next_sequential(PayloadWindow &w, const BufferFn &buffer) {
 // mapping (a record across two parts, or a part decoded again) points at
 // its copy in raw instead.
 void WindowReader::assemble(size_t n, PayloadWindow &w, const BufferFn &buffer, const InPlaceBytes *raw) {
-    std::vector<size_t> byte_base(n + 1, 0), packet_base(n + 1, 0);
+    std::vector<size_t> byte_base(n + 1, 0), packet_base(n + 1, 0), tunnel_base(n + 1, 0);
     std::vector<uint64_t> number_base(n, 0);
     for (size_t i = 0; i < n; ++i) {
         const RecordRun &r = runs_[i];
         // Every payload packet of the run, and only those, is in payload_bytes.
         byte_base[i + 1] = byte_base[i] + r.stats.payload_bytes;
         packet_base[i + 1] = packet_base[i] + r.packets.size();
+        tunnel_base[i + 1] = tunnel_base[i] + r.tunnels.size();
         if (r.numbered_in_run) number_base[i] = next_number_ - 1;
         next_number_ += r.records;
         add_capture_stats(w.stats, r.stats);
@@ -184,6 +185,7 @@ void WindowReader::assemble(size_t n, PayloadWindow &w, const BufferFn &buffer, 
     if (raw) w.sources.resize(packet_base[n]);
     w.meta.resize(packet_base[n]);
     w.packets.resize(packet_base[n]);
+    w.tunnels.resize(tunnel_base[n]);
     const uintptr_t in_raw = reinterpret_cast<uintptr_t>(data);
     const uintptr_t in_map = raw ? reinterpret_cast<uintptr_t>(map_->data() + raw->base) : 0;
     pool_.run(n, [&](size_t i) {
@@ -208,6 +210,11 @@ void WindowReader::assemble(size_t n, PayloadWindow &w, const BufferFn &buffer, 
             w.meta[k] = wm_payload_meta_t{pkt.proto, pkt.src_port, pkt.dst_port};
             at += pkt.payload_len;
             w.offsets[k + 1] = static_cast<uint32_t>(at);
+        }
+        for (size_t t = 0; t < r.tunnels.size(); ++t) {
+            wm_tunnel_t &carrier = w.tunnels[tunnel_base[i] + t];
+            carrier = r.tunnels[t].carrier;
+            w.packets[packet_base[i] + r.tunnels[t].packet].tunnel = &carrier;
         }
         // Copied out: what was read through the mapping is unmapped here, in parallel.
         if (map_ && r.numbered_in_run && mode_ != InPlaceRead::Pread) map_->release(r.begin, r.end);

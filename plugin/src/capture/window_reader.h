@@ -38,6 +38,7 @@ struct PayloadWindow {
     UninitVector<uint32_t> sources;       // in place: payload i is at data + sources[i] (ascending)
     UninitVector<wm_payload_meta_t> meta; // protocol and ports
     UninitVector<wm_packet_t> packets;    // payload pointers into data
+    std::vector<wm_tunnel_t> tunnels;     // carriers the tunnelled packets point at
     wm_capture_stats_t stats{};          // every record of the window
     std::string error;                   // the capture is corrupt after these packets
     size_t count() const { return packets.size(); }
