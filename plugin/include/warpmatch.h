@@ -469,10 +469,10 @@ typedef struct wm_packet {
     uint8_t vlan_count;   /**< how many of vlan[] hold an id: 0, 1 or 2   */
     /* since 0.16 (wm_capture_next also fills the two shorter packets) */
     const wm_tunnel_t *tunnel; /**< the outermost tunnel's carrier when the
-                               payload came through a tunnel, else NULL.
-                               Set by wm_capture_next and by replays
-                               without streams (valid as long as the
-                               packet); NULL with streams and live capture */
+                               payload came through a tunnel, else NULL;
+                               valid as long as the packet. With streams,
+                               a window's packet is the one that delivered
+                               its bytes, and its carrier that packet's */
 } wm_packet_t;
 
 WM_API void wm_packet_init(wm_packet_t *pkt);

@@ -15,6 +15,8 @@
 
 #include <pcap/pcap.h>
 
+#include <optional>
+
 #include <memory>
 #include <string>
 #include <vector>
@@ -84,7 +86,8 @@ struct Alert {
     uint32_t rule;
     uint64_t packet;
     uint32_t start, end;
-    std::string window; // the scanned payload
+    std::string window;                // the scanned payload
+    std::optional<wm_tunnel_t> tunnel; // the carrier its packet pointed at
 };
 
 // How a Harness's pipeline cuts and scans its batches, and the UDP tunnels'
@@ -153,7 +156,8 @@ class Harness {
         auto *h = static_cast<Harness *>(ctx);
         h->alerts.push_back(Alert{a->rule_id, a->packet->number, a->start, a->end,
                                   std::string(reinterpret_cast<const char *>(a->packet->payload),
-                                              a->packet->payload_len)});
+                                              a->packet->payload_len),
+                                  a->packet->tunnel ? std::optional<wm_tunnel_t>(*a->packet->tunnel) : std::nullopt});
         return 0;
     }
 

@@ -1,7 +1,8 @@
 // TCP inside GRE, IP-in-IP, VXLAN and GTP-U through the stream pipeline: the inner
 // connection is the flow, a signature split across its segments is found
 // once (Hyperscan stream mode agreeing), whether the outer packets or the
-// inner ones arrive in IP fragments.
+// inner ones arrive in IP fragments; each alert's packet points at its
+// outermost tunnel's carrier (wm_packet_t::tunnel).
 #include "stream_test_util.h"
 
 #include "capture/tunnel_ports.h"
@@ -30,6 +31,19 @@ Bytes in_gre(const Bytes &inner_ip) {
     return build::concat(Bytes{0x20, 0x00, 0x08, 0x00, 0, 0, 0, 42}, inner_ip); // key present (42), IPv4
 }
 
+// The alert's carrier: tunnel end A to B, IP protocol `proto`, a UDP tunnel's ports, one tunnel deep.
+void expect_carrier(const Alert &a, uint8_t proto, uint16_t sport = 0, uint16_t dport = 0) {
+    ASSERT_TRUE(a.tunnel.has_value()) << "packet " << a.packet;
+    const wm_tunnel_t &t = *a.tunnel;
+    EXPECT_EQ(t.ip_version, 4);
+    EXPECT_EQ(t.proto, proto);
+    EXPECT_EQ(t.depth, 1);
+    EXPECT_TRUE(std::equal(kTunnelA.begin(), kTunnelA.end(), t.src_ip));
+    EXPECT_TRUE(std::equal(kTunnelB.begin(), kTunnelB.end(), t.dst_ip));
+    EXPECT_EQ(t.src_port, sport);
+    EXPECT_EQ(t.dst_port, dport);
+}
+
 TEST(TunnelStreams, SignatureSplitAcrossGreSegmentsIsFoundOnce) {
     Harness h(rules_yaml(rule_yaml(1, "tunnelled-attack")));
     Conversation c;
@@ -40,6 +54,7 @@ TEST(TunnelStreams, SignatureSplitAcrossGreSegmentsIsFoundOnce) {
     const auto alerts = h.alerts_of(1);
     ASSERT_EQ(alerts.size(), 1u);
     EXPECT_EQ(alerts[0].packet, 3u);
+    expect_carrier(alerts[0], build::kProtoGre);
     EXPECT_EQ(h.stats().flows_created, 1u);
     EXPECT_EQ(h.stats().cross_segment_matches, 1u);
     EXPECT_EQ(h.pipeline().verify_mismatches(), 0u);
@@ -71,6 +86,8 @@ TEST(TunnelStreams, SignatureSplitAcrossVxlanAndGtpSegmentsIsFoundOnce) {
     ASSERT_EQ(alerts.size(), 2u);
     EXPECT_EQ(alerts[0].packet, 5u);
     EXPECT_EQ(alerts[1].packet, 6u);
+    expect_carrier(alerts[0], build::kProtoUdp, 2152, 2152);
+    expect_carrier(alerts[1], build::kProtoUdp, 49152, 4789);
     EXPECT_EQ(h.stats().flows_created, 2u);
     EXPECT_EQ(h.stats().cross_segment_matches, 2u);
     EXPECT_EQ(h.pipeline().verify_mismatches(), 0u);
@@ -136,8 +153,27 @@ TEST(TunnelStreams, FragmentsOutsideOrInsideTheTunnelJoinTheInnerFlow) {
     EXPECT_EQ(h.stats().frag_reassembled, 2u);
     EXPECT_EQ(h.stats().flows_created, 1u);
     EXPECT_EQ(h.stats().gaps, 0u);
-    EXPECT_EQ(h.alerts_of(2).size(), 2u);
+    const auto alerts = h.alerts_of(2);
+    ASSERT_EQ(alerts.size(), 2u);
+    expect_carrier(alerts[0], 4);               // the IP-in-IP packet its outer fragments made
+    expect_carrier(alerts[1], build::kProtoGre); // the GRE packets around the inner fragments
     EXPECT_EQ(h.pipeline().verify_mismatches(), 0u);
+}
+
+// Bytes past a hole are delivered when the flow ends, on its last packet:
+// that packet's carrier, kept by the flow after the packet is gone.
+TEST(TunnelStreams, BytesDeliveredAtTheFlowsEndKeepItsLastCarrier) {
+    Harness h(rules_yaml(rule_yaml(5, "late-attack")));
+    Conversation c;
+    h.feed(build::ethernet_ip(outer(build::kProtoGre, in_gre(ip_of(c.frame(true, 100, build::kSyn, ""))))));
+    h.feed(build::ethernet_ip(outer(build::kProtoGre, in_gre(ip_of(c.frame(true, 101, build::kAck | build::kPsh, "xx"))))));
+    h.feed(build::ethernet_ip(outer(build::kProtoGre, in_gre(ip_of(c.frame(true, 200, build::kAck | build::kPsh, "late-attack"))))));
+    h.feed(build::ethernet_ip(outer(4, ip_of(c.frame(false, 900, build::kAck, ""))))); // the server answers in IP in IP
+    h.finish();
+    const auto alerts = h.alerts_of(5);
+    ASSERT_EQ(alerts.size(), 1u);
+    EXPECT_GE(alerts[0].packet, 3u);
+    expect_carrier(alerts[0], build::kProtoGre); // the client side's last packet came in GRE
 }
 
 } // namespace

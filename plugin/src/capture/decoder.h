@@ -51,6 +51,13 @@ struct FrameLayers {
     wm_tunnel_t outer; // uninitialised until a tunnel is entered: not zeroed per frame
 };
 
+// The carrier of a frame decoded through tunnels (where.tunnels > 0), with its depth.
+inline wm_tunnel_t tunnel_of(const FrameLayers &where) {
+    wm_tunnel_t t = where.outer;
+    t.depth = static_cast<uint8_t>(where.tunnels);
+    return t;
+}
+
 // decode_frame() result: kDecodedPayload, or a wm_skip_reason (>= 0).
 constexpr int kDecodedPayload = -1;
 

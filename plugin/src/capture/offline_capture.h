@@ -66,12 +66,6 @@ inline int decode_record(int dlt, uint64_t number, int64_t ts_sec, int64_t ts_us
     return decode_frame(dlt, frame, caplen, pkt, where, ports);
 }
 
-// The carrier of a frame decoded through tunnels (where.tunnels > 0), with its depth.
-inline wm_tunnel_t tunnel_of(const FrameLayers &where) {
-    wm_tunnel_t t = where.outer;
-    t.depth = static_cast<uint8_t>(where.tunnels);
-    return t;
-}
 
 inline void count_record(int result, const wm_packet_t &pkt, wm_capture_stats_t &st) {
     ++st.packets;

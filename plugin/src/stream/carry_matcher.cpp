@@ -24,12 +24,20 @@ void WindowBatch::clear() {
     meta.clear();
     packets.clear();
     info.clear();
+    tunnels.clear();
+}
+
+void WindowBatch::keep_carrier(const wm_packet_t &p, Info &in) {
+    if (!p.tunnel) return;
+    in.tunnel = static_cast<int32_t>(tunnels.size());
+    tunnels.push_back(*p.tunnel);
 }
 
 void WindowBatch::bind_payloads() {
     for (size_t i = 0; i < count(); ++i) {
         packets[i].payload = data.data() + offsets[i];
         packets[i].payload_len = offsets[i + 1] - offsets[i];
+        packets[i].tunnel = info[i].tunnel >= 0 ? &tunnels[size_t(info[i].tunnel)] : nullptr;
     }
 }
 
@@ -43,6 +51,7 @@ void CarryMatcher::add_stream(Flow::Side &side, uint64_t flow, int dir, uint64_t
     in.base = off - in.prefix;
     in.flow = flow;
     in.dir = dir;
+    b.keep_carrier(trigger, in);
     b.data.insert(b.data.end(), side.pad, 0);
     b.data.insert(b.data.end(), side.carry.begin(), side.carry.end());
     b.data.insert(b.data.end(), bytes, bytes + len);
@@ -76,7 +85,9 @@ void CarryMatcher::add_datagram(const wm_packet_t &p, WindowBatch &b) {
     b.offsets.push_back(static_cast<uint32_t>(b.data.size()));
     b.meta.push_back(wm_payload_meta_t{p.proto, p.src_port, p.dst_port});
     b.packets.push_back(p);
-    b.info.push_back(WindowBatch::Info{});
+    WindowBatch::Info in;
+    b.keep_carrier(p, in);
+    b.info.push_back(in);
 }
 
 void CarryMatcher::filter(const WindowBatch &b, std::vector<Match> &m,

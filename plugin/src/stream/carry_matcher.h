@@ -56,19 +56,24 @@ struct WindowBatch {
         uint64_t base = 0;       // stream offset of window byte 0
         uint64_t flow = 0;       // flow serial and direction
         int dir = 0;
+        int32_t tunnel = -1;     // its packet's carrier in `tunnels`, or none
     };
     std::vector<uint8_t> data;
     std::vector<uint32_t> offsets{0};
     std::vector<wm_payload_meta_t> meta;
     std::vector<wm_packet_t> packets;
     std::vector<Info> info;
+    std::vector<wm_tunnel_t> tunnels; // the carriers of tunnelled packets, copied when added
 
     size_t count() const { return info.size(); }
     size_t bytes() const { return data.size(); }
     void clear();
     BatchView view() const { return BatchView{data.data(), offsets.data(), count(), meta.data()}; }
-    // Points each packet's payload at its window (data may have moved).
+    // Points each packet's payload at its window and its tunnel at its
+    // carrier (data and tunnels may have moved).
     void bind_payloads();
+    // Copies the carrier p points at, if any, for entry `in` (bind_payloads points at the copy).
+    void keep_carrier(const wm_packet_t &p, Info &in);
 };
 
 class CarryMatcher {

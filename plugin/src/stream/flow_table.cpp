@@ -148,6 +148,10 @@ void FlowTable::on_tcp(const wm_packet_t &pkt, const TcpHeader &tcp, size_t seg_
     f.side[dir].last = pkt;
     f.side[dir].last.payload = nullptr;
     f.side[dir].last.payload_len = 0;
+    if (pkt.tunnel) { // the pipeline's carrier lasts one packet: the flow keeps its own
+        f.side[dir].last_carrier = *pkt.tunnel;
+        f.side[dir].last.tunnel = &f.side[dir].last_carrier;
+    }
 
     if (rst) {
         if (!f.tcp[dir].rst_in_window(tcp.seq)) {

@@ -43,6 +43,7 @@ struct Flow {
         std::string carry;
         uint32_t pad = 0;
         wm_packet_t last{};
+        wm_tunnel_t last_carrier{}; // what last.tunnel points at, when set (flows stay put in the LRU list)
     } side[2];
 
     Flow(uint64_t max_ooo, wm_stream_stats_t &st) : tcp{{max_ooo, st}, {max_ooo, st}} {}

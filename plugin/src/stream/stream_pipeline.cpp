@@ -77,6 +77,10 @@ bool StreamPipeline::frame(int dlt, const uint8_t *data, uint32_t caplen, uint32
     pkt.wirelen = wirelen;
     capture::FrameLayers where;
     const int rc = capture::decode_frame(dlt, data, caplen, &pkt, &where, opts_.tunnel_ports);
+    if (where.tunnels > 0) { // copied where the packet is kept (a batch, a flow's last packet)
+        carrier_ = capture::tunnel_of(where);
+        pkt.tunnel = &carrier_;
+    }
     if (!opts_.streams) {
         if (rc == capture::kDecodedPayload) {
             ++cap_.payloads;
@@ -107,6 +111,12 @@ bool StreamPipeline::frame(int dlt, const uint8_t *data, uint32_t caplen, uint32
     if (whole.flow_id != 0) whole.flow_id = capture::flow_hash_vlans(whole.flow_id, where.vlans); // the datagram has no tags
     capture::set_packet_vlans(&whole, where.vlans, where.vlan_tags);
     inner.vlans = where.vlans;
+    // The fragments' carrier, tunnels in the datagram deeper; or the datagram's own outermost tunnel.
+    if (where.tunnels > 0 || inner.tunnels > 0) {
+        carrier_ = capture::tunnel_of(where.tunnels > 0 ? where : inner);
+        carrier_.depth = static_cast<uint8_t>(where.tunnels + inner.tunnels);
+        whole.tunnel = &carrier_;
+    }
     if (r2 == capture::kDecodedPayload || r2 == WM_SKIP_NO_PAYLOAD || r2 == WM_SKIP_TRUNCATED) {
         if (r2 == capture::kDecodedPayload) {
             ++cap_.payloads;

@@ -164,6 +164,7 @@ class StreamPipeline final : private FlowSink {
     std::vector<uint8_t> datagram_;
     wm_capture_stats_t cap_{};
     uint64_t records_ = 0; // frames and skipped records: the packet numbers
+    wm_tunnel_t carrier_{}; // the current frame's carrier, when it came through a tunnel
     wm_stream_stats_t sst_{};
     int64_t now_sec_ = INT64_MIN, last_expire_sec_ = INT64_MIN;
     int64_t pending_since_ = 0, now_usec_ = 0;
