@@ -196,7 +196,7 @@ int main(int argc, char **argv) {
                        "capture filter (tcpdump syntax): other records are left out of the scan and the "
                        "counters; alerts keep the file's packet numbers");
     replay->add_option("--tunnel-ports", ra.tunnel_ports,
-                       "UDP tunnels' ports, e.g. \"vxlan=4789,8472;teredo=off\" (vxlan, geneve, gtpu, teredo, ayiya; "
+                       "UDP tunnels' ports, e.g. \"vxlan=4789,8472;teredo=off\" (vxlan, geneve, gtpu, teredo, ayiya, vxlan-gpe, mpls-udp; "
                        "a tunnel not named keeps its standard port)");
     replay->add_option("-o,--output", ra.output, "write alerts and stats here instead of stdout");
     replay->add_option("-b,--backend", ra.backend, "auto|cpu|gpu")

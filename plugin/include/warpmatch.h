@@ -521,9 +521,10 @@ WM_API int wm_capture_stats(const wm_capture_t *cap, wm_capture_stats_t *st);
  * The UDP ports on which the decoder looks for a tunnel's header, for the
  * packets read from now on (since 0.14). spec: tunnels separated by ';' or
  * spaces, each NAME=PORT[,PORT...] or NAME=off, e.g.
- * "vxlan=4789,8472;teredo=off"; NAME is vxlan, geneve (both by destination
- * port), gtpu, teredo or ayiya (by either port); a tunnel not named keeps
- * its standard port (4789, 6081, 2152, 3544, 5072); NULL or "" restores
+ * "vxlan=4789,8472;teredo=off"; NAME is vxlan, geneve, vxlan-gpe, mpls-udp
+ * (by destination port; vxlan-gpe and mpls-udp since 0.16), gtpu, teredo or
+ * ayiya (by either port); a tunnel not named keeps its standard port (4789,
+ * 6081, 4790, 6635, 2152, 3544, 5072); NULL or "" restores
  * them all. A datagram on a tunnel's port is entered only when a whole,
  * valid header of that tunnel is there. WM_INVALID, naming what is wrong,
  * for an unknown name, a port outside 1-65535, a port given to two tunnels

@@ -165,7 +165,8 @@ TEST(DecoderTruncation, EveryCutOfEveryFrame) {
 
 // UDP tunnels, whose cuts have their own outcomes (test_decoder_udp_tunnels.cpp):
 // VXLAN carrying a tagged frame, GTP-U with an extension header, Teredo with
-// an origin indication, AYIYA, Geneve with an option.
+// an origin indication, AYIYA, Geneve with an option, VXLAN-GPE carrying
+// IPv4, MPLS over UDP.
 std::vector<Case> udp_tunnel_cases() {
     const Bytes tcp4 = b::ipv4(v4(), b::kProtoTcp, b::tcp(tcp_ports(1, 2), b::bytes("0123456789")));
     const Bytes udp6 = b::ipv6(v6(), b::kProtoUdp, b::udp(3, 4, b::bytes("0123456789")));
@@ -184,6 +185,8 @@ std::vector<Case> udp_tunnel_cases() {
          kDecodedPayload, 0, 0},
         {"geneve", kDltEthernet, udp(1, 6081, b::concat({2, 0, 0x86, 0xdd, 0, 0, 1, 0, 0, 1, 2, 1, 9, 9, 9, 9}, udp6)),
          kDecodedPayload, 0, 0},
+        {"vxlan-gpe", kDltEthernet, udp(1, 4790, b::concat({0x0c, 0, 0, 1, 0, 0, 1, 0}, tcp4)), kDecodedPayload, 0, 0},
+        {"mpls-udp", kDltEthernet, udp(1, 6635, b::concat({0, 1, 0x01, 64}, tcp4)), kDecodedPayload, 0, 0},
     };
 }
 

@@ -1,5 +1,6 @@
 // tests/capture/test_decoder_udp_tunnels.cpp - VXLAN, Geneve, GTP-U,
-// Teredo and AYIYA: entered when the port and a whole, valid header say
+// Teredo, AYIYA, VXLAN-GPE and MPLS over UDP: entered when the port and a
+// whole, valid header say
 // so, the innermost packet decoded; otherwise the datagram is an ordinary
 // one and its payload is scanned as it is.
 #include "tunnel_test_util.h"
@@ -137,6 +138,51 @@ TEST(DecoderUdpTunnels, Ayiya) {
     Bytes short_header = ayiya(1, 41, {});
     short_header.pop_back();
     expect_plain(decode_layers(kDltEthernet, udp_frame(5072, 5072, short_header)), 5072);
+}
+
+// VXLAN-GPE: flags (version 0, I; P: the next protocol byte holds), then
+// the next protocol: IPv4 1, IPv6 2, Ethernet 3, MPLS 5.
+Bytes gpe(uint8_t flags, uint8_t next, const Bytes &payload) {
+    return b::concat({flags, 0, 0, next, 0, 0x12, 0x34, 0}, payload);
+}
+
+TEST(DecoderUdpTunnels, VxlanGpe) {
+    expect_inner4(decode_layers(kDltEthernet, udp_frame(50000, 4790, gpe(0x0c, 1, inner4()))), kUdpPayload + 8, 1);
+    expect_inner6(decode_layers(kDltEthernet, udp_frame(50000, 4790, gpe(0x0c, 2, inner6()))), kUdpPayload + 8, 1);
+    expect_inner4(decode_layers(kDltEthernet, udp_frame(50000, 4790, gpe(0x0c, 3, b::ethernet_ip(inner4())))),
+                  kUdpPayload + 8 + 14, 1);
+    expect_inner4(decode_layers(kDltEthernet, udp_frame(50000, 4790, gpe(0x0c, 5, labels({16, 17}, inner4())))),
+                  kUdpPayload + 8 + 8, 1);
+    // Without P the payload is an Ethernet frame, as in VXLAN, whatever the protocol byte says.
+    expect_inner4(decode_layers(kDltEthernet, udp_frame(50000, 4790, gpe(0x08, 1, b::ethernet_ip(inner4())))),
+                  kUdpPayload + 8 + 14, 1);
+    // No I flag, version 1, NSH (4), the header cut, the port from it: ordinary datagrams.
+    expect_plain(decode_layers(kDltEthernet, udp_frame(50000, 4790, gpe(0x04, 1, inner4()))), 4790);
+    expect_plain(decode_layers(kDltEthernet, udp_frame(50000, 4790, gpe(0x1c, 1, inner4()))), 4790);
+    expect_plain(decode_layers(kDltEthernet, udp_frame(50000, 4790, gpe(0x0c, 4, inner4()))), 4790);
+    expect_plain(decode_layers(kDltEthernet, udp_frame(50000, 4790, Bytes{0x0c, 0, 0, 1, 0, 0})), 4790);
+    expect_plain(decode_layers(kDltEthernet, udp_frame(4790, 50000, gpe(0x0c, 1, inner4()))), 50000);
+    // Entered, a next protocol that does not hold what it says is the inner packet's outcome.
+    EXPECT_EQ(decode(kDltEthernet, udp_frame(50000, 4790, gpe(0x0c, 1, inner6()))).rc, WM_SKIP_MALFORMED);
+}
+
+// MPLS over UDP (RFC 7510): the UDP payload is a label stack, then IP (or
+// a pseudowire's frame, a tunnel more); one whose bottom is not captured
+// within the label limit is an ordinary datagram.
+TEST(DecoderUdpTunnels, MplsOverUdp) {
+    expect_inner4(decode_layers(kDltEthernet, udp_frame(50000, 6635, labels({16}, inner4()))), kUdpPayload + 4, 1);
+    expect_inner6(decode_layers(kDltEthernet, udp_frame(50000, 6635, labels({16, 17, 2}, inner6()))),
+                  kUdpPayload + 12, 1);
+    const Bytes pw = labels({100}, b::concat(Bytes{0, 0, 0, 1}, b::ethernet_ip(inner4())));
+    expect_inner4(decode_layers(kDltEthernet, udp_frame(50000, 6635, pw)), kUdpPayload + 8 + 14, 2);
+    Bytes no_bottom;
+    for (int k = 0; k < 9; ++k) no_bottom = b::concat(no_bottom, mpls_label(16, false));
+    expect_plain(decode_layers(kDltEthernet, udp_frame(50000, 6635, b::concat(no_bottom, inner4()))), 6635);
+    expect_plain(decode_layers(kDltEthernet, udp_frame(50000, 6635, Bytes{0, 1, 0})), 6635); // a cut entry
+    expect_plain(decode_layers(kDltEthernet, udp_frame(6635, 50000, labels({16}, inner4()))), 50000);
+    // Entered: what follows the stack decides, as after a link header.
+    EXPECT_EQ(decode(kDltEthernet, udp_frame(50000, 6635, labels({16}, b::bytes("\x12 not ip")))).rc,
+              WM_SKIP_NOT_IP);
 }
 
 // Tunnels in tunnels count toward the same depth limit as IP-in-IP and GRE.

@@ -55,6 +55,8 @@ TEST(TunnelCarrier, IpInIpAndGreAreCarriedByTheOuterPacket) {
 TEST(TunnelCarrier, UdpTunnelsCarryTheirPorts) {
     const Bytes f = udp_frame(50000, 4789, vxlan(0x08, b::ethernet_ip(inner4())));
     expect_carrier(decode_layers(kDltEthernet, f), outer4_carrier(kUdp, 1, 50000, 4789));
+    const Bytes mpls = udp_frame(50001, 6635, labels({16}, inner4())); // MPLS over UDP
+    expect_carrier(decode_layers(kDltEthernet, mpls), outer4_carrier(kUdp, 1, 50001, 6635));
 }
 
 // Nested: the outermost carrier, whatever carries the packet inside it.

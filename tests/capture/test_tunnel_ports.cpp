@@ -19,10 +19,7 @@ namespace {
 namespace b = build;
 namespace fs = std::filesystem;
 
-Bytes udp_frame(uint16_t sport, uint16_t dport, const Bytes &payload) {
-    return b::ethernet_ip(outer4(b::kProtoUdp, b::udp(sport, dport, payload)));
-}
-Bytes vxlan(const Bytes &frame) { return b::concat({0x08, 0, 0, 0, 0, 0x12, 0x34, 0}, frame); }
+Bytes vxlan(const Bytes &frame) { return test::vxlan(0x08, frame); }
 Bytes gtpu(const Bytes &ip) {
     const size_t n = ip.size();
     return b::concat({0x30, 0xff, uint8_t(n >> 8), uint8_t(n), 0, 0, 0, 9}, ip);
@@ -46,10 +43,12 @@ std::string parse_error(const std::string &spec) {
 }
 
 TEST(TunnelPorts, SpecChangesOnlyTheTunnelsItNames) {
-    EXPECT_EQ(TunnelPorts().to_string(), "vxlan=4789 geneve=6081 gtpu=2152 teredo=3544 ayiya=5072");
+    EXPECT_EQ(TunnelPorts().to_string(),
+              "vxlan=4789 geneve=6081 gtpu=2152 teredo=3544 ayiya=5072 vxlan-gpe=4790 mpls-udp=6635");
     EXPECT_EQ(TunnelPorts::parse("").to_string(), TunnelPorts().to_string());
     const TunnelPorts p = TunnelPorts::parse("vxlan=4789,8472,8472; teredo=off  gtpu=2152,2153");
-    EXPECT_EQ(p.to_string(), "vxlan=4789,8472 geneve=6081 gtpu=2152,2153 teredo=off ayiya=5072");
+    EXPECT_EQ(p.to_string(),
+              "vxlan=4789,8472 geneve=6081 gtpu=2152,2153 teredo=off ayiya=5072 vxlan-gpe=4790 mpls-udp=6635");
     EXPECT_EQ(p.ports(UdpTunnel::Vxlan), (std::vector<uint16_t>{4789, 8472}));
     EXPECT_TRUE(p.ports(UdpTunnel::Teredo).empty());
     EXPECT_EQ(TunnelPorts::parse(p.to_string()).to_string(), p.to_string()); // what it prints, it reads
@@ -62,7 +61,7 @@ TEST(TunnelPorts, BadSpecsNameWhatIsWrong) {
         {"vxlan=47 89", "unknown tunnel \"89\""},
         {"vxlan=4789,", "port \"\""},
         {"vxlan=-1", "port \"-1\""},
-        {"mpls=6635", "unknown tunnel \"mpls\" (vxlan, geneve, gtpu, teredo, ayiya)"},
+        {"mpls=6635", "unknown tunnel \"mpls\" (vxlan, geneve, gtpu, teredo, ayiya, vxlan-gpe, mpls-udp)"},
         {"vxlan", "\"vxlan\" has no '='"},
         {"vxlan=1;vxlan=2", "vxlan is given twice"},
         {"geneve=4789", "port 4789 is given to both vxlan and geneve"},
@@ -135,8 +134,13 @@ void expect_defaults_agree(const Bytes &frame, int dlt, const std::string &what)
 }
 
 TEST(TunnelPorts, DefaultSetDecodesAsTheStandardPorts) {
-    for (uint16_t port : {4789, 6081, 2152, 3544, 5072, 8472, 53}) {
+    const Bytes gpe_ip = b::concat({0x0c, 0, 0, 1, 0, 0, 7, 0}, inner4()); // VXLAN-GPE, next protocol IPv4
+    const Bytes stack = labels({16}, inner4());                          // MPLS over UDP
+    for (uint16_t port : {4789, 6081, 2152, 3544, 5072, 4790, 6635, 8472, 53}) {
         expect_defaults_agree(udp_frame(50000, port, vxlan(b::ethernet_ip(inner4()))), kDltEthernet, "vxlan");
+        expect_defaults_agree(udp_frame(50000, port, gpe_ip), kDltEthernet, "vxlan-gpe");
+        expect_defaults_agree(udp_frame(50000, port, stack), kDltEthernet, "mpls-udp");
+        expect_defaults_agree(udp_frame(port, 50000, stack), kDltEthernet, "mpls-udp, by source");
         expect_defaults_agree(udp_frame(port, 50000, gtpu(inner4())), kDltEthernet, "gtpu");
         expect_defaults_agree(udp_frame(50000, port, gtpu(inner4())), kDltEthernet, "gtpu");
     }

@@ -86,7 +86,8 @@ std::string difference(const Seen &want, const Seen &got) {
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     static const wm::capture::TunnelPorts kDefaults,
         kMore = wm::capture::TunnelPorts::parse(
-            "vxlan=4789,8472,53;geneve=6081,443;gtpu=2152,2123,80;teredo=3544,1;ayiya=5072,2");
+            "vxlan=4789,8472,53;geneve=6081,443;gtpu=2152,2123,80;teredo=3544,1;ayiya=5072,2;"
+        "vxlan-gpe=4790,3;mpls-udp=6635,4");
     const wm::capture::TunnelPorts *ports = size % 3 == 0 ? nullptr : size % 3 == 1 ? &kDefaults : &kMore;
     const std::string &path = wm::fuzz::write_scratch(data, size, ".pcap");
     std::string open_error;

@@ -115,8 +115,9 @@ int replay(const std::string &path, int streams, const char *ports, int layout, 
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     static const char *const kSpecs[3] = {
-        "", "vxlan=4789 geneve=6081 gtpu=2152 teredo=3544 ayiya=5072",
-        "vxlan=4789,8472,53;geneve=6081,443;gtpu=2152,2123,80;teredo=3544,1;ayiya=5072,2"};
+        "", "vxlan=4789 geneve=6081 gtpu=2152 teredo=3544 ayiya=5072 vxlan-gpe=4790 mpls-udp=6635",
+        "vxlan=4789,8472,53;geneve=6081,443;gtpu=2152,2123,80;teredo=3544,1;ayiya=5072,2;"
+        "vxlan-gpe=4790,3;mpls-udp=6635,4"};
     static const wm::capture::TunnelPorts kParsed[3] = {wm::capture::TunnelPorts(),
                                                         wm::capture::TunnelPorts::parse(kSpecs[1]),
                                                         wm::capture::TunnelPorts::parse(kSpecs[2])};

@@ -96,14 +96,15 @@ inline bool either_port(uint16_t src_port, uint16_t dst_port, uint16_t port) {
 // checks its header): the test every UDP packet takes, kept inline.
 inline bool udp_tunnel_port(const Frame &f, uint16_t src_port, uint16_t dst_port) {
     if (f.ports) return f.ports->maybe(src_port, dst_port);
-    return dst_port == kVxlanPort || dst_port == kGenevePort || either_port(src_port, dst_port, kGtpuPort) ||
+    return dst_port == kVxlanPort || dst_port == kGenevePort || dst_port == kVxlanGpePort ||
+           dst_port == kMplsUdpPort || either_port(src_port, dst_port, kGtpuPort) ||
            either_port(src_port, dst_port, kTeredoPort) || either_port(src_port, dst_port, kAyiyaPort);
 }
 // Result of decode_udp_tunnel() for a datagram that is not a tunnel.
 constexpr int kNotTunnel = -2;
 // The UDP payload [start, end) (end by the UDP length) as a tunnel, known
 // by its port and a whole, valid header in the capture: VXLAN, Geneve,
-// GTP-U, Teredo, AYIYA. kNotTunnel otherwise: the payload is then scanned
+// GTP-U, Teredo, AYIYA, VXLAN-GPE, MPLS over UDP. kNotTunnel otherwise: the payload is then scanned
 // as is.
 int decode_udp_tunnel(const Frame &f, uint64_t start, uint64_t end, uint16_t src_port, uint16_t dst_port,
                       wm_packet_t *out);

@@ -88,7 +88,8 @@ constexpr int kDecodedPayload = -1;
 // IPv6, MPLS, an Ethernet frame (transparent bridging, ERSPAN types I-III), an
 // 802.11 frame (Aruba's types) or, in PPTP's GRE, PPP; and
 // UDP tunnels known by port and a valid header: VXLAN (4789), Geneve
-// (6081), GTP-U G-PDUs (2152), Teredo (3544) and AYIYA (5072). A UDP
+// (6081), GTP-U G-PDUs (2152), Teredo (3544), AYIYA (5072), VXLAN-GPE
+// (4790) and MPLS over UDP (6635). A UDP
 // datagram on those
 // ports whose header is not whole in the capture or not valid is an
 // ordinary datagram, its payload scanned as is. The innermost packet is the

@@ -1,7 +1,7 @@
 // plugin/src/capture/encapsulation.cpp - headers that carry one packet
 // inside another: GRE (with PPTP's PPP, ERSPAN and Aruba's 802.11), MPLS,
-// PPPoE, and the UDP tunnels VXLAN, Geneve, GTP-U, Teredo and AYIYA. See
-// decode_steps.h.
+// PPPoE, and the UDP tunnels VXLAN, Geneve, GTP-U, Teredo, AYIYA,
+// VXLAN-GPE and MPLS over UDP. See decode_steps.h.
 #include "capture/decode_steps.h"
 
 #include <cstring>
@@ -65,7 +65,17 @@ UdpTunnel standard_tunnel(uint16_t src_port, uint16_t dst_port) {
     if (either_port(src_port, dst_port, kGtpuPort)) return UdpTunnel::Gtpu;
     if (either_port(src_port, dst_port, kTeredoPort)) return UdpTunnel::Teredo;
     if (either_port(src_port, dst_port, kAyiyaPort)) return UdpTunnel::Ayiya;
+    if (dst_port == kVxlanGpePort) return UdpTunnel::VxlanGpe;
+    if (dst_port == kMplsUdpPort) return UdpTunnel::MplsUdp;
     return UdpTunnel::None;
+}
+
+// Whether n bytes at p start with an MPLS label stack whose bottom entry
+// lies within them and within the label limit.
+bool mpls_stack_captured(const uint8_t *p, uint64_t n) {
+    for (uint64_t k = 0; k < kMaxMplsLabels && 4 * k + 4 <= n; ++k)
+        if (p[4 * k + 2] & 1) return true;
+    return false;
 }
 
 // Aruba's access points tunnel 802.11 frames to their controller in GRE
@@ -194,7 +204,7 @@ int decode_udp_tunnel(const Frame &f, uint64_t start, uint64_t end, uint16_t src
                       wm_packet_t *out) {
     const uint8_t *p = f.data + start;
     const uint64_t declared = end - start, n = (end < f.caplen ? end : f.caplen) - start;
-    enum { kEthernet, kIp } carries = kIp;
+    enum { kEthernet, kIp, kMpls } carries = kIp;
     int ip_version = 0; // 0: the IP header's own
     uint64_t hdr = 0, inner_end = end;
     switch (f.ports ? f.ports->tunnel(src_port, dst_port) : standard_tunnel(src_port, dst_port)) {
@@ -225,12 +235,29 @@ int decode_udp_tunnel(const Frame &f, uint64_t start, uint64_t end, uint16_t src
         if (n <= hdr) return kNotTunnel;
         ip_version = p[3] == kIpProtoIpip ? 4 : 6;
         break;
+    case UdpTunnel::VxlanGpe: { // VXLAN-GPE: version 0, I (a valid VNI); P: a next protocol, else Ethernet
+        if (n < 8 || (p[0] & 0x30) || !(p[0] & 0x08)) return kNotTunnel;
+        hdr = 8;
+        switch ((p[0] & 0x04) ? p[3] : 3) {
+        case 1: ip_version = 4; break;
+        case 2: ip_version = 6; break;
+        case 3: carries = kEthernet; break;
+        case 5: carries = kMpls; break;
+        default: return kNotTunnel; // NSH and the rest: scanned as they are
+        }
+        break;
+    }
+    case UdpTunnel::MplsUdp: // MPLS over UDP (RFC 7510): a label stack whose bottom is captured
+        if (!mpls_stack_captured(p, n)) return kNotTunnel;
+        carries = kMpls;
+        break;
     default:
         return kNotTunnel;
     }
     Frame inner;
     if (!enter_tunnel(f, inner_end, out, &inner, kIpProtoUdp, src_port, dst_port)) return WM_SKIP_MALFORMED;
     if (carries == kEthernet) return decode_inner_ethernet(inner, start + hdr, inner_end, out);
+    if (carries == kMpls) return decode_mpls(inner, start + hdr, inner_end, out);
     return decode_ip(inner, start + hdr, ip_version, out);
 }
 

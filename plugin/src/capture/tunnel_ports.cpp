@@ -8,8 +8,9 @@ namespace wm::capture {
 
 namespace {
 
-constexpr UdpTunnel kTunnels[kUdpTunnelKinds] = {UdpTunnel::Vxlan, UdpTunnel::Geneve, UdpTunnel::Gtpu,
-                                                 UdpTunnel::Teredo, UdpTunnel::Ayiya};
+constexpr UdpTunnel kTunnels[kUdpTunnelKinds] = {UdpTunnel::Vxlan,  UdpTunnel::Geneve,   UdpTunnel::Gtpu,
+                                                 UdpTunnel::Teredo, UdpTunnel::Ayiya,    UdpTunnel::VxlanGpe,
+                                                 UdpTunnel::MplsUdp};
 
 std::invalid_argument bad(const std::string &spec, const std::string &why) {
     return std::invalid_argument("tunnel ports \"" + spec + "\": " + why);
@@ -43,6 +44,8 @@ TunnelPorts::TunnelPorts() {
     ports_[index(UdpTunnel::Gtpu)] = {kGtpuPort};
     ports_[index(UdpTunnel::Teredo)] = {kTeredoPort};
     ports_[index(UdpTunnel::Ayiya)] = {kAyiyaPort};
+    ports_[index(UdpTunnel::VxlanGpe)] = {kVxlanGpePort};
+    ports_[index(UdpTunnel::MplsUdp)] = {kMplsUdpPort};
     index_ports();
 }
 
@@ -53,6 +56,8 @@ const char *TunnelPorts::name(UdpTunnel t) {
     case UdpTunnel::Gtpu: return "gtpu";
     case UdpTunnel::Teredo: return "teredo";
     case UdpTunnel::Ayiya: return "ayiya";
+    case UdpTunnel::VxlanGpe: return "vxlan-gpe";
+    case UdpTunnel::MplsUdp: return "mpls-udp";
     default: return "none";
     }
 }
@@ -67,7 +72,7 @@ TunnelPorts TunnelPorts::parse(const std::string &spec) {
         const UdpTunnel *t = std::find_if(std::begin(kTunnels), std::end(kTunnels),
                                           [&](UdpTunnel k) { return key == name(k); });
         if (t == std::end(kTunnels))
-            throw bad(spec, "unknown tunnel \"" + key + "\" (vxlan, geneve, gtpu, teredo, ayiya)");
+            throw bad(spec, "unknown tunnel \"" + key + "\" (vxlan, geneve, gtpu, teredo, ayiya, vxlan-gpe, mpls-udp)");
         if (eq == std::string::npos)
             throw bad(spec, "\"" + item + "\" has no '=' (" + key + "=PORT,... or " + key + "=off)");
         if (named[index(*t)]) throw bad(spec, key + " is given twice");
