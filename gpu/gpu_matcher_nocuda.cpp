@@ -1,4 +1,5 @@
 // gpu/gpu_matcher_nocuda.cpp - the public entry points when built without CUDA.
+#include "gpu/copy_bandwidth.h"
 #include "gpu/gpu_matcher.h"
 #include "gpu/gpu_testing.h"
 
@@ -8,6 +9,8 @@ bool gpu_usable(int, std::string *reason) {
     if (reason) *reason = "built without CUDA support";
     return false;
 }
+
+double pinned_h2d_gb_per_s(int, size_t, int) { throw GpuError("no usable GPU: built without CUDA support"); }
 
 std::unique_ptr<GpuMatcher> GpuMatcher::create(const std::vector<Literal> &, const GpuOptions &) {
     throw GpuError("built without CUDA support");

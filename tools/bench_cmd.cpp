@@ -393,9 +393,26 @@ int run_bench(const BenchArgs &a) {
         wm_capture_close(cap);
     }
 
-    // The set-mode peer (0 when --rows left it out: no ratios then).
-    const bool have_hs = !res.empty() && res[0].name == "hyperscan-cpu-all-cores set";
-    const double hs = have_hs && res[0].seconds > 0 ? res[0].gb_per_s(bytes) : 0;
+    // The set-mode peer: Hyperscan's callback row, else its set-array row (0
+    // when --rows left both out: no ratios then).
+    const Result *peer = nullptr;
+    for (const char *name : {"hyperscan-cpu-all-cores set", "hyperscan-cpu-all-cores set array"})
+        for (const Result &r : res)
+            if (!peer && r.name == name && r.seconds > 0) peer = &r;
+    const double hs = peer ? peer->gb_per_s(bytes) : 0;
+    // The GPU rows' bound: the pinned host-to-device copy rate, measured in
+    // this run (wm_gpu_h2d_bandwidth) when a GPU row ran.
+    double h2d = 0;
+    const auto gpu_row = [](const Result &r) { return r.name.find("gpu") != std::string::npos && r.seconds > 0; };
+    if (std::any_of(res.begin(), res.end(), gpu_row) || std::any_of(replays.begin(), replays.end(), gpu_row) ||
+        std::any_of(replay_big.begin(), replay_big.end(), gpu_row)) {
+        wm_error_t *err = nullptr;
+        if (wm_gpu_h2d_bandwidth(0, size_t{256} << 20, 10, &h2d, &err) == WM_SUCCESS)
+            fmt::print("pinned H2D {:.1f} GB/s (256 MB copies from page-locked memory, median of 10)\n", h2d);
+        else
+            fmt::print(stderr, "bench: pinned H2D not measured: {}\n", err ? err->message : "");
+        wm_error_free(err);
+    }
     nlohmann::ordered_json j;
     j["corpus_bytes"] = bytes;
     j["capture"] = a.capture;
@@ -405,17 +422,19 @@ int run_bench(const BenchArgs &a) {
     j["hyperscan_batches"] = peer_batches.views.size();
     j["pipeline_depth"] = a.depth;
     j["gpu_wait"] = a.gpu_wait == WM_GPU_WAIT_BLOCK ? "block" : "spin";
-    fmt::print("{:<36} {:>10} {:>10} {:>14} {:>10}\n", "engine", "seconds", "GB/s", "matches",
-               "x HS");
+    j["hyperscan_peer"] = peer ? peer->name : "";
+    j["pinned_h2d_gb_per_s"] = h2d;
+    fmt::print("{:<36} {:>10} {:>10} {:>14} {:>10} {:>10}\n", "engine", "seconds", "GB/s", "matches", "x HS",
+               "x H2D");
     auto row = [&](const Result &r, size_t nbytes) {
         if (r.seconds < 0) {
             fmt::print("{:<36} {:>10}\n", r.name, "skipped");
             j["results"].push_back({{"name", r.name}, {"skipped", true}});
             return;
         }
-        double gbs = r.gb_per_s(nbytes);
-        fmt::print("{:<36} {:>10.4f} {:>10.3f} {:>14} {:>10.2f}", r.name, r.seconds, gbs,
-                   r.matches, hs > 0 ? gbs / hs : 0.0);
+        const double gbs = r.gb_per_s(nbytes), to_h2d = h2d > 0 && gpu_row(r) ? gbs / h2d : 0.0;
+        fmt::print("{:<36} {:>10.4f} {:>10.3f} {:>14} {:>10.2f} {:>10.2f}", r.name, r.seconds, gbs, r.matches,
+                   hs > 0 ? gbs / hs : 0.0, to_h2d);
         if (r.engine > 0)
             fmt::print("   (thread-s: engine {:.3f}, ordering {:.3f}, callbacks {:.3f})", r.engine,
                        r.ordering, r.delivery);
@@ -424,6 +443,7 @@ int run_bench(const BenchArgs &a) {
         fmt::print("\n");
         j["results"].push_back({{"name", r.name}, {"seconds", r.seconds}, {"gb_per_s", gbs},
                                 {"matches", r.matches}, {"ratio_to_hyperscan", hs > 0 ? gbs / hs : 0.0},
+                                {"ratio_to_pinned_h2d", to_h2d},
                                 {"engine_thread_seconds", r.engine},
                                 {"ordering_thread_seconds", r.ordering},
                                 {"callback_thread_seconds", r.delivery},

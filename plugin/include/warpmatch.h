@@ -292,6 +292,18 @@ WM_API int wm_scanner_backend(const wm_scanner_t *sc);
 WM_API const char *wm_scanner_backend_reason(const wm_scanner_t *sc);
 
 /**
+ * Measured pinned host-to-device copy bandwidth of GPU gpu_device, in GB/s
+ * (1e9 bytes a second): the median of `repeats` copies of `bytes` from
+ * page-locked host memory, the memory GPU scanners stage batches in, after
+ * one untimed copy. It bounds every path that brings payloads from the
+ * host; `warpmatch bench` divides its GPU rows by it. Takes `bytes` of host
+ * and device memory for the call. WM_NO_GPU without a usable GPU (the error
+ * says why), WM_GPU_ERROR naming a buffer that could not be allocated,
+ * WM_INVALID for a NULL gb_per_s, bytes 0 or repeats < 1. Since 0.16.
+ */
+WM_API int wm_gpu_h2d_bandwidth(int gpu_device, size_t bytes, int repeats, double *gb_per_s, wm_error_t **err);
+
+/**
  * A buffer owned by the scanner to build batches in place: page-locked host
  * memory on the GPU backend (wm_scan_batch then copies it to the GPU with no
  * host-side memcpy), ordinary memory on the CPU backend. Valid until the next

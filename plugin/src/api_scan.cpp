@@ -1,5 +1,7 @@
 // C entry points: scanners and batch scanning.
 #include "error_object.h"
+#include "gpu/copy_bandwidth.h"
+#include "gpu/gpu_matcher.h"
 #include "handles.h"
 #include "status_error.h"
 
@@ -74,6 +76,23 @@ WM_API int wm_scanner_backend(const wm_scanner_t *sc) {
 
 WM_API const char *wm_scanner_backend_reason(const wm_scanner_t *sc) {
     return sc ? sc->scanner.backend_reason().c_str() : "";
+}
+
+WM_API int wm_gpu_h2d_bandwidth(int gpu_device, size_t bytes, int repeats, double *gb_per_s, wm_error_t **err) {
+    if (err)
+        *err = nullptr;
+    if (!gb_per_s || bytes == 0 || repeats < 1)
+        return set_error(err, WM_INVALID, "wm_gpu_h2d_bandwidth: gb_per_s, bytes > 0 and repeats >= 1 are required");
+    *gb_per_s = 0;
+    try {
+        std::string why;
+        if (!gpu::gpu_usable(gpu_device, &why))
+            return set_error(err, WM_NO_GPU, fmt::format("wm_gpu_h2d_bandwidth: GPU {}: {}", gpu_device, why));
+        *gb_per_s = gpu::pinned_h2d_gb_per_s(gpu_device, bytes, repeats);
+        return WM_SUCCESS;
+    } catch (...) {
+        return status_from_current_exception(err);
+    }
 }
 
 } // extern "C"

@@ -187,3 +187,30 @@ TEST_F(ScannerOptions, CpuThreadsDeliverTheSameMatches) {
 }
 
 } // namespace
+
+// wm_gpu_h2d_bandwidth (0.16): arguments checked first; without a usable GPU
+// WM_NO_GPU saying why; with one a rate between what any PCIe or C2C link
+// could carry (0.1 to 1000 GB/s), and a device that does not exist is
+// WM_NO_GPU naming its number.
+TEST(GpuH2dBandwidth, MeasuresOrSaysWhyNot) {
+    double gbs = -1;
+    EXPECT_EQ(wm_gpu_h2d_bandwidth(0, 1 << 20, 3, nullptr, nullptr), WM_INVALID);
+    EXPECT_EQ(wm_gpu_h2d_bandwidth(0, 0, 3, &gbs, nullptr), WM_INVALID);
+    EXPECT_EQ(wm_gpu_h2d_bandwidth(0, 1 << 20, 0, &gbs, nullptr), WM_INVALID);
+    wm_error_t *err = nullptr;
+    EXPECT_EQ(wm_gpu_h2d_bandwidth(1000, 1 << 20, 3, &gbs, &err), WM_NO_GPU);
+    ASSERT_NE(err, nullptr);
+    EXPECT_NE(std::string(err->message).find("GPU 1000"), std::string::npos) << err->message;
+    wm_error_free(err);
+    err = nullptr;
+    const int rc = wm_gpu_h2d_bandwidth(0, 64 << 20, 5, &gbs, &err);
+    if (rc == WM_NO_GPU) {
+        ASSERT_NE(err, nullptr);
+        EXPECT_EQ(gbs, 0.0);
+        wm_error_free(err);
+        GTEST_SKIP() << "no usable GPU: WM_NO_GPU as documented";
+    }
+    ASSERT_EQ(rc, WM_SUCCESS) << (err ? err->message : "");
+    EXPECT_GT(gbs, 0.1);
+    EXPECT_LT(gbs, 1000.0);
+}

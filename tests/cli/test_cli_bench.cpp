@@ -33,9 +33,34 @@ TEST(CliBench, RowsSelectsRowsByName) {
     ASSERT_GT(hyperscan_pairs, 0u) << "the demo rules match the demo capture";
     for (const auto &row : j["results"]) // GPU rows are "skipped" without a device
         if (!row.contains("skipped")) EXPECT_EQ(row["matches"], hyperscan_pairs) << row["name"];
-    // Without the set-mode peer (not selected) no row has a ratio to it.
-    for (const auto &row : j["results"])
-        if (!row.contains("skipped")) EXPECT_EQ(row["ratio_to_hyperscan"], 0.0) << row["name"];
+    // The callback row not selected, Hyperscan's set-array row is the peer;
+    // the H2D ratio is the GPU rows' (none ran without a GPU: not measured).
+    EXPECT_EQ(j["hyperscan_peer"], "hyperscan-cpu-all-cores set array");
+    for (const auto &row : j["results"]) {
+        if (row.contains("skipped")) continue;
+        if (row["name"] == "hyperscan-cpu-all-cores set array") EXPECT_EQ(row["ratio_to_hyperscan"], 1.0);
+        EXPECT_GT(row["ratio_to_hyperscan"].get<double>(), 0.0) << row["name"];
+        if (row["name"].get<std::string>().find("gpu") == std::string::npos)
+            EXPECT_EQ(row["ratio_to_pinned_h2d"], 0.0) << row["name"];
+        else
+            EXPECT_GT(row["ratio_to_pinned_h2d"].get<double>(), 0.0) << row["name"];
+    }
+    if (j["pinned_h2d_gb_per_s"].get<double>() == 0.0)
+        for (const auto &row : j["results"])
+            EXPECT_TRUE(row.contains("skipped") || row["name"].get<std::string>().find("gpu") == std::string::npos);
+}
+
+// Without a Hyperscan set row (neither selected) no row has a ratio to it.
+TEST(CliBench, NoPeerNoRatio) {
+    const std::string out = wm::test::scratch_path("no_peer.json");
+    auto r = run_command("bench " + kDemoPcap + " --rules " + kDemoRules +
+                         " --corpus-mb 1 --batch-mb 1 --repeats 1 --rows 'replay cpu (1 thread)' --json " + out);
+    ASSERT_EQ(r.status, 0) << r.err;
+    const json j = json::parse(wm::test::slurp(out));
+    EXPECT_EQ(j["hyperscan_peer"], "");
+    ASSERT_EQ(j["results"].size(), 1u);
+    EXPECT_EQ(j["results"][0]["ratio_to_hyperscan"], 0.0);
+    EXPECT_GT(j["results"][0]["gb_per_s"].get<double>(), 0.0);
 }
 
 // --read-threads and --window-mb reach the replay rows (wm_replay_options_t):

@@ -154,7 +154,7 @@ wm_of() {
 }
 rules_of() { if [ "$1" = full ]; then echo /tmp/et.yaml; else echo "/tmp/etv-$1.yaml"; fi; }
 rows_of() {
-  grep -E "$2" "$1" | awk '{n = NF - 10; s = ""; for (i = 1; i <= n; ++i) s = s $i " "; printf "%s= %s GB/s (%s pairs); ", s, $(NF-9), $(NF-8)}'
+  grep -E "$2" "$1" | awk '{n = NF - 11; s = ""; for (i = 1; i <= n; ++i) s = s $i " "; printf "%s= %s GB/s (%s pairs); ", s, $(NF-10), $(NF-9)}'
 }
 AB_ROWS='^(hyperscan-cpu-all-cores set array|gpu plugin-path set array (pipelined|\(pinned))'
 # 3b. The C API bench against a previous build (BUNDLE/old), alternated twice
