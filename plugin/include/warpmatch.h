@@ -56,14 +56,17 @@ extern "C" {
 #define WM_VERSION_MAJOR 0
 #define WM_VERSION_MINOR 16
 #define WM_VERSION_PATCH 0
-/** ABI version: bumped when a change breaks binaries built against an
- *  older header (a field moved or removed, a signature or enum value
- *  changed). A field appended to a struct that starts with struct_size does
- *  not break them: the library reads only the fields the caller's
- *  struct_size covers, so an append keeps the ABI version and raises
- *  WM_VERSION_MINOR (each such field says "Since 0.N").
- *  The shared library's SONAME is libwarpmatch.so.<WM_ABI_VERSION>. */
-#define WM_ABI_VERSION 2
+/** ABI version: bumped whenever a binary built against an older header
+ *  could misbehave with this library: a field moved or removed, a signature
+ *  or enum value changed, or a struct grew. A struct that grows changes
+ *  what its *_init function writes (the new sizeof), and a binary built
+ *  against the older header calls it on the smaller struct, so an appended
+ *  field bumps it too (3 since 0.16, for wm_packet_t.tunnel; the appends
+ *  of 0.13-0.15 stayed at 2 and should not have). struct_size still tells
+ *  the library which fields a caller's struct holds.
+ *  The shared library's SONAME is libwarpmatch.so.<WM_ABI_VERSION>: a host
+ *  built against another ABI fails to load instead of corrupting memory. */
+#define WM_ABI_VERSION 3
 
 /** Runtime version string, e.g. "0.1.0 (abi 1, cuda)". Never NULL. */
 WM_API const char *wm_version(void);
