@@ -20,6 +20,24 @@ extern "C" {
 
 typedef struct wm_capture wm_capture_t;
 
+/** wm_tunnel_t::kind: which tunnel the carrier opened. Since 0.16. */
+typedef enum wm_tunnel_kind {
+    WM_TUNNEL_IP_IN_IP = 0,    /**< IPv4 or IPv6 in IP (protocols 4 and 41)  */
+    WM_TUNNEL_GRE,             /**< GRE, with ERSPAN, PPTP or Aruba's 802.11 */
+    WM_TUNNEL_VXLAN,
+    WM_TUNNEL_GENEVE,
+    WM_TUNNEL_GTPU,
+    WM_TUNNEL_TEREDO,
+    WM_TUNNEL_AYIYA,
+    WM_TUNNEL_VXLAN_GPE,
+    WM_TUNNEL_MPLS_UDP,        /**< MPLS over UDP (RFC 7510)                 */
+    WM_TUNNEL_MPLS_PSEUDOWIRE, /**< an Ethernet frame after MPLS labels      */
+    WM_TUNNEL_KIND_COUNT
+} wm_tunnel_kind;
+
+/** Name of a tunnel kind, e.g. "vxlan" (the --tunnel-ports names), "ip-in-ip", "gre". */
+WM_API const char *wm_tunnel_kind_name(int kind);
+
 /** The packet that carried a tunnelled one: the outermost tunnel's
  *  carrier, as Suricata's EVE "tunnel" object gives it. Since 0.16. */
 typedef struct wm_tunnel {
@@ -28,6 +46,7 @@ typedef struct wm_tunnel {
     uint8_t proto;        /**< the carrier's IP protocol: 4 or 41 (IP in IP),
                                47 (GRE), 17 (a UDP tunnel); 0 with no IP  */
     uint8_t depth;        /**< tunnels entered to reach the packet: 1 or more */
+    uint8_t kind;         /**< the outermost tunnel (wm_tunnel_kind)       */
     uint8_t src_ip[16];   /**< the carrier's addresses; IPv4 in 4 bytes    */
     uint8_t dst_ip[16];
     uint16_t src_port;    /**< a UDP tunnel's ports; 0 otherwise           */

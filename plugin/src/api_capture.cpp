@@ -30,6 +30,12 @@ WM_API void wm_packet_init(wm_packet_t *p) {
     p->struct_size = sizeof(*p);
 }
 
+WM_API const char *wm_tunnel_kind_name(int kind) {
+    static const char *const names[WM_TUNNEL_KIND_COUNT] = {
+        "ip-in-ip", "gre", "vxlan", "geneve", "gtpu", "teredo", "ayiya", "vxlan-gpe", "mpls-udp", "mpls-pseudowire"};
+    return kind >= 0 && kind < WM_TUNNEL_KIND_COUNT ? names[kind] : "unknown";
+}
+
 WM_API const char *wm_skip_reason_name(int reason) {
     static const char *const names[WM_SKIP_REASON_COUNT] = {
         "not_ip", "unsupported_link", "truncated", "fragment",

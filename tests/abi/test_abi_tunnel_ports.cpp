@@ -76,6 +76,16 @@ int collect(const wm_alert_t *a, void *ctx) {
     return 0;
 }
 
+// The kinds' names: the --tunnel-ports names for the UDP tunnels.
+TEST(AbiTunnelPorts, TunnelKindNames) {
+    const char *const want[] = {"ip-in-ip", "gre",       "vxlan",    "geneve",         "gtpu",
+                                "teredo",   "ayiya",     "vxlan-gpe", "mpls-udp", "mpls-pseudowire"};
+    static_assert(sizeof want / sizeof *want == WM_TUNNEL_KIND_COUNT, "a name for every kind");
+    for (int k = 0; k < WM_TUNNEL_KIND_COUNT; ++k) EXPECT_STREQ(wm_tunnel_kind_name(k), want[k]) << k;
+    EXPECT_STREQ(wm_tunnel_kind_name(-1), "unknown");
+    EXPECT_STREQ(wm_tunnel_kind_name(WM_TUNNEL_KIND_COUNT), "unknown");
+}
+
 struct Carried {
     std::vector<std::string> lines; // rule 10's alerts as EVE lines
     const wm_ruleset_t *rs;
@@ -115,6 +125,7 @@ void expect_vxlan_carrier(const wm_tunnel_t *t) {
     EXPECT_EQ(t->ip_version, 4);
     EXPECT_EQ(t->proto, 17);
     EXPECT_EQ(t->depth, 1);
+    EXPECT_EQ(t->kind, WM_TUNNEL_VXLAN);
     const uint8_t src[4] = {198, 51, 100, 1}, dst[4] = {198, 51, 100, 2};
     EXPECT_EQ(std::memcmp(t->src_ip, src, 4), 0);
     EXPECT_EQ(std::memcmp(t->dst_ip, dst, 4), 0);

@@ -32,7 +32,7 @@ inline std::optional<wm_tunnel_t> carrier_of(const wm_packet_t &p) {
 
 // Field by field: a carrier's padding byte is not part of it.
 inline bool same_carrier(const wm_tunnel_t &a, const wm_tunnel_t &b) {
-    return a.ip_version == b.ip_version && a.proto == b.proto && a.depth == b.depth &&
+    return a.ip_version == b.ip_version && a.proto == b.proto && a.depth == b.depth && a.kind == b.kind &&
            std::equal(a.src_ip, a.src_ip + 16, b.src_ip) && std::equal(a.dst_ip, a.dst_ip + 16, b.dst_ip) &&
            a.src_port == b.src_port && a.dst_port == b.dst_port;
 }

@@ -185,6 +185,25 @@ TEST(DecoderUdpTunnels, MplsOverUdp) {
               WM_SKIP_NOT_IP);
 }
 
+// Each UDP tunnel's carrier names its kind (wm_tunnel_t::kind).
+TEST(DecoderUdpTunnels, EachTunnelNamesItsKind) {
+    const std::pair<Bytes, wm_tunnel_kind> cases[] = {
+        {udp_frame(50000, 4789, vxlan(0x08, b::ethernet_ip(inner4()))), WM_TUNNEL_VXLAN},
+        {udp_frame(50000, 6081, geneve(0, 0x0800, {}, inner4())), WM_TUNNEL_GENEVE},
+        {udp_frame(2152, 2152, gtpu(0x30, 0xff, {}, inner4())), WM_TUNNEL_GTPU},
+        {udp_frame(3544, 60000, inner6()), WM_TUNNEL_TEREDO},
+        {udp_frame(5072, 5072, ayiya(1, 41, inner6())), WM_TUNNEL_AYIYA},
+        {udp_frame(50000, 4790, gpe(0x0c, 1, inner4())), WM_TUNNEL_VXLAN_GPE},
+        {udp_frame(50000, 6635, labels({16}, inner4())), WM_TUNNEL_MPLS_UDP},
+    };
+    for (const auto &[frame, kind] : cases) {
+        SCOPED_TRACE(int(kind));
+        const Layered l = decode_layers(kDltEthernet, frame);
+        ASSERT_EQ(l.where.tunnels, 1);
+        EXPECT_EQ(tunnel_of(l.where).kind, kind);
+    }
+}
+
 // Tunnels in tunnels count toward the same depth limit as IP-in-IP and GRE.
 TEST(DecoderUdpTunnels, NestedAndBounded) {
     // Teredo inside GTP-U (as Zeek's gtp8_teredo trace): two tunnels.

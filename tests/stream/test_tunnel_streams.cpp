@@ -31,12 +31,14 @@ Bytes in_gre(const Bytes &inner_ip) {
     return build::concat(Bytes{0x20, 0x00, 0x08, 0x00, 0, 0, 0, 42}, inner_ip); // key present (42), IPv4
 }
 
-// The alert's carrier: tunnel end A to B, IP protocol `proto`, a UDP tunnel's ports, one tunnel deep.
-void expect_carrier(const Alert &a, uint8_t proto, uint16_t sport = 0, uint16_t dport = 0) {
+// The alert's carrier: tunnel end A to B, IP protocol `proto` opening a
+// tunnel of `kind`, a UDP tunnel's ports, one tunnel deep.
+void expect_carrier(const Alert &a, uint8_t proto, wm_tunnel_kind kind, uint16_t sport = 0, uint16_t dport = 0) {
     ASSERT_TRUE(a.tunnel.has_value()) << "packet " << a.packet;
     const wm_tunnel_t &t = *a.tunnel;
     EXPECT_EQ(t.ip_version, 4);
     EXPECT_EQ(t.proto, proto);
+    EXPECT_EQ(t.kind, kind);
     EXPECT_EQ(t.depth, 1);
     EXPECT_TRUE(std::equal(kTunnelA.begin(), kTunnelA.end(), t.src_ip));
     EXPECT_TRUE(std::equal(kTunnelB.begin(), kTunnelB.end(), t.dst_ip));
@@ -54,7 +56,7 @@ TEST(TunnelStreams, SignatureSplitAcrossGreSegmentsIsFoundOnce) {
     const auto alerts = h.alerts_of(1);
     ASSERT_EQ(alerts.size(), 1u);
     EXPECT_EQ(alerts[0].packet, 3u);
-    expect_carrier(alerts[0], build::kProtoGre);
+    expect_carrier(alerts[0], build::kProtoGre, WM_TUNNEL_GRE);
     EXPECT_EQ(h.stats().flows_created, 1u);
     EXPECT_EQ(h.stats().cross_segment_matches, 1u);
     EXPECT_EQ(h.pipeline().verify_mismatches(), 0u);
@@ -86,8 +88,8 @@ TEST(TunnelStreams, SignatureSplitAcrossVxlanAndGtpSegmentsIsFoundOnce) {
     ASSERT_EQ(alerts.size(), 2u);
     EXPECT_EQ(alerts[0].packet, 5u);
     EXPECT_EQ(alerts[1].packet, 6u);
-    expect_carrier(alerts[0], build::kProtoUdp, 2152, 2152);
-    expect_carrier(alerts[1], build::kProtoUdp, 49152, 4789);
+    expect_carrier(alerts[0], build::kProtoUdp, WM_TUNNEL_GTPU, 2152, 2152);
+    expect_carrier(alerts[1], build::kProtoUdp, WM_TUNNEL_VXLAN, 49152, 4789);
     EXPECT_EQ(h.stats().flows_created, 2u);
     EXPECT_EQ(h.stats().cross_segment_matches, 2u);
     EXPECT_EQ(h.pipeline().verify_mismatches(), 0u);
@@ -155,8 +157,8 @@ TEST(TunnelStreams, FragmentsOutsideOrInsideTheTunnelJoinTheInnerFlow) {
     EXPECT_EQ(h.stats().gaps, 0u);
     const auto alerts = h.alerts_of(2);
     ASSERT_EQ(alerts.size(), 2u);
-    expect_carrier(alerts[0], 4);               // the IP-in-IP packet its outer fragments made
-    expect_carrier(alerts[1], build::kProtoGre); // the GRE packets around the inner fragments
+    expect_carrier(alerts[0], 4, WM_TUNNEL_IP_IN_IP);          // the IP-in-IP packet its outer fragments made
+    expect_carrier(alerts[1], build::kProtoGre, WM_TUNNEL_GRE); // the GRE packets around the inner fragments
     EXPECT_EQ(h.pipeline().verify_mismatches(), 0u);
 }
 
@@ -173,7 +175,7 @@ TEST(TunnelStreams, BytesDeliveredAtTheFlowsEndKeepItsLastCarrier) {
     const auto alerts = h.alerts_of(5);
     ASSERT_EQ(alerts.size(), 1u);
     EXPECT_GE(alerts[0].packet, 3u);
-    expect_carrier(alerts[0], build::kProtoGre); // the client side's last packet came in GRE
+    expect_carrier(alerts[0], build::kProtoGre, WM_TUNNEL_GRE); // the client side's last packet came in GRE
 }
 
 } // namespace

@@ -68,10 +68,10 @@ int decode_ieee80211(const Frame &f, uint64_t off, uint64_t declared_end, wm_pac
 // Enters a tunnel whose packet ends at declared_end: *inner is the frame
 // its inner packet is decoded in (bounded there). False past the depth
 // limit (the frame is then malformed). The first tunnel's carrier (out's
-// addresses so far, IP protocol `carrier`, a UDP tunnel's ports) goes to
-// f.layers->outer.
+// addresses so far, IP protocol `carrier`, the tunnel's kind, a UDP
+// tunnel's ports) goes to f.layers->outer.
 bool enter_tunnel(const Frame &f, uint64_t declared_end, wm_packet_t *out, Frame *inner, uint8_t carrier,
-                  uint16_t src_port = 0, uint16_t dst_port = 0);
+                  wm_tunnel_kind kind, uint16_t src_port = 0, uint16_t dst_port = 0);
 // The tunnel of IP protocol `proto` (4, 41: IP in IP; 47: GRE) at off, the
 // packet carrying it ending at declared_end. Out of line: decode_l4 stays
 // lean for TCP and UDP.

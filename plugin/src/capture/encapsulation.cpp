@@ -70,6 +70,19 @@ UdpTunnel standard_tunnel(uint16_t src_port, uint16_t dst_port) {
     return UdpTunnel::None;
 }
 
+// The C API's kind of a UDP tunnel.
+wm_tunnel_kind tunnel_kind(UdpTunnel t) {
+    switch (t) {
+    case UdpTunnel::Vxlan: return WM_TUNNEL_VXLAN;
+    case UdpTunnel::Geneve: return WM_TUNNEL_GENEVE;
+    case UdpTunnel::Gtpu: return WM_TUNNEL_GTPU;
+    case UdpTunnel::Teredo: return WM_TUNNEL_TEREDO;
+    case UdpTunnel::Ayiya: return WM_TUNNEL_AYIYA;
+    case UdpTunnel::VxlanGpe: return WM_TUNNEL_VXLAN_GPE;
+    default: return WM_TUNNEL_MPLS_UDP; // UdpTunnel::MplsUdp: None never enters a tunnel
+    }
+}
+
 // Whether n bytes at p start with an MPLS label stack whose bottom entry
 // lies within them and within the label limit.
 bool mpls_stack_captured(const uint8_t *p, uint64_t n) {
@@ -101,13 +114,14 @@ int decode_ppp(const Frame &f, uint64_t at, uint64_t declared_end, wm_packet_t *
 }
 
 bool enter_tunnel(const Frame &f, uint64_t declared_end, wm_packet_t *out, Frame *inner, uint8_t carrier,
-                  uint16_t src_port, uint16_t dst_port) {
+                  wm_tunnel_kind kind, uint16_t src_port, uint16_t dst_port) {
     if (f.layers->tunnels == kMaxTunnels) return false;
     if (f.layers->tunnels++ == 0) {
         wm_tunnel_t &t = f.layers->outer;
         t.ip_version = out->ip_version; // 0: no IP header before this tunnel (an MPLS pseudowire)
         t.proto = out->ip_version ? carrier : 0;
         t.depth = 0;
+        t.kind = static_cast<uint8_t>(kind);
         std::memcpy(t.src_ip, out->src_ip, sizeof t.src_ip);
         std::memcpy(t.dst_ip, out->dst_ip, sizeof t.dst_ip);
         t.src_port = src_port;
@@ -121,7 +135,8 @@ bool enter_tunnel(const Frame &f, uint64_t declared_end, wm_packet_t *out, Frame
 
 int decode_ip_tunnel(const Frame &f, uint64_t off, uint64_t declared_end, uint8_t proto, wm_packet_t *out) {
     Frame inner;
-    if (!enter_tunnel(f, declared_end, out, &inner, proto)) return WM_SKIP_MALFORMED;
+    const wm_tunnel_kind kind = proto == kIpProtoGre ? WM_TUNNEL_GRE : WM_TUNNEL_IP_IN_IP;
+    if (!enter_tunnel(f, declared_end, out, &inner, proto, kind)) return WM_SKIP_MALFORMED;
     if (proto == kIpProtoGre) return decode_gre(inner, off, declared_end, out);
     return decode_ip(inner, off, proto == kIpProtoIpip ? 4 : 6, out);
 }
@@ -183,7 +198,7 @@ int decode_mpls(const Frame &f, uint64_t off, uint64_t declared_end, wm_packet_t
         case 0: {
             Frame inner;
             // An Ethernet pseudowire: carried by IP only inside GRE, the tunnel entered before.
-            if (!enter_tunnel(f, declared_end, out, &inner, 0)) return WM_SKIP_MALFORMED;
+            if (!enter_tunnel(f, declared_end, out, &inner, 0, WM_TUNNEL_MPLS_PSEUDOWIRE)) return WM_SKIP_MALFORMED;
             return decode_inner_ethernet(inner, off + 4, declared_end, out);
         }
         default: return WM_SKIP_NOT_IP;
@@ -207,7 +222,8 @@ int decode_udp_tunnel(const Frame &f, uint64_t start, uint64_t end, uint16_t src
     enum { kEthernet, kIp, kMpls } carries = kIp;
     int ip_version = 0; // 0: the IP header's own
     uint64_t hdr = 0, inner_end = end;
-    switch (f.ports ? f.ports->tunnel(src_port, dst_port) : standard_tunnel(src_port, dst_port)) {
+    const UdpTunnel tunnel = f.ports ? f.ports->tunnel(src_port, dst_port) : standard_tunnel(src_port, dst_port);
+    switch (tunnel) {
     case UdpTunnel::Vxlan: // VXLAN (RFC 7348): flags with I (a valid VNI), VNI
         if (n < 8 || !(p[0] & 0x08)) return kNotTunnel;
         hdr = 8, carries = kEthernet;
@@ -255,7 +271,8 @@ int decode_udp_tunnel(const Frame &f, uint64_t start, uint64_t end, uint16_t src
         return kNotTunnel;
     }
     Frame inner;
-    if (!enter_tunnel(f, inner_end, out, &inner, kIpProtoUdp, src_port, dst_port)) return WM_SKIP_MALFORMED;
+    if (!enter_tunnel(f, inner_end, out, &inner, kIpProtoUdp, tunnel_kind(tunnel), src_port, dst_port))
+        return WM_SKIP_MALFORMED;
     if (carries == kEthernet) return decode_inner_ethernet(inner, start + hdr, inner_end, out);
     if (carries == kMpls) return decode_mpls(inner, start + hdr, inner_end, out);
     return decode_ip(inner, start + hdr, ip_version, out);
