@@ -32,8 +32,7 @@ double pinned_h2d_gb_per_s(int device, size_t bytes, int repeats) {
     bytes = std::max<size_t>(bytes, 1 << 20);
     repeats = std::max(repeats, 1);
     WM_CUDA_CHECK(cudaSetDevice(device));
-    PinnedHostArray<uint8_t> host(bytes, "H2D probe host buffer");
-    std::fill(host.get(), host.get() + bytes, uint8_t(0x5a)); // every page resident before the copies
+    PinnedHostArray<uint8_t> host(bytes, "H2D probe host buffer"); // resident: touched and registered
     Probe p;
     p.device = dev_alloc<uint8_t>(bytes, "H2D probe device buffer");
     WM_CUDA_CHECK(cudaStreamCreateWithFlags(&p.stream, cudaStreamNonBlocking));
