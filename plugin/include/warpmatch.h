@@ -55,7 +55,7 @@ extern "C" {
 
 #define WM_VERSION_MAJOR 0
 #define WM_VERSION_MINOR 16
-#define WM_VERSION_PATCH 0
+#define WM_VERSION_PATCH 1
 /** ABI version: bumped whenever a binary built against an older header
  *  could misbehave with this library: a field moved or removed, a signature
  *  or enum value changed, or a struct grew. A struct that grows changes
@@ -218,7 +218,8 @@ WM_API void wm_import_report_init(wm_import_report_t *report);
 /**
  * Convert Suricata / Snort 3 rule files into one warpmatch YAML rule file
  * (one rule per enabled rule with its prefilter literal). report->details
- * stays valid until the next call on the same thread.
+ * stays valid until the next call on the same thread. WM_INVALID, writing
+ * nothing, when out_yaml is one of the input files.
  */
 WM_API int wm_rules_import(const char *const *files, size_t nfiles, const char *out_yaml,
                            wm_import_report_t *report, wm_error_t **err);

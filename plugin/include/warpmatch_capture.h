@@ -195,6 +195,9 @@ WM_API int wm_replay_file(wm_scanner_t *sc, const char *path, wm_alert_fn on_ale
 /**
  * Format an alert as one EVE-style JSON line (Suricata field names), without
  * a trailing newline, into a malloc'ed string freed with wm_free().
+ * WM_INVALID when the alert or its packet has a struct_size the library
+ * does not know (set it with wm_packet_init). The timestamp is the packet's
+ * ts_sec and ts_usec, microseconds past 999999 carried into the seconds.
  */
 WM_API int wm_alert_to_json(const wm_ruleset_t *rs, const wm_alert_t *alert, char **json);
 

@@ -232,7 +232,8 @@ WM_API void wm_live_stats_init(wm_live_stats_t *st);
  * Open and activate a live capture. Needs CAP_NET_RAW (and CAP_NET_ADMIN
  * for promiscuous mode on some drivers), not root:
  *   setcap cap_net_raw,cap_net_admin+eip $(which warpmatch)
- * Returns WM_IO_ERROR with libpcap's reason (no such device, permission).
+ * Returns WM_IO_ERROR with libpcap's reason (no such device, permission),
+ * WM_INVALID for a bpf filter that does not compile (since 0.16.1).
  */
 WM_API int wm_live_open(const wm_live_options_t *opts, wm_live_t **out, wm_error_t **err);
 
@@ -241,13 +242,17 @@ WM_API int wm_live_open(const wm_live_options_t *opts, wm_live_t **out, wm_error
  * packet already captured (the kernel buffer is drained), end every flow,
  * scan every pending batch and deliver every alert before returning.
  * Returns WM_SUCCESS, WM_SCAN_TERMINATED, WM_VERIFY_MISMATCH or an error;
- * WM_BAD_STATE while another wm_live_run on the same live is running.
+ * WM_BAD_STATE while another wm_live_run on the same live is running, and
+ * once a run has ended on wm_live_stop (a stop is final for the capture;
+ * since 0.16.1). A run whose callback stopped it (WM_SCAN_TERMINATED) can
+ * be followed by another that captures on.
  */
 WM_API int wm_live_run(wm_live_t *live, wm_scanner_t *sc, wm_alert_fn on_alert, void *alert_ctx,
                        wm_error_t **err);
 
-/** Ask wm_live_run to finish. Async-signal-safe: call it from a SIGINT or
- *  SIGTERM handler, or from another thread. */
+/** Ask wm_live_run to finish, the one running or the next: the capture
+ *  ends for good. Async-signal-safe: call it from a SIGINT or SIGTERM
+ *  handler, or from another thread. */
 WM_API void wm_live_stop(wm_live_t *live);
 
 /** Counters of the last wm_live_run, filled when it returns (the capture

@@ -6,6 +6,7 @@
 
 #include <cstdlib>
 #include <cstring>
+#include <string>
 #include <string_view>
 
 using namespace wm;
@@ -19,6 +20,16 @@ int to_malloced(std::string_view s, char **out) {
     (*out)[s.size()] = '\0';
     return WM_SUCCESS;
 }
+
+// A caller built before 0.13 has a packet that ends before vlan[], one built
+// before 0.16 a packet that ends before tunnel: each struct_size the library
+// knows, and no other (a packet's fields past its size are not read).
+constexpr size_t kPacketBeforeVlans = offsetof(wm_packet_t, vlan);
+constexpr size_t kPacketBeforeTunnel = offsetof(wm_packet_t, tunnel);
+bool older_packet(const wm_packet_t *p) {
+    return p && (p->struct_size == kPacketBeforeVlans || p->struct_size == kPacketBeforeTunnel);
+}
+bool packet_size_known(const wm_packet_t *p) { return older_packet(p) || size_ok(p); }
 } // namespace
 
 extern "C" {
@@ -71,13 +82,9 @@ WM_API void wm_capture_close(wm_capture_t *cap) { delete cap; }
 WM_API int wm_capture_next(wm_capture_t *cap, wm_packet_t *pkt, wm_error_t **err) {
     if (err)
         *err = nullptr;
-    // A caller built before 0.13 has a packet that ends before vlan[], one
-    // built before 0.16 a packet that ends before tunnel: each gets the
-    // fields it knows.
-    constexpr size_t kBeforeVlans = offsetof(wm_packet_t, vlan);
-    constexpr size_t kBeforeTunnel = offsetof(wm_packet_t, tunnel);
-    const bool older = pkt && (pkt->struct_size == kBeforeVlans || pkt->struct_size == kBeforeTunnel);
-    if (!cap || !pkt || (!older && !size_ok(pkt)))
+    // An older caller's packet gets the fields it knows.
+    const bool older = older_packet(pkt);
+    if (!cap || !packet_size_known(pkt))
         return set_error(err, WM_INVALID, "wm_capture_next: cap and an initialised packet are required");
     if (cap->failed)
         return set_error(err, WM_BAD_STATE, "wm_capture_next: capture already failed");
@@ -138,9 +145,8 @@ WM_API int wm_replay_file(wm_scanner_t *sc, const char *path, wm_alert_fn on_ale
                           wm_replay_stats_t *stats, wm_error_t **err) {
     if (err)
         *err = nullptr;
-    if (!sc || !path || !*path || !size_ok(stats))
-        return set_error(err, WM_INVALID,
-                         "wm_replay_file: scanner, path and initialised stats are required");
+    if (const std::string bad = replay_args_error("wm_replay_file", sc, path, stats); !bad.empty())
+        return set_error(err, WM_INVALID, bad);
     wm_replay_stats_init(stats); // filled in every case, also when the capture cannot be opened
     if (!sc->scanner.try_acquire())
         return set_error(err, WM_SCRATCH_IN_USE, "wm_replay_file: scanner in use by another thread");
@@ -171,8 +177,8 @@ WM_API int wm_alert_to_json_ex(const wm_ruleset_t *rs, const wm_alert_t *alert, 
     // before them is the prefix up to has_score, read as "no score".
     const size_t old_size = offsetof(wm_alert_t, has_score);
     constexpr unsigned kKnownFlags = WM_EVE_PAYLOAD | WM_EVE_PAYLOAD_PRINTABLE;
-    if (!rs || !alert || (alert->struct_size != old_size && !size_ok(alert)) || !alert->packet ||
-        !json || (flags & ~kKnownFlags) != 0 ||
+    if (!rs || !alert || (alert->struct_size != old_size && !size_ok(alert)) ||
+        !packet_size_known(alert->packet) || !json || (flags & ~kKnownFlags) != 0 ||
         (flags != 0 && alert->packet->payload == nullptr && alert->packet->payload_len != 0))
         return WM_INVALID;
     try {

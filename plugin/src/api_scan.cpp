@@ -44,11 +44,11 @@ WM_API int wm_scanner_create(const wm_ruleset_t *rs, const wm_scanner_options_t 
     wm_scanner_options_init(&defaults);
     if (!opts)
         opts = &defaults;
-    // Options of a caller built before cpu_threads (0.7) or gpu_wait (0.8).
+    // Options of a caller built before cpu_threads (0.7). One built before
+    // gpu_wait (0.8) cannot be told by its size: its tail padding made its
+    // sizeof today's 48 (and it links an older SONAME anyway).
     wm_scanner_options_t upgraded;
-    opts = upgraded_options(opts, defaults,
-                            {offsetof(wm_scanner_options_t, cpu_threads), offsetof(wm_scanner_options_t, gpu_wait)},
-                            upgraded);
+    opts = upgraded_options(opts, defaults, {offsetof(wm_scanner_options_t, cpu_threads)}, upgraded);
     if (!size_ok(opts))
         return set_error(err, WM_INVALID,
                          "wm_scanner_create: options not initialised with wm_scanner_options_init");

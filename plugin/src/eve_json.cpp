@@ -7,6 +7,7 @@
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
+#include <algorithm>
 #include <climits>
 #include <cstddef>
 #include <cstring>
@@ -43,7 +44,24 @@ struct SecondText {
     size_t len = 0;
 };
 
+// A time as seconds and microseconds in [0, 999999], for the text: a
+// record's ts_usec past a second (a crafted or corrupt capture) is carried
+// into the seconds, and the seconds are kept to 1970-9999, the years that
+// "%Y" writes as four digits.
+void normalise_time(int64_t &sec, int64_t &usec) {
+    constexpr int64_t kMicros = 1000000, kLast = 253402300799; // 9999-12-31T23:59:59
+    int64_t carry = usec / kMicros, rest = usec % kMicros;
+    if (rest < 0) {
+        rest += kMicros;
+        --carry;
+    }
+    sec = sec < 0 ? 0 : sec > kLast ? kLast : sec;
+    sec = std::clamp<int64_t>(sec + carry, 0, kLast); // |carry| < 2^44: no overflow
+    usec = rest;
+}
+
 void append_timestamp(fmt::memory_buffer &b, int64_t sec, int64_t usec) {
+    normalise_time(sec, usec);
     thread_local SecondText last;
     if (sec != last.sec) {
         std::time_t t = static_cast<std::time_t>(sec);

@@ -9,6 +9,7 @@
 #include <cstring>
 #include <initializer_list>
 #include <memory>
+#include <string>
 
 // The compiled rules are shared with every scanner made from them, so
 // wm_ruleset_free may come before wm_scanner_free (a scanner reads its rule
@@ -49,4 +50,22 @@ const T *upgraded_options(const T *opts, const T &defaults, std::initializer_lis
             return &storage;
         }
     return opts;
+}
+
+// The error of a struct argument whose struct_size is not the library's
+// (empty when it is): names the argument, both sizes and its *_init.
+template <typename T> std::string struct_size_error(const char *fn, const char *name, const T *p, const char *init) {
+    if (!p) return std::string(fn) + ": " + name + " is NULL";
+    if (p->struct_size == sizeof(T)) return {};
+    return std::string(fn) + ": " + name + "->struct_size is " + std::to_string(p->struct_size) + ", not " +
+           std::to_string(sizeof(T)) + ": initialise it with " + init;
+}
+
+// What of a replay's arguments is missing or not initialised, for its
+// error (empty when nothing is). Also wm_replay_file_ex's first check.
+inline std::string replay_args_error(const char *fn, const wm_scanner_t *sc, const char *path,
+                              const wm_replay_stats_t *stats) {
+    if (!sc) return std::string(fn) + ": sc (the scanner) is NULL";
+    if (!path || !*path) return std::string(fn) + ": path is NULL or empty";
+    return struct_size_error(fn, "stats", stats, "wm_replay_stats_init");
 }

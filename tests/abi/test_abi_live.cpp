@@ -1,13 +1,16 @@
 // ABI suite: one wm_live_run at a time per live capture. A second call while
 // the first runs (on another thread, with another scanner) returns
-// WM_BAD_STATE instead of sharing the pcap handle and the stats. Skips where
-// the loopback interface cannot be opened (no CAP_NET_RAW).
+// WM_BAD_STATE instead of sharing the pcap handle and the stats, and so does
+// a run after one that wm_live_stop ended. A capture filter that does not
+// compile is the caller's argument (WM_INVALID). Skips where the loopback
+// interface cannot be opened (no CAP_NET_RAW).
 #include "warpmatch.h"
 #include "warpmatch_stream.h"
 
 #include <gtest/gtest.h>
 
 #include <chrono>
+#include <cmath>
 #include <string>
 #include <thread>
 
@@ -45,11 +48,53 @@ TEST(AbiLive, ASecondRunOfOneCaptureIsRefusedWhileTheFirstRuns) {
     wm_live_stop(live);
     runner.join();
     EXPECT_EQ(first_rc, WM_SUCCESS);
-    // Once the first has returned, the capture may run again (it returns at once: stop is set).
-    EXPECT_NE(wm_live_run(live, second, nullptr, nullptr, nullptr), WM_BAD_STATE);
+    // The first run ended on wm_live_stop: the capture is over, and another
+    // run says so instead of returning at once with nothing captured.
+    wm_error_t *after_err = nullptr;
+    EXPECT_EQ(wm_live_run(live, second, nullptr, nullptr, &after_err), WM_BAD_STATE);
+    ASSERT_NE(after_err, nullptr);
+    EXPECT_NE(std::string(after_err->message).find("stopped by wm_live_stop"), std::string::npos)
+        << after_err->message;
+    wm_error_free(after_err);
 
     wm_live_close(live);
     wm_scanner_free(first);
     wm_scanner_free(second);
     wm_ruleset_free(rs);
+}
+
+TEST(AbiLive, AFilterThatDoesNotCompileIsInvalidNotAnIoError) {
+    wm_live_options_t lo;
+    wm_live_options_init(&lo);
+    lo.interface = "lo";
+    wm_live_t *live = nullptr;
+    wm_error_t *err = nullptr;
+    if (wm_live_open(&lo, &live, &err) != WM_SUCCESS) {
+        const std::string why = err && err->message ? err->message : "";
+        wm_error_free(err);
+        GTEST_SKIP() << "cannot capture on lo here: " << why;
+    }
+    wm_live_close(live);
+    lo.bpf = "tcp port (((";
+    live = nullptr;
+    EXPECT_EQ(wm_live_open(&lo, &live, &err), WM_INVALID);
+    EXPECT_EQ(live, nullptr);
+    ASSERT_NE(err, nullptr);
+    EXPECT_NE(std::string(err->message).find("bad capture filter 'tcp port ((('"), std::string::npos) << err->message;
+    wm_error_free(err);
+}
+
+TEST(AbiLive, StatsJsonWritesNullForWhatIsNotANumber) {
+    wm_live_stats_t st;
+    wm_live_stats_init(&st);
+    st.pcap_received = 7;
+    st.latency_p50_ms = 1.23456;
+    st.latency_p99_ms = std::nan("");
+    st.latency_max_ms = HUGE_VAL;
+    char *json = nullptr;
+    ASSERT_EQ(wm_live_stats_to_json(&st, &json), WM_SUCCESS);
+    EXPECT_EQ(std::string(json), "{\"pcap_received\":7,\"pcap_dropped\":0,\"pcap_if_dropped\":0,"
+                                 "\"batches_by_size\":0,\"batches_by_latency\":0,\"batches_at_stop\":0,"
+                                 "\"latency_ms\":{\"p50\":1.235,\"p99\":null,\"max\":null}}");
+    wm_free(json);
 }

@@ -47,11 +47,20 @@ TEST_F(ScannerOptions, ScannerCreateArgumentChecks) {
     }
 }
 
-// cpu_threads came in 0.8 and gpu_wait in 0.9: options of a 0.7 or 0.8
-// caller (the shorter structs) still create a scanner, other sizes do not.
+// cpu_threads came in 0.8: options of a 0.7 caller (the shorter struct,
+// which ends at max_batch_payloads) still create a scanner. gpu_wait (0.9)
+// went into cpu_threads' tail padding, so a 0.8 struct had today's size and
+// offsetof(gpu_wait) is no header's sizeof: refused like any other size.
 // The fields past a caller's size are not read: set here to invalid values.
 TEST_F(ScannerOptions, ScannerOptionsOfTheOlderSizesAreAccepted) {
-    for (const size_t older : {offsetof(wm_scanner_options_t, cpu_threads), offsetof(wm_scanner_options_t, gpu_wait)}) {
+    wm_scanner_options_t never;
+    wm_scanner_options_init(&never);
+    never.backend = WM_BACKEND_CPU;
+    never.struct_size = offsetof(wm_scanner_options_t, gpu_wait);
+    wm_scanner_t *none = nullptr;
+    EXPECT_EQ(wm_scanner_create(rs, &never, &none, nullptr), WM_INVALID);
+    EXPECT_EQ(none, nullptr);
+    for (const size_t older : {offsetof(wm_scanner_options_t, cpu_threads)}) {
         wm_scanner_options_t o;
         wm_scanner_options_init(&o);
         o.backend = WM_BACKEND_CPU;

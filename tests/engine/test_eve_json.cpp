@@ -5,6 +5,7 @@
 
 #include <gtest/gtest.h>
 #include <cstddef>
+#include <cstdint>
 #include <cstring>
 #include <utility>
 #include <nlohmann/json.hpp>
@@ -85,6 +86,20 @@ TEST(EveJson, Ipv6AddressesAndNoOffsetInSetMode) {
 // A line reuses the packet part of the line before it only when every field
 // in it is the same: the same packet struct refilled with another packet
 // (as a capture loop does), two packets taking turns, and a new second.
+// A record's microseconds past a second (a crafted or corrupt capture) are
+// carried into the seconds, and the seconds kept to years 1970-9999, so the
+// timestamp stays a valid ISO 8601 time with six fraction digits.
+TEST(EveJson, TimestampCarriesMicrosecondsAndStaysInFourDigitYears) {
+    EXPECT_EQ(eve_timestamp(1700000000, 2500000), "2023-11-14T22:13:22.500000+0000");
+    EXPECT_EQ(eve_timestamp(1700000000, -5), "2023-11-14T22:13:19.999995+0000");
+    EXPECT_EQ(eve_timestamp(1700000000, 999999), "2023-11-14T22:13:20.999999+0000");
+    EXPECT_EQ(eve_timestamp(1700000000, 1000000), "2023-11-14T22:13:21.000000+0000");
+    EXPECT_EQ(eve_timestamp(INT64_MAX, 0), "9999-12-31T23:59:59.000000+0000");
+    EXPECT_EQ(eve_timestamp(INT64_MAX, INT64_MAX), "9999-12-31T23:59:59.775807+0000");
+    EXPECT_EQ(eve_timestamp(-1, 0), "1970-01-01T00:00:00.000000+0000");
+    EXPECT_EQ(eve_timestamp(INT64_MIN, INT64_MIN), "1970-01-01T00:00:00.224192+0000");
+}
+
 TEST(EveJson, ConsecutiveAlertsOfDifferentPacketsDoNotShareAPrefix) {
     CompiledRuleSet crs(rules_of({{1, "m1"}, {2, "m2"}}));
     wm_packet_t p{};

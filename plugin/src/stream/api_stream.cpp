@@ -7,8 +7,10 @@
 #include "replay.h"
 
 #include <fmt/format.h>
+#include <nlohmann/json.hpp>
 
 #include <atomic>
+#include <cmath>
 #include <cstddef>
 #include <cstdlib>
 #include <cstring>
@@ -25,6 +27,7 @@ struct wm_live {
     std::optional<capture::TunnelPorts> tunnel_ports;
     std::unique_ptr<stream::LiveCapture> cap;
     std::atomic<bool> stop{false};
+    bool stopped = false; // a run ended on stop: the capture is over for good
     std::atomic<bool> running{false}; // one wm_live_run at a time: they would share the pcap handle and stats
     wm_live_stats_t stats{};
     wm_stream_stats_t stream_stats{};
@@ -137,11 +140,12 @@ WM_API int wm_replay_file_ex(wm_scanner_t *sc, const char *path, const wm_replay
                              offsetof(wm_replay_options_t, tunnel_ports),
                              offsetof(wm_replay_options_t, payload_layout)},
                             upgraded);
-    if (!sc || !path || !*path || !sized(stats) || !sized(opts) || !sized(&opts->stream) ||
-        (stream_stats && !sized(stream_stats)))
-        return set_error(err, WM_INVALID,
-                         "wm_replay_file_ex: scanner, path, and options and stats initialised "
-                         "with their *_init functions are required");
+    constexpr const char *kFn = "wm_replay_file_ex";
+    std::string bad = replay_args_error(kFn, sc, path, stats);
+    if (bad.empty()) bad = struct_size_error(kFn, "opts", opts, "wm_replay_options_init");
+    if (bad.empty()) bad = struct_size_error(kFn, "opts->stream", &opts->stream, "wm_replay_options_init");
+    if (bad.empty() && stream_stats) bad = struct_size_error(kFn, "stream_stats", stream_stats, "wm_stream_stats_init");
+    if (!bad.empty()) return set_error(err, WM_INVALID, bad);
     // Filled in every case: a capture that cannot be opened leaves zeros, not the last replay's counts.
     wm_replay_stats_init(stats);
     if (stream_stats) wm_stream_stats_init(stream_stats);
@@ -232,8 +236,16 @@ WM_API int wm_live_run(wm_live_t *live, wm_scanner_t *sc, wm_alert_fn on_alert, 
     if (!sc->scanner.try_acquire())
         return set_error(err, WM_SCRATCH_IN_USE, "wm_live_run: scanner in use by another thread");
     Release release{sc->scanner};
+    if (live->stopped)
+        return set_error(err, WM_BAD_STATE,
+                         "wm_live_run: this capture was stopped by wm_live_stop; open a new one with wm_live_open");
     try {
         std::string msg;
+        // A stop asked for during the run (or before it) ends the capture for good.
+        struct MarkStopped {
+            wm_live_t &live;
+            ~MarkStopped() { live.stopped = live.stop.load(); }
+        } mark{*live};
         const int rc = live_capture(sc->scanner, *live->cap, live->opts,
                                     live->tunnel_ports ? &*live->tunnel_ports : nullptr, live->stop, on_alert,
                                     alert_ctx, live->stats, live->stream_stats, &msg);
@@ -258,14 +270,19 @@ WM_API int wm_live_stats(const wm_live_t *live, wm_live_stats_t *st, wm_stream_s
 WM_API int wm_live_stats_to_json(const wm_live_stats_t *st, char **json) {
     if (!sized(st) || !json) return WM_INVALID;
     try {
-        return to_malloced(
-            fmt::format("{{\"pcap_received\":{},\"pcap_dropped\":{},\"pcap_if_dropped\":{},"
-                        "\"batches_by_size\":{},\"batches_by_latency\":{},\"batches_at_stop\":{},"
-                        "\"latency_ms\":{{\"p50\":{:.3f},\"p99\":{:.3f},\"max\":{:.3f}}}}}",
-                        st->pcap_received, st->pcap_dropped, st->pcap_if_dropped,
-                        st->batches_by_size, st->batches_by_latency, st->batches_at_stop,
-                        st->latency_p50_ms, st->latency_p99_ms, st->latency_max_ms),
-            json);
+        // Milliseconds to the microsecond; a value that is not finite (a
+        // host's own struct) is null, as in wm_replay_stats_to_json.
+        auto ms = [](double v) { return std::round(v * 1000) / 1000; };
+        nlohmann::ordered_json j;
+        j["pcap_received"] = st->pcap_received;
+        j["pcap_dropped"] = st->pcap_dropped;
+        j["pcap_if_dropped"] = st->pcap_if_dropped;
+        j["batches_by_size"] = st->batches_by_size;
+        j["batches_by_latency"] = st->batches_by_latency;
+        j["batches_at_stop"] = st->batches_at_stop;
+        j["latency_ms"] = {{"p50", ms(st->latency_p50_ms)}, {"p99", ms(st->latency_p99_ms)},
+                           {"max", ms(st->latency_max_ms)}};
+        return to_malloced(j.dump(), json);
     } catch (...) {
         return WM_NOMEM;
     }

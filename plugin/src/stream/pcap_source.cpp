@@ -6,6 +6,7 @@
 #include <poll.h>
 
 #include <cstdio>
+#include <stdexcept>
 #include <string>
 
 namespace wm::stream {
@@ -82,6 +83,14 @@ namespace {
     pcap_close(p);
     throw PcapError(msg);
 }
+
+// A filter that does not compile is the caller's argument, not the device's
+// failure: std::invalid_argument, as the offline readers throw (WM_INVALID).
+[[noreturn]] void bad_filter(pcap_t *p, const std::string &bpf) {
+    std::string msg = "bad capture filter '" + bpf + "': " + pcap_geterr(p);
+    pcap_close(p);
+    throw std::invalid_argument(msg);
+}
 } // namespace
 
 LiveCapture::LiveCapture(const LiveSettings &s) {
@@ -113,7 +122,7 @@ LiveCapture::LiveCapture(const LiveSettings &s) {
     if (!s.bpf.empty()) {
         bpf_program prog{};
         if (pcap_compile(p, &prog, s.bpf.c_str(), 1, PCAP_NETMASK_UNKNOWN) != 0)
-            fail(p, "bad capture filter '" + s.bpf + "'");
+            bad_filter(p, s.bpf);
         const int set = pcap_setfilter(p, &prog);
         pcap_freecode(&prog);
         if (set != 0) fail(p, "cannot set capture filter");
