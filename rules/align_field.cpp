@@ -6,6 +6,7 @@
 // engine is built. The reference length limit is the GPU kernel's (one
 // warp's registers hold at most 1024 query rows); the CPU path keeps it too
 // so a rule file means the same thing on both backends.
+#include "rules/file_read.h"
 #include "rules/loader_internal.h"
 
 #include <fmt/format.h>
@@ -109,29 +110,25 @@ struct AlignParser {
         auto rel = text_field(n, "reference_file");
         if (!rel) return;
         const std::string path = (*rel)[0] == '/' ? *rel : ctx.base_dir + *rel;
-        std::FILE *f = std::fopen(path.c_str(), "rb");
-        std::string bytes;
-        int err = f ? 0 : errno;
-        if (f) {
-            char buf[4096];
-            size_t got;
-            while ((got = std::fread(buf, 1, sizeof buf, f)) > 0) bytes.append(buf, got);
-            err = std::ferror(f) ? errno : 0; // EISDIR: fopen succeeds on a directory
-            std::fclose(f);
-        }
-        if (err) {
+        // Read no further than the limit: a wrong name (/dev/zero, a capture) is refused, not loaded.
+        CappedRead file = read_file_capped(path, kMaxReferenceBytes);
+        if (file.error) {
             error(n, fmt::format("cannot read align reference_file {}{}: {}", quote(*rel),
                                  path == *rel ? std::string() : " (" + path + ")",
-                                 std::strerror(err)));
+                                 std::strerror(file.error)));
             return;
         }
-        if (bytes.empty()) {
+        if (file.bytes.empty()) {
             error(n, fmt::format("align reference_file {} is empty", quote(*rel)));
             return;
         }
-        if (!check_length(n, fmt::format("align reference_file {}", quote(*rel)), bytes.size()))
+        if (file.over) {
+            error(n, fmt::format("align reference_file {} is longer than the maximum of {} bytes (the GPU "
+                                 "alignment kernel's limit)",
+                                 quote(*rel), kMaxReferenceBytes));
             return;
-        a.reference = std::move(bytes);
+        }
+        a.reference = std::move(file.bytes);
         a.reference_file = *rel;
     }
 };

@@ -3,6 +3,7 @@
 // rule_fields.cpp. All problems are collected and thrown together, with
 // line:column from yaml-cpp marks, in the style of hyperscan's
 // util/expressions.cpp.
+#include "rules/file_read.h"
 #include "rules/loader_internal.h"
 
 #include <fmt/format.h>
@@ -191,7 +192,25 @@ struct DocumentScan {
     std::vector<YAML::Mark> starts; // at most two
     std::optional<YAML::Mark> stuck;
     std::optional<YAML::ParserException> syntax; // in the first two documents
+    std::optional<YAML::Mark> last_quoted;       // the last quoted scalar's opening quote
+    size_t last_quoted_at = 0;                   // its byte in the text
 };
+
+// Whether the quoted scalar opening at `at` (a ' or ") is closed before the
+// end of the text. yaml-cpp 0.7 ends a quoted scalar left open at the end of
+// its input without an error, so an unclosed quote would swallow every rule
+// after it into one string; only the last quoted scalar can run to the end.
+bool quote_closes(const std::string &t, size_t at) {
+    const char q = t[at];
+    for (size_t i = at + 1; i < t.size(); ++i) {
+        if (q == '"' && t[i] == '\\') ++i; // an escape: the next byte is not the end
+        else if (t[i] == q) {
+            if (q == '\'' && i + 1 < t.size() && t[i + 1] == '\'') ++i; // '' is a quote inside
+            else return true;
+        }
+    }
+    return false;
+}
 
 DocumentScan scan_documents(const std::string &yaml) {
     struct DocumentStarts : YAML::EventHandler {
@@ -200,13 +219,21 @@ DocumentScan scan_documents(const std::string &yaml) {
         void OnDocumentEnd() override {}
         void OnNull(const YAML::Mark &, YAML::anchor_t) override {}
         void OnAlias(const YAML::Mark &, YAML::anchor_t) override {}
-        void OnScalar(const YAML::Mark &, const std::string &, YAML::anchor_t, const std::string &) override {}
+        std::optional<YAML::Mark> quoted;
+        const std::string *text = nullptr;
+        size_t bom = 0; // yaml-cpp's positions leave out a byte order mark
+        void OnScalar(const YAML::Mark &m, const std::string &tag, YAML::anchor_t, const std::string &) override {
+            const size_t at = static_cast<size_t>(m.pos) + bom;
+            if (tag == "!" && at < text->size() && ((*text)[at] == '"' || (*text)[at] == '\'')) quoted = m;
+        }
         void OnSequenceStart(const YAML::Mark &, const std::string &, YAML::anchor_t,
                              YAML::EmitterStyle::value) override {}
         void OnSequenceEnd() override {}
         void OnMapStart(const YAML::Mark &, const std::string &, YAML::anchor_t, YAML::EmitterStyle::value) override {}
         void OnMapEnd() override {}
     } h;
+    h.text = &yaml;
+    h.bom = yaml.compare(0, 3, "\xEF\xBB\xBF") == 0 ? 3 : 0;
     DocumentScan scan;
     std::istringstream in(yaml);
     YAML::Parser parser(in);
@@ -220,6 +247,10 @@ DocumentScan scan_documents(const std::string &yaml) {
     }
     if (h.marks.size() == 2 && h.marks[1].pos == h.marks[0].pos) scan.stuck = h.marks[1];
     else scan.starts = h.marks;
+    if (h.quoted) {
+        scan.last_quoted = h.quoted;
+        scan.last_quoted_at = static_cast<size_t>(h.quoted->pos) + h.bom;
+    }
     return scan;
 }
 
@@ -264,6 +295,12 @@ static RuleSet load_whole(const std::string &yaml, const std::string &name) {
     }
     // Load() would drop later documents unread: refuse them, but still check the first.
     report_second_document(scan, ctx);
+    if (scan.last_quoted && !quote_closes(yaml, scan.last_quoted_at)) {
+        ctx.error(*scan.last_quoted, -1,
+                  fmt::format("YAML syntax error: the quoted string opened here ({}) is never closed",
+                              yaml[scan.last_quoted_at]));
+        throw_sorted(ctx);
+    }
 
     RuleSet rs;
     rs.name = name;
@@ -319,16 +356,13 @@ RuleSet load_rules_file(const std::string &path) {
         return RuleError({Diagnostic{{path, 0, 0}, -1,
                                      std::string("cannot open rules file: ") + std::strerror(err)}});
     };
-    std::FILE *f = std::fopen(path.c_str(), "rb");
-    if (!f) throw cannot_open(errno);
-    std::string text;
-    char buf[65536];
-    size_t n;
-    while ((n = std::fread(buf, 1, sizeof buf, f)) > 0) text.append(buf, n);
-    int err = std::ferror(f) ? errno : 0;
-    std::fclose(f);
-    if (err) throw cannot_open(err); // e.g. EISDIR: fopen succeeds on a directory
-    return load_rules_string(text, path);
+    CappedRead file = read_file_capped(path, kMaxRuleFileBytes);
+    if (file.error) throw cannot_open(file.error); // e.g. EISDIR: fopen succeeds on a directory
+    if (file.over)
+        throw RuleError({Diagnostic{{path, 0, 0}, -1,
+                                    fmt::format("rules file is longer than the maximum of {} MiB",
+                                                kMaxRuleFileBytes >> 20)}});
+    return load_rules_string(file.bytes, path);
 }
 
 } // namespace wm::rules

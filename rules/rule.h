@@ -90,6 +90,10 @@ class RuleError : public std::runtime_error {
 
 constexpr int kSchemaVersion = 1;
 constexpr size_t kMaxPatternBytes = 65535;
+// A rule file longer than this is refused before it is parsed (ET Open's
+// 23,609 rules are about 10 MB of YAML): a wrong path such as /dev/zero or a
+// capture fails with the limit instead of exhausting memory.
+constexpr size_t kMaxRuleFileBytes = size_t{256} << 20;
 
 // An align rule's reference_file is read relative to the directory of `path`
 // (load_rules_file) or of `name` (load_rules_string; the current directory

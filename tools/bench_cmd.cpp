@@ -3,6 +3,7 @@
 // (wm_scan_batch_set). Prints a table and writes JSON. Kernel-only timings live in
 // gpu/bench_ac_kernel (they need the device-resident corpus).
 #include "bench_cmd.h"
+#include "cli_checks.h"
 
 #include "warpmatch_stream.h"
 
@@ -267,6 +268,10 @@ std::vector<Result> run_replay(const wm_ruleset_t *rs, const std::string &pcap, 
 } // namespace
 
 int run_bench(const BenchArgs &a) {
+    if (same_file_as_any(a.json, {a.capture, a.rules, a.replay_capture})) {
+        fmt::print(stderr, "bench: --json {} is the capture or the rule file; not overwriting it\n", a.json);
+        return 1;
+    }
     // Refuse an unwritable --json before the runs rather than after them.
     if (!a.json.empty() && !std::ofstream(a.json, std::ios::app)) {
         fmt::print(stderr, "bench: cannot write {}: {}\n", a.json, std::strerror(errno));

@@ -8,7 +8,17 @@
 #include <cstdlib>
 #include <cstring>
 
+#include <sys/stat.h>
+
 using namespace wm;
+
+namespace {
+// Whether two paths name one existing file (device and inode).
+bool same_file(const char *a, const char *b) {
+    struct stat sa {}, sb {};
+    return ::stat(a, &sa) == 0 && ::stat(b, &sb) == 0 && sa.st_dev == sb.st_dev && sa.st_ino == sb.st_ino;
+}
+} // namespace
 
 extern "C" {
 
@@ -53,7 +63,8 @@ WM_API int wm_ruleset_load_file(const char *path, wm_ruleset_t **out, wm_error_t
     if (err)
         *err = nullptr;
     if (!path || !out || !*path)
-        return set_error(err, WM_INVALID, "wm_ruleset_load_file: path and out must be non-null");
+        return set_error(err, WM_INVALID,
+                         !out ? "wm_ruleset_load_file: out is NULL" : "wm_ruleset_load_file: path is NULL or empty");
     *out = nullptr;
     try {
         *out = new wm_ruleset(rules::load_rules_file(path));
@@ -182,6 +193,10 @@ WM_API int wm_rules_import(const char *const *files, size_t nfiles, const char *
             if (!files[i])
                 return set_error(err, WM_INVALID, fmt::format("wm_rules_import: files[{}] is NULL", i));
             paths.emplace_back(files[i]);
+            if (same_file(out_yaml, files[i]))
+                return set_error(err, WM_INVALID,
+                                 fmt::format("wm_rules_import: out_yaml {} is the input file {}; not overwriting it",
+                                             out_yaml, files[i]));
         }
         rules::ImportResult res;
         try {

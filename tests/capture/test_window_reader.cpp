@@ -13,9 +13,17 @@
 #include "plugin/src/capture/pcap_writer.h"
 #include "plugin/src/capture/window_reader.h"
 
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <chrono>
 #include <filesystem>
 #include <fstream>
+#include <future>
+#include <iterator>
 #include <string>
+#include <thread>
 #include <vector>
 
 namespace wm::capture::test {
@@ -313,6 +321,35 @@ TEST(WindowReader, EmptyCaptureAndMissingFile) {
     } catch (const CaptureError &e) {
         EXPECT_NE(std::string(e.what()).find("nope.pcap"), std::string::npos) << e.what();
     }
+}
+
+// A capture through a FIFO whose writer is already done (a small file fits
+// the pipe's buffer): libpcap's open reads it, and the reader must not open
+// the FIFO again to map it, which would wait forever for another writer.
+TEST(WindowReader, AFifoIsReadOnceThroughLibpcap) {
+    const std::string file = temp_path("small.pcap"), fifo = temp_path("small.fifo");
+    write_mixed(file, 40);
+    const std::string bytes = [&] {
+        std::ifstream in(file, std::ios::binary);
+        return std::string(std::istreambuf_iterator<char>(in), {});
+    }();
+    ASSERT_LT(bytes.size(), 60000u) << "must fit the pipe's buffer";
+    ASSERT_EQ(mkfifo(fifo.c_str(), 0600), 0);
+    std::thread writer([&] {
+        const int fd = open(fifo.c_str(), O_WRONLY); // until the reader opens it
+        if (fd < 0) return;
+        EXPECT_EQ(write(fd, bytes.data(), bytes.size()), static_cast<ssize_t>(bytes.size()));
+        close(fd);
+    });
+    auto reading = std::async(std::launch::async, [&] { return read_windows(fifo, 4096, 4); });
+    if (reading.wait_for(std::chrono::seconds(30)) != std::future_status::ready) {
+        ADD_FAILURE() << "the reader waits on the FIFO after its writer closed it";
+        close(open(fifo.c_str(), O_WRONLY | O_NONBLOCK)); // a writer comes and goes: it reads EOF
+    }
+    const Seen got = reading.get();
+    writer.join();
+    expect_same(read_plain(file), got);
+    EXPECT_EQ(got.most_parts, 1u) << "read by libpcap, not in parts";
 }
 
 TEST(WindowReader, EveryRealCaptureEqualsThePlainRead) {

@@ -5,6 +5,7 @@
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 
+#include <fstream>
 #include <set>
 
 using wm::test::run_command;
@@ -92,4 +93,22 @@ TEST(CliBench, ReplayTuningOutOfRangeIsRefused) {
         EXPECT_NE(r.status, 0) << opt;
         EXPECT_NE(r.err.find(opt.substr(0, opt.find(' '))), std::string::npos) << r.err;
     }
+}
+
+// --json naming an input would replace the capture or the rules with the
+// results: refused before anything runs, and the input left whole.
+TEST(CliBench, JsonOverAnInputIsRefused) {
+    const std::string pcap = wm::test::scratch_path("copy.pcap"), rules = wm::test::scratch_path("copy.yaml");
+    const std::string pcap_bytes = wm::test::slurp(kDemoPcap), rule_bytes = wm::test::slurp(kDemoRules);
+    std::ofstream(pcap, std::ios::binary) << pcap_bytes;
+    std::ofstream(rules, std::ios::binary) << rule_bytes;
+    for (const std::string &victim : {pcap, rules}) {
+        auto r = run_command("bench " + pcap + " --rules " + rules + " --repeats 1 --rows hyperscan --json " + victim);
+        EXPECT_EQ(r.status, 1) << victim;
+        EXPECT_NE(r.err.find("--json " + victim + " is the capture or the rule file; not overwriting it"),
+                  std::string::npos)
+            << r.err;
+    }
+    EXPECT_EQ(wm::test::slurp(pcap), pcap_bytes);
+    EXPECT_EQ(wm::test::slurp(rules), rule_bytes);
 }

@@ -77,3 +77,16 @@ TEST(CliRules, ImportedFilePassesCheckWhenAContentIsTooLong) {
     auto check = run_command("rules check " + out.string());
     EXPECT_EQ(check.status, 0) << check.err;
 }
+
+// -o naming the Suricata file being imported would replace it with YAML: refused, the file left whole.
+TEST(CliRules, ImportDoesNotOverwriteItsInput) {
+    const std::string rules = wm::test::scratch_path("self.rules");
+    const std::string text = "alert tcp any any -> any 80 (msg:\"x\"; content:\"abc\"; sid:1;)\n";
+    std::ofstream(rules) << text;
+    auto r = run_command("rules import " + rules + " -o " + rules);
+    EXPECT_EQ(r.status, 1);
+    EXPECT_NE(r.err.find("out_yaml " + rules + " is the input file " + rules + "; not overwriting it"),
+              std::string::npos)
+        << r.err;
+    EXPECT_EQ(wm::test::slurp(rules), text);
+}

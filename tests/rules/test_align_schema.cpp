@@ -120,6 +120,7 @@ TEST(AlignRules, UnreadableOrBadReferenceFilesNameTheFileAndLine) {
     const std::string yaml = (dir.path / "r.yaml").string();
     dir.write("refs/empty.bin", "");
     dir.write("refs/long.bin", std::string(kMaxReferenceBytes + 1, 'A'));
+    dir.write("refs/limit.bin", std::string(kMaxReferenceBytes, 'A'));
     EXPECT_EQ(first_error([&] { load_rules_string(rule_with_file("refs/nope.bin"), yaml); }),
               yaml + ":6:23: rule 9: cannot read align reference_file \"refs/nope.bin\" (" +
                   (dir.path / "refs/nope.bin").string() + "): No such file or directory");
@@ -129,8 +130,14 @@ TEST(AlignRules, UnreadableOrBadReferenceFilesNameTheFileAndLine) {
     EXPECT_EQ(first_error([&] { load_rules_string(rule_with_file("refs/empty.bin"), yaml); }),
               yaml + ":6:23: rule 9: align reference_file \"refs/empty.bin\" is empty");
     EXPECT_EQ(first_error([&] { load_rules_string(rule_with_file("refs/long.bin"), yaml); }),
-              yaml + ":6:23: rule 9: align reference_file \"refs/long.bin\" is 1025 bytes, longer "
-                     "than the maximum of 1024 (the GPU alignment kernel's limit)");
+              yaml + ":6:23: rule 9: align reference_file \"refs/long.bin\" is longer than the maximum of "
+                     "1024 bytes (the GPU alignment kernel's limit)");
+    EXPECT_EQ(load_rules_string(rule_with_file("refs/limit.bin"), yaml).rules.at(0).align->reference.size(),
+              kMaxReferenceBytes);
+    // An endless file is refused at the limit, not read into memory.
+    EXPECT_EQ(first_error([&] { load_rules_string(rule_with_file("/dev/zero"), yaml); }),
+              yaml + ":6:23: rule 9: align reference_file \"/dev/zero\" is longer than the maximum of "
+                     "1024 bytes (the GPU alignment kernel's limit)");
 }
 
 TEST(AlignRules, InlineReferenceLengthLimitIsTheGpuKernels) {

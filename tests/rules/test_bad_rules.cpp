@@ -132,4 +132,11 @@ TEST(Diagnostics, UnreadableFileNamesFileAndReason) {
         EXPECT_EQ(std::string(e.what()),
                   std::string(WM_SOURCE_DIR) + ": cannot open rules file: Is a directory");
     }
+    // An endless file (a wrong path) is refused at the size limit, not read into memory.
+    try {
+        load_rules_file("/dev/zero");
+        FAIL() << "expected RuleError";
+    } catch (const RuleError &e) {
+        EXPECT_EQ(std::string(e.what()), "/dev/zero: rules file is longer than the maximum of 256 MiB");
+    }
 }

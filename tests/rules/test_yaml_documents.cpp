@@ -1,6 +1,8 @@
 // tests/rules/test_yaml_documents.cpp - a rules file is one YAML document:
 // whatever follows a `---` or `...` marker is refused with its line, not
-// dropped unread, on the whole-document and the sliced path alike.
+// dropped unread, on the whole-document and the sliced path alike; and a
+// quote left open to the end of the file is a syntax error, not a string
+// that swallows the rules after it.
 #include "rules/loader_internal.h"
 #include "rules/rule.h"
 
@@ -98,4 +100,33 @@ TEST(YamlDocuments, SlicedPathRefusesTheSameWay) {
     detail::set_parallel_rules_min_bytes(1);
     EXPECT_EQ(load_rules_string(yaml, "f.yaml").rules.size(), 400u); // without the tail: loads, sliced
     detail::set_parallel_rules_min_bytes(0);
+}
+
+// yaml-cpp 0.7 ends a quoted scalar left open at the end of its input
+// without an error: the rest of the file became one pattern or message.
+TEST(YamlDocuments, AQuoteLeftOpenToTheEndIsASyntaxErrorAtTheQuote) {
+    const std::string head = "version: 1\nrules:\n  - id: 1\n    msg: a\n";
+    EXPECT_EQ(diagnostics(head + "    pattern: \"abc\n"),
+              std::vector<std::string>{"f.yaml:5:14: YAML syntax error: the quoted string opened here (\") is never "
+                                       "closed"});
+    EXPECT_EQ(diagnostics(head + "    pattern: 'abc\n  - id: 2\n    msg: b\n    pattern: x\n"),
+              std::vector<std::string>{"f.yaml:5:14: YAML syntax error: the quoted string opened here (') is never "
+                                       "closed"});
+    EXPECT_EQ(diagnostics("version: 1\nrules:\n  - id: 1\n    msg: \"abc\n    pattern: def\n"),
+              std::vector<std::string>{"f.yaml:4:10: YAML syntax error: the quoted string opened here (\") is never "
+                                       "closed"});
+    // Closed ones load, escapes and doubled quotes included, also as the last scalar and without a newline.
+    const std::string pattern_first = "version: 1\nrules:\n  - id: 1\n    pattern: abc\n    msg: ";
+    for (const std::string &last : {"\"a\\\"b\"", "'it''s'", "\"ab\"", "'x'\n# \"note", "\"\\\\\""}) {
+        SCOPED_TRACE(last);
+        EXPECT_EQ(diagnostics(pattern_first + last), std::vector<std::string>{});
+    }
+    // After a byte order mark (which yaml-cpp's positions leave out), and one that opens the file.
+    EXPECT_EQ(diagnostics("\xEF\xBB\xBF" + head + "    pattern: \"abc\n"),
+              std::vector<std::string>{"f.yaml:5:14: YAML syntax error: the quoted string opened here (\") is never "
+                                       "closed"});
+    EXPECT_EQ(diagnostics("\xEF\xBB\xBF" + pattern_first + "\"a b\"\n"), std::vector<std::string>{});
+    EXPECT_EQ(diagnostics(head + "    pattern: \"a\\\"\n"),
+              std::vector<std::string>{"f.yaml:5:14: YAML syntax error: the quoted string opened here (\") is never "
+                                       "closed"});
 }

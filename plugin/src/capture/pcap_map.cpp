@@ -48,9 +48,12 @@ bool read_in_place(int dlt) {
 
 PcapMap::PcapMap(const std::string &path, int dlt) {
     if (!read_in_place(dlt)) return;
+    // Only a regular file is mapped. A FIFO is not even opened again: its
+    // writer may be gone once libpcap has read it (open would wait forever).
+    struct stat st {};
+    if (stat(path.c_str(), &st) != 0 || !S_ISREG(st.st_mode)) return;
     const int fd = open(path.c_str(), O_RDONLY | O_CLOEXEC);
     if (fd < 0) return;
-    struct stat st {};
     if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode) ||
         static_cast<uint64_t>(st.st_size) < kFirstRecord) {
         close(fd);
