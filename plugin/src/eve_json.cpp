@@ -101,12 +101,13 @@ const wm_tunnel_t *packet_tunnel(const wm_packet_t &p) {
     return p.tunnel;
 }
 
-// The carrier's IP protocol as Suricata names it.
+// The carrier's IP protocol as Suricata names it (known_proto[] of its
+// util-proto-name.c).
 const char *carrier_name(uint8_t proto) {
     switch (proto) {
-    case 4: return "IPV4";
+    case 4: return "IP-in-IP";
     case 17: return "UDP";
-    case 41: return "IPV6";
+    case 41: return "IPv6";
     case 47: return "GRE";
     default: return nullptr;
     }
@@ -206,10 +207,13 @@ void append_payload_fields(fmt::memory_buffer &b, const wm_packet_t &p, unsigned
             t.push_back('"');
         }
         if (flags & WM_EVE_PAYLOAD_PRINTABLE) {
-            // Suricata's payload_printable: printable ASCII as it is, other bytes as '.'.
+            // Suricata's payload_printable (PrintStringsToBuffer): printable
+            // ASCII, '\n' and '\r' as they are, other bytes as '.'.
             std::string text(p.payload_len, '.');
-            for (uint32_t i = 0; i < p.payload_len; ++i)
-                if (p.payload[i] >= 0x20 && p.payload[i] < 0x7f) text[i] = static_cast<char>(p.payload[i]);
+            for (uint32_t i = 0; i < p.payload_len; ++i) {
+                const uint8_t c = p.payload[i];
+                if ((c >= 0x20 && c < 0x7f) || c == '\n' || c == '\r') text[i] = static_cast<char>(c);
+            }
             const std::string quoted = nlohmann::json(text).dump(); // JSON escapes for '"' and '\\'
             constexpr std::string_view kKey = ",\"payload_printable\":";
             t.append(kKey.data(), kKey.data() + kKey.size());

@@ -204,7 +204,7 @@ TEST(EveJson, TunnelCarrierAsSuricataWritesIt) {
     t.dst_ip[0] = 0x20, t.dst_ip[1] = 0x01, t.dst_ip[15] = 2;
     EXPECT_EQ(line()["tunnel"], nlohmann::json::parse(R"({"src_ip":"2001::1","src_port":0,"dest_ip":"2001::2",)"
                                                       R"("dest_port":0,"proto":"GRE","depth":2})"));
-    for (const auto &[proto, name] : {std::pair<uint8_t, const char *>{4, "IPV4"}, {41, "IPV6"}}) {
+    for (const auto &[proto, name] : {std::pair<uint8_t, const char *>{4, "IP-in-IP"}, {41, "IPv6"}}) {
         t.proto = proto;
         EXPECT_EQ(line()["tunnel"]["proto"], name);
     }
@@ -259,13 +259,15 @@ TEST(EveJson, PayloadOfEveryByteValueDecodesBack) {
     }
 }
 
-TEST(EveJson, PayloadPrintableKeepsPrintableAsciiAndDotsTheRest) {
+// As Suricata's PrintStringsToBuffer: an HTTP request keeps its line breaks.
+TEST(EveJson, PayloadPrintableKeepsPrintableAsciiAndLineBreaksAndDotsTheRest) {
     std::vector<uint8_t> payload(256);
     std::string want;
     for (int c = 0; c < 256; ++c) {
         payload[c] = uint8_t(c);
-        want += c >= 0x20 && c < 0x7f ? char(c) : '.';
+        want += (c >= 0x20 && c < 0x7f) || c == '\n' || c == '\r' ? char(c) : '.';
     }
+    ASSERT_EQ(want.substr(8, 8), "..\n..\r..");
     const auto j = line_with_payload(payload, WM_EVE_PAYLOAD | WM_EVE_PAYLOAD_PRINTABLE);
     EXPECT_EQ(j["payload_printable"], want); // '"' and '\' come back through the JSON escapes
     EXPECT_EQ(wm::test::base64_decode(j["payload"]).value(), payload);

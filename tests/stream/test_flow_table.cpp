@@ -1,6 +1,7 @@
 // Flows through the whole pipeline with crafted frames: RST mid-stream,
 // FIN both ways, idle timeouts on capture time, port reuse, bare ACKs, and
-// the max_flows / memcap limits with their counters.
+// the max_flows / memcap limits with their counters; and the forged SYN,
+// FIN, RST and over-long segment that used to hide a stream's bytes.
 #include "stream_test_util.h"
 
 #include <gtest/gtest.h>
@@ -126,18 +127,108 @@ TEST(FlowTable, CaptureTimeGoingBackwardsDoesNotExpireFlows) {
     EXPECT_EQ(h.alerts_of(1).size(), 1u);
 }
 
-TEST(FlowTable, NewSynOnATrackedFiveTupleStartsANewFlow) {
+TEST(FlowTable, NewSynOnATrackedFiveTupleStartsANewFlowOnceTheOldOneCloses) {
     Harness h(kRules);
     Conversation c;
     handshake(h, c, 100, 900);
     h.feed(c.frame(true, 101, kAck | kPsh, "att"));
     h.feed(c.frame(true, 100, kSyn, ""));       // retransmitted SYN: same flow
     EXPECT_EQ(h.stats().flows_reused, 0u);
+    h.feed(c.frame(true, 104, kAck | kFin, "")); // the client closes its side
     h.feed(c.frame(true, 7000, kSyn, ""));      // port reuse
     EXPECT_EQ(h.stats().flows_reused, 1u);
     h.feed(c.frame(true, 7001, kAck | kPsh, "ack"));
     h.finish();
     EXPECT_EQ(h.alerts_of(1).size(), 0u); // "att" + "ack" belong to different connections
+}
+
+// A SYN with another ISN in the middle of a connection carrying data (no
+// FIN yet) is ignored, as the receiver ignores it: it used to start a new
+// flow at its ISN, and every real byte after it counted as retransmitted.
+TEST(FlowTable, ASynWithAnotherIsnMidConnectionDoesNotRestartTheStream) {
+    Harness h(kRules);
+    Conversation c;
+    handshake(h, c, 100, 900);
+    h.feed(c.frame(true, 101, kAck | kPsh, "xxatt"));
+    h.feed(c.frame(true, 100101, kSyn, "")); // forged
+    h.feed(c.frame(true, 106, kAck | kPsh, "ackyy"));
+    h.finish();
+    EXPECT_EQ(h.stats().flows_reused, 0u);
+    EXPECT_EQ(h.stats().flows_created, 1u);
+    EXPECT_EQ(h.stats().retransmitted_bytes, 0u);
+    EXPECT_EQ(h.alerts_of(1).size(), 1u);
+    // Before any data from its side, a new ISN is a new connection attempt.
+    Harness retry(kRules);
+    retry.feed(c.frame(true, 100, kSyn, ""));
+    retry.feed(c.frame(true, 5000, kSyn, ""));
+    retry.feed(c.frame(true, 5001, kAck | kPsh, "attack"));
+    retry.finish();
+    EXPECT_EQ(retry.stats().flows_reused, 1u);
+    EXPECT_EQ(retry.alerts_of(1).size(), 1u);
+}
+
+// A FIN behind the bytes delivered, or ahead of them and then covered by
+// data, does not end the stream: the receiver takes the data after it.
+TEST(FlowTable, AForgedFinDoesNotHideTheBytesAfterIt) {
+    for (const uint32_t fin_seq : {105u, 103u}) { // one behind the next byte (106); one ahead, covered later
+        SCOPED_TRACE(fin_seq);
+        Harness h(kRules);
+        Conversation c;
+        handshake(h, c, 100, 900);
+        if (fin_seq > 101 && fin_seq < 106) {
+            h.feed(c.frame(true, fin_seq, kAck | kFin, "")); // before any data: ahead of it
+            h.feed(c.frame(true, 101, kAck | kPsh, "xxattackyy"));
+        } else {
+            h.feed(c.frame(true, 101, kAck | kPsh, "xxatt"));
+            h.feed(c.frame(true, fin_seq, kAck | kFin, ""));
+            h.feed(c.frame(true, 106, kAck | kPsh, "ackyy"));
+        }
+        h.finish();
+        EXPECT_EQ(h.stats().bytes_after_fin, 0u);
+        EXPECT_EQ(h.alerts_of(1).size(), 1u);
+    }
+}
+
+// A RST for a direction not seen yet (a one-sided tap, or before the
+// server's first packet) is checked against what the client acknowledged
+// of it: a forged one with any sequence number no longer ends the flow.
+TEST(FlowTable, ARstFromAnUnseenSideIsCheckedAgainstThePeersAck) {
+    Harness h(kRules);
+    Conversation c;
+    h.feed(c.frame(true, 100, kSyn, ""));
+    h.feed(c.frame(true, 101, kAck | kPsh, "xxatt", 5000)); // the client has seen the server up to 5000
+    h.feed(c.frame(false, 4000, kRst | kAck, ""));                         // behind it
+    h.feed(c.frame(false, 5000 + 2 * TcpDirection::kRstWindow, kRst | kAck, "")); // far past it
+    EXPECT_EQ(h.stats().rst_ignored, 2u);
+    h.feed(c.frame(true, 106, kAck | kPsh, "ackyy", 5000));
+    h.feed(c.frame(false, 5000, kRst | kAck, "")); // where the client expects it: accepted
+    EXPECT_EQ(h.stats().rst_accepted, 1u);
+    h.finish();
+    EXPECT_EQ(h.stats().flows_created, 1u);
+    EXPECT_EQ(h.alerts_of(1).size(), 1u);
+    // Nothing acknowledged (a refused SYN): the RST ends the attempt.
+    Harness refused(kRules);
+    refused.feed(c.frame(true, 100, kSyn, ""));
+    refused.feed(c.frame(false, 0, kRst | kAck, "", 101));
+    EXPECT_EQ(refused.stats().rst_accepted, 1u);
+    EXPECT_EQ(refused.pipeline().flows(), 0u);
+}
+
+// A segment whose IP length runs past the frame on the wire is dropped by
+// a host; its claimed bytes must not become a gap before the real ones.
+TEST(FlowTable, ASegmentLongerThanItsFrameIsNotTaken) {
+    Harness h(kRules);
+    Conversation c;
+    handshake(h, c, 100, 900);
+    auto bogus = c.frame(true, 101, kAck | kPsh, "xxattXXXyy");
+    const size_t ip = 14, total = size_t(bogus[ip + 2]) << 8 | bogus[ip + 3];
+    bogus[ip + 2] = uint8_t((total + 100) >> 8), bogus[ip + 3] = uint8_t(total + 100);
+    h.feed(bogus);
+    h.feed(c.frame(true, 101, kAck | kPsh, "xxattackyy"));
+    h.finish();
+    EXPECT_EQ(h.stats().gaps, 0u);
+    EXPECT_EQ(h.stats().retransmitted_bytes, 0u);
+    EXPECT_EQ(h.alerts_of(1).size(), 1u);
 }
 
 TEST(FlowTable, MaxFlowsEvictsTheLeastRecentlyUsedAndDeliversItsData) {

@@ -158,6 +158,21 @@ TEST(IpDefrag, SameIdOnTwoVlansIsTwoDatagrams) {
     EXPECT_EQ(d.st.frag_reassembled, 2u);
 }
 
+// The protocol is part of an IPv4 datagram's key (RFC 791), as a host keys
+// it: a UDP fragment with the TCP datagram's id must not lend it its bytes.
+// (The protocol byte was overwritten by the id's, so both were one datagram.)
+TEST(IpDefrag, SameIdForTwoProtocolsIsTwoDatagrams) {
+    const auto udp = udp_l4(std::string(40, 'u')), other = udp_l4(std::string(40, 'o'));
+    Defrag d;
+    EXPECT_FALSE(d.add(frag4(udp, 0, 24, true, 7, build::kProtoUdp)));
+    EXPECT_FALSE(d.add(frag4(other, 0, 24, true, 7, build::kProtoTcp)));
+    EXPECT_EQ(d.d->datagrams(), 2u);
+    EXPECT_EQ(d.st.frag_overlap_bytes, 0u);
+    ASSERT_TRUE(d.add(frag4(udp, 24, udp.size() - 24, false, 7, build::kProtoUdp)));
+    EXPECT_EQ(d.payload(), std::string(40, 'u'));
+    EXPECT_EQ(d.d->datagrams(), 1u);
+}
+
 TEST(IpDefrag, Ipv6FragmentsReassembleAndOverlapsDropTheDatagram) {
     auto l4 = udp_l4(std::string(100, 'q'));
     Defrag d;

@@ -135,6 +135,41 @@ TEST(TcpReassembly, BufferedDataPastTheFinIsDroppedNotDelivered) {
     EXPECT_EQ(t.st.bytes_after_fin, 6u);
 }
 
+// A FIN behind the bytes delivered is old; one ahead of them that data then
+// covers is void (the receiver takes the data): neither ends the stream.
+TEST(TcpReassembly, OldAndCoveredFinsDoNotEndTheStream) {
+    Dir t;
+    t.d.syn(0);
+    t.seg(1, "abcde");
+    t.d.segment(5, nullptr, 0, 0, true, t.rec); // FIN at offset 4, behind the 5 bytes in
+    t.seg(6, "fgh");
+    EXPECT_FALSE(t.d.finished());
+    t.d.segment(12, nullptr, 0, 0, true, t.rec); // FIN at offset 11: ahead, pending
+    t.seg(9, "ijklmn");                          // covers it
+    EXPECT_FALSE(t.d.finished());
+    EXPECT_EQ(t.rec.bytes, "abcdefghijklmn");
+    t.d.segment(15, nullptr, 0, 0, true, t.rec); // in order: the end
+    EXPECT_TRUE(t.d.finished());
+    t.seg(15, "zz");
+    EXPECT_EQ(t.rec.bytes, "abcdefghijklmn");
+    EXPECT_EQ(t.st.bytes_after_fin, 2u);
+}
+
+// A pending FIN inside a hole that is given up on ends the stream there:
+// what was buffered past it goes, as a receiver purges it at the FIN.
+TEST(TcpReassembly, FlushEndsAtAPendingFinInsideTheHole) {
+    Dir t;
+    t.d.syn(0);
+    t.seg(1, "ab");
+    t.d.segment(6, nullptr, 0, 0, true, t.rec); // FIN at offset 5, bytes 2-4 missing
+    t.seg(9, "past");
+    t.d.flush(t.rec);
+    EXPECT_TRUE(t.d.finished());
+    EXPECT_EQ(t.rec.bytes, "ab");
+    EXPECT_EQ(t.st.bytes_after_fin, 4u);
+    EXPECT_EQ(t.st.gap_bytes, 3u);
+}
+
 TEST(TcpReassembly, SegmentCutBySnapLengthLeavesAGapNotAStall) {
     Dir t;
     t.d.syn(0);

@@ -125,8 +125,14 @@ void FlowTable::on_tcp(const wm_packet_t &pkt, const TcpHeader &tcp, size_t seg_
         Flow &old = *found->second;
         const int d = std::memcmp(old.client_ip, pkt.src_ip, 16) == 0 &&
                               old.client_port == pkt.src_port ? 0 : 1;
-        // A new connection on the same 5-tuple, not a retransmitted SYN.
+        // A new connection on the same 5-tuple, not a retransmitted SYN: once
+        // the old one is closing (a FIN), or had no data from this side. In
+        // the middle of a connection a receiver ignores a SYN (RFC 5961's
+        // challenge ACK), and so does the flow: one forged SYN would restart
+        // the stream at its ISN and hide every real byte after it.
         if (old.tcp[d].started() && (!old.tcp[d].had_syn() || old.tcp[d].isn() != tcp.seq)) {
+            const bool no_data = old.tcp[d].next_offset() == 0 && old.tcp[d].buffered_bytes() == 0;
+            if (!no_data && !old.tcp[0].finished() && !old.tcp[1].finished()) return;
             end_flow(found->second, End::Reused);
             found = table_.end();
         }
@@ -154,7 +160,7 @@ void FlowTable::on_tcp(const wm_packet_t &pkt, const TcpHeader &tcp, size_t seg_
     }
 
     if (rst) {
-        if (!f.tcp[dir].rst_in_window(tcp.seq)) {
+        if (!f.tcp[dir].rst_in_window(tcp.seq, f.side[1 - dir].acked)) {
             ++st_.rst_ignored;
             return;
         }
@@ -162,6 +168,7 @@ void FlowTable::on_tcp(const wm_packet_t &pkt, const TcpHeader &tcp, size_t seg_
         end_flow(it, End::Closed);
         return;
     }
+    if (ack) f.side[dir].acked = tcp.ack;
     Forward fw(sink_, f, dir, pkt);
     uint32_t seq = tcp.seq;
     if (syn) {

@@ -19,6 +19,7 @@
 
 #include <array>
 #include <list>
+#include <optional>
 #include <string>
 #include <unordered_map>
 
@@ -44,6 +45,7 @@ struct Flow {
         uint32_t pad = 0;
         wm_packet_t last{};
         wm_tunnel_t last_carrier{}; // what last.tunnel points at, when set (flows stay put in the LRU list)
+        std::optional<uint32_t> acked; // this direction's latest ACK number: the other's next sequence number
     } side[2];
 
     Flow(uint64_t max_ooo, wm_stream_stats_t &st) : tcp{{max_ooo, st}, {max_ooo, st}} {}

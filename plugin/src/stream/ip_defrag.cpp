@@ -131,9 +131,12 @@ bool IpDefrag::add(const uint8_t *ip, size_t caplen, const IpInfo &info, uint32_
     } else {
         std::memcpy(&k.bytes[1], ip + 12, 4);
         std::memcpy(&k.bytes[17], ip + 16, 4);
-        k.bytes[36] = info.proto;
     }
     std::memcpy(&k.bytes[33], &info.frag_id, 4);
+    // IPv4's id is 16 bits, so byte 36 is free for the protocol (RFC 791's
+    // key); written after the id, which would overwrite it.
+    static_assert(__BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__, "the id's high bytes at 35-36");
+    if (!v6) k.bytes[36] = info.proto;
     k.bytes[37] = uint8_t(vlans >> 16), k.bytes[38] = uint8_t(vlans >> 8), k.bytes[39] = uint8_t(vlans);
 
     auto found = table_.find(k);

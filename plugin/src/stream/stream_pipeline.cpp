@@ -158,6 +158,11 @@ void StreamPipeline::tcp(const uint8_t *frame, size_t caplen, const capture::Fra
     const size_t l4 = info.l4_offset;
     TcpHeader th;
     if (l4 > ip_len || !parse_tcp(ip + l4, ip_len - l4, &th)) return;
+    // An IP length past what the wire carried: a host drops the packet, so
+    // the flow must not take its claimed bytes (they would become a gap, and
+    // the real bytes resent after it a retransmission).
+    const uint64_t on_wire = std::max<uint64_t>(pkt.wirelen, caplen) - size_t(where.ip_offset);
+    if (info.declared_len > on_wire) return;
     size_t seg_len = pkt.payload ? pkt.payload_len : 0;
     if (info.declared_len > uint64_t(info.l4_offset) + th.header_len)
         seg_len = info.declared_len - info.l4_offset - th.header_len;

@@ -13,9 +13,11 @@ void TcpDirection::syn(uint32_t seq) {
     next_off_ = 0;
 }
 
-bool TcpDirection::rst_in_window(uint32_t seq) const {
-    if (!started_) return true;
-    const int32_t d = static_cast<int32_t>(seq - next_seq());
+bool TcpDirection::rst_in_window(uint32_t seq, std::optional<uint32_t> peer_acked) const {
+    // Nothing of this direction seen: the peer's acknowledgements say where
+    // it is (what a receiver checks a RST against); without them, accepted.
+    if (!started_ && !peer_acked) return true;
+    const int32_t d = static_cast<int32_t>(seq - (started_ ? next_seq() : *peer_acked));
     return d >= 0 && uint32_t(d) <= kRstWindow;
 }
 
@@ -52,6 +54,10 @@ void TcpDirection::drain(StreamReceiver &out) {
     const uint64_t start = next_off_;
     for (auto it = ooo_.begin(); it != ooo_.end() && it->first == next_off_;) {
         uint64_t len = it->second.size();
+        // Data over a FIN not reached yet voids it: a receiver takes the
+        // data and drops the FIN it covers (Linux drops an out-of-order FIN
+        // that data overlaps), so the bytes must be scanned.
+        if (fin_pending_ && fin_off_ >= next_off_ && fin_off_ < next_off_ + len) fin_pending_ = false;
         if (fin_seen_ && next_off_ + len > fin_off_) { // data past the FIN
             st_->bytes_after_fin += next_off_ + len - fin_off_;
             len = fin_off_ > next_off_ ? fin_off_ - next_off_ : 0;
@@ -64,6 +70,11 @@ void TcpDirection::drain(StreamReceiver &out) {
     if (!run_.empty()) {
         st_->stream_bytes += run_.size();
         out.data(start, reinterpret_cast<const uint8_t *>(run_.data()), run_.size());
+    }
+    // Every byte before a pending FIN is in: the stream ends there.
+    if (fin_pending_ && next_off_ == fin_off_) {
+        fin_pending_ = false;
+        fin_seen_ = true;
     }
 }
 
@@ -101,12 +112,16 @@ void TcpDirection::segment(uint32_t seq, const uint8_t *bytes, size_t captured_l
     const int64_t delta = static_cast<int32_t>(seq - next_seq());
     int64_t off = static_cast<int64_t>(next_off_) + delta;
     const int64_t seg_end = off + static_cast<int64_t>(seg_len);
-    if (fin && !fin_seen_ && seg_end >= 0) {
-        fin_seen_ = true;
-        fin_off_ = std::max<uint64_t>(static_cast<uint64_t>(seg_end), next_off_);
+    // A FIN behind the bytes delivered is old (a receiver drops it); one at
+    // or past them waits until every byte before it is in (drain), and an
+    // earlier one pending is reached first.
+    if (fin && !fin_seen_ && seg_end >= static_cast<int64_t>(next_off_) &&
+        (!fin_pending_ || static_cast<uint64_t>(seg_end) < fin_off_)) {
+        fin_pending_ = true;
+        fin_off_ = static_cast<uint64_t>(seg_end);
     }
     if (seg_len == 0) {
-        if (finished()) drain(out);
+        drain(out);
         return;
     }
     // Bytes before next_off_ were delivered already: a retransmission.
@@ -143,6 +158,10 @@ void TcpDirection::segment(uint32_t seq, const uint8_t *bytes, size_t captured_l
 // past the FIN is dropped instead (the sender ended the stream before it).
 void TcpDirection::skip_to_first(StreamReceiver &out) {
     const uint64_t k = ooo_.begin()->first;
+    if (fin_pending_ && k > fin_off_) { // the hole holds the pending FIN: the stream ends there
+        skip_to(fin_off_, out);
+        if (ooo_.empty()) return;
+    }
     if (fin_seen_ && k >= fin_off_) {
         st_->bytes_after_fin += ooo_bytes_;
         ooo_.clear();

@@ -14,9 +14,15 @@
 //   out of order   buffered until max_ooo_bytes per direction; beyond that
 //                  the earliest hole is skipped: a gap;
 //   FIN            the stream ends at the FIN's sequence number once every
-//                  byte before it arrived; later data is ignored;
+//                  byte before it arrived, and later data is ignored; a FIN
+//                  behind the bytes delivered is old and ignored, and one
+//                  that data covers before it is reached is void (a
+//                  receiver takes the data), so a forged FIN cannot hide
+//                  the bytes after it;
 //   RST            accepted (ends the flow) only when its sequence number
-//                  is in [next expected, next expected + kRstWindow].
+//                  is in [next expected, next expected + kRstWindow]; for a
+//                  direction not seen yet, next expected is what the peer
+//                  last acknowledged (any RST when it acknowledged nothing).
 #pragma once
 
 #include "warpmatch.h"
@@ -24,6 +30,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <map>
+#include <optional>
 #include <string>
 
 namespace wm::stream {
@@ -56,9 +63,10 @@ class TcpDirection {
     void flush(StreamReceiver &out);
 
     bool started() const { return started_; }
-    bool rst_in_window(uint32_t seq) const;
+    // peer_acked: the other direction's latest acknowledgement number.
+    bool rst_in_window(uint32_t seq, std::optional<uint32_t> peer_acked = std::nullopt) const;
     // Every byte up to the FIN was delivered.
-    bool finished() const { return fin_seen_ && next_off_ >= fin_off_; }
+    bool finished() const { return fin_seen_; }
     uint32_t isn() const { return base_seq_ - 1; }
     bool had_syn() const { return had_syn_; }
     uint64_t next_offset() const { return next_off_; }
@@ -77,7 +85,8 @@ class TcpDirection {
     bool started_ = false, had_syn_ = false;
     uint32_t base_seq_ = 0; // sequence number of stream offset 0
     uint64_t next_off_ = 0; // next offset to deliver
-    bool fin_seen_ = false;
+    bool fin_seen_ = false;    // the stream ended at fin_off_
+    bool fin_pending_ = false; // a FIN at fin_off_, bytes before it still missing
     uint64_t fin_off_ = 0;
     std::map<uint64_t, std::string> ooo_; // offset -> bytes, disjoint, all >= next_off_
     size_t ooo_bytes_ = 0;
