@@ -80,7 +80,7 @@ CLI::App *add_live_command(CLI::App &app, LiveArgs &a) {
     c->add_option("--max-latency-ms", a.max_latency_ms,
                   "scan a batch at the latest this long after its first packet")
         ->check(CLI::Range(1u, 3600000u));
-    c->add_option("--batch-mb", a.batch_mb, "close a batch at this size (0: by backend, 1 CPU, 32 GPU)")
+    c->add_option("--batch-mb", a.batch_mb, "close a batch at this size (0: by backend: 1 CPU; GPU 2 with --streams, else 32)")
         ->check(finite_range(0, 4095));
     c->add_flag("--streams,!--no-streams", a.streams,
                 "reassemble TCP and IP fragments, match across segments (default off)");
