@@ -73,6 +73,9 @@ class CudaMatcher final : public GpuMatcher {
     uint8_t *pinned_buffer(size_t bytes, unsigned slot) override;
 
   private:
+    void build_on_device();
+    // Frees the device and pinned memory (the destructor, and a constructor that fails).
+    void release() noexcept;
     void run_kernel(ChunkSlot &s, EmitKind kind);
     void launch(ChunkSlot &s, EmitKind kind);
     void launch_pairs(ChunkSlot &s, bool filter);

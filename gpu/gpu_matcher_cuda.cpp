@@ -69,6 +69,18 @@ CudaMatcher::CudaMatcher(const std::vector<Literal> &patterns, const GpuOptions 
                                                         : tuning::dense_budget_bytes(prop.totalGlobalMem);
     co.case_columns = g_case_columns.load();
     blob_ = compile_ac(patterns, co);
+    try {
+        build_on_device();
+    } catch (...) { // no destructor runs for a constructor that throws: free what it took
+        release();
+        throw;
+    }
+}
+
+// The device half of the constructor: the blob, the kernels' setup, the
+// scopes and the chunk slots (device and pinned memory).
+void CudaMatcher::build_on_device() {
+    const GpuOptions &opts = opts_;
     d_blob_ = dev_alloc<uint8_t>(blob_.bytes.size(), "d_blob");
     WM_CUDA_CHECK(cudaMemcpy(d_blob_, blob_.bytes.data(), blob_.bytes.size(), cudaMemcpyHostToDevice));
     d_view_ = make_ac_view(blob_.bytes.data(), d_blob_);
@@ -88,10 +100,17 @@ CudaMatcher::CudaMatcher(const std::vector<Literal> &patterns, const GpuOptions 
         for (auto &b : pair_batches_) b.use_blocking_waits();
 }
 
-CudaMatcher::~CudaMatcher() {
+CudaMatcher::~CudaMatcher() { release(); }
+
+void CudaMatcher::release() noexcept {
     for (auto &slot : slots_) slot.reset(); // waits for its stream before the blob goes
     cudaFree(d_blob_);
-    for (unsigned k = 0; k < kPinnedSlots; ++k) pinned_host_free(h_user_[k], h_user_bytes_[k]);
+    d_blob_ = nullptr;
+    for (unsigned k = 0; k < kPinnedSlots; ++k) {
+        pinned_host_free(h_user_[k], h_user_bytes_[k]);
+        h_user_[k] = nullptr;
+        h_user_bytes_[k] = 0;
+    }
     d_scopes_.free();
 }
 
@@ -370,6 +389,11 @@ void testing::set_dense_budget_bytes(size_t bytes) { g_dense_budget_bytes = byte
 void testing::set_case_columns(bool on) { g_case_columns = on; }
 size_t testing::output_rescans() { return detail::g_output_rescans.load(); }
 void testing::fail_output_allocation(size_t nth) { g_fail_output_allocation = nth; }
+size_t testing::device_free_bytes() {
+    size_t free_bytes = 0, total = 0;
+    if (cudaSetDevice(0) != cudaSuccess || cudaMemGetInfo(&free_bytes, &total) != cudaSuccess) return 0;
+    return free_bytes;
+}
 void testing::fail_positions_chunk(size_t nth) { g_fail_positions_chunk = nth; }
 bool testing::is_page_locked(const void *p, size_t bytes) {
     return detail::is_pinned(static_cast<const uint8_t *>(p), bytes);

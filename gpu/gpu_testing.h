@@ -18,6 +18,9 @@ size_t output_rescans();
 // one), of any matcher, fails as an out-of-memory cudaMalloc would (GpuError):
 // tests that a growth which fails leaves the matcher usable.
 void fail_output_allocation(size_t nth);
+// Free memory of CUDA device 0 now (cudaMemGetInfo; 0 without CUDA): tests
+// that a failure frees what it allocated.
+size_t device_free_bytes();
 
 // When non-zero, matchers created afterwards cut batches into chunks of at
 // most this many bytes instead of tuning::kMaxChunkBytes (pipeline studies).

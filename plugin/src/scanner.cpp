@@ -119,8 +119,9 @@ Scanner::~Scanner() = default;
 void Scanner::fall_back_to_cpu(const std::string &why) {
     std::fprintf(stderr, "warpmatch: GPU failed (%s); continuing on Hyperscan\n", why.c_str());
     reason_ = fmt::format("auto: switched to Hyperscan on the CPU after a GPU failure: {}", why);
+    auto cpu = std::make_unique<HyperscanEngine>(rs_, cpu_threads_); // first: if it throws, the GPU engine stays
     retired_gpu_ = std::move(primary_);
-    primary_ = std::make_unique<HyperscanEngine>(rs_, cpu_threads_);
+    primary_ = std::move(cpu);
     checker_.reset();
     approx_checker_.reset();
     backend_ = WM_BACKEND_CPU;

@@ -135,6 +135,8 @@ class Scanner {
     void setup_approx(int device, gpu::HostWait wait);
     void setup_align(int device, gpu::HostWait wait);
     void fall_back_to_cpu(const std::string &why);
+    [[noreturn]] void drop_pending_after_gpu_failure(const std::string &why);
+    void rescan_in_flight_on_cpu();
 
     const CompiledRuleSet &rs_;
     int backend_ = WM_BACKEND_CPU;

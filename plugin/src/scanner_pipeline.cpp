@@ -10,7 +10,9 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <chrono>
+#include <stdexcept>
 
 namespace wm {
 
@@ -41,16 +43,29 @@ void Scanner::keep_result(PendingSet &p, int rc) {
 // memory is still the caller's until collected); otherwise they are lost, and
 // the error says how many.
 void Scanner::pipeline_gpu_failed(const std::exception &e) {
+    if (!fallback_allowed_) drop_pending_after_gpu_failure(e.what());
+    fall_back_to_cpu(e.what());
+    rescan_in_flight_on_cpu();
+}
+
+// Backend gpu, a GPU failure: the matcher dropped the batches in flight, and
+// collect hands results out in submission order, so every pending batch goes
+// (those scanned at submit too), counted in the error.
+void Scanner::drop_pending_after_gpu_failure(const std::string &why) {
     size_t in_flight = 0;
     for (const auto &p : pending_)
         in_flight += p.on_gpu;
-    if (!fallback_allowed_) {
-        pending_.clear();
-        throw StatusError(WM_GPU_ERROR,
-                          fmt::format("{} ({} submitted batch(es) dropped, results not delivered)",
-                                      e.what(), in_flight));
-    }
-    fall_back_to_cpu(e.what());
+    const size_t dropped = pending_.size();
+    pending_.clear();
+    throw StatusError(WM_GPU_ERROR,
+                      fmt::format("{} ({} submitted batch(es) dropped, {} of them in flight on the GPU; results "
+                                  "not delivered)",
+                                  why, dropped, in_flight));
+}
+
+// The scanner is on the CPU now: the batches that were in flight on the GPU
+// are scanned again here, in submission order.
+void Scanner::rescan_in_flight_on_cpu() {
     for (auto &p : pending_) {
         if (!p.on_gpu)
             continue;
@@ -79,7 +94,18 @@ void Scanner::submit_set(const BatchView &batch) {
             pipeline_gpu_failed(e); // throws unless the scanner moved to the CPU
         }
     }
-    keep_result(p, scan_set_general(batch));
+    // Scanned at submit (a batch sampled for verification, or no fast path).
+    // A GPU failure in this scan also drops the batches in flight (the
+    // matcher abandons them): under `auto` the scan moved the scanner to the
+    // CPU, and they are rescanned there; under `gpu` they are dropped.
+    const bool in_flight = std::any_of(pending_.begin(), pending_.end(), [](const PendingSet &q) { return q.on_gpu; });
+    try {
+        keep_result(p, scan_set_general(batch));
+    } catch (const StatusError &e) {
+        if (in_flight && e.code() == WM_GPU_ERROR) drop_pending_after_gpu_failure(e.what());
+        throw;
+    }
+    if (in_flight && backend_ != WM_BACKEND_GPU) rescan_in_flight_on_cpu();
     pending_.push_back(std::move(p));
 }
 
@@ -89,6 +115,8 @@ int Scanner::collect_set(const wm_set_hit_t **hits, size_t *count) {
     if (pending_.empty())
         throw StatusError(WM_INVALID, "wm_scan_batch_set_collect: no batch submitted");
     if (pending_.front().on_gpu) {
+        if (backend_ != WM_BACKEND_GPU) // every path that leaves the GPU rescans what was in flight
+            throw std::logic_error("collect_set: a batch still marked on the GPU after the scanner left it");
         auto t0 = std::chrono::steady_clock::now();
         size_t n = 0;
         try {

@@ -3,9 +3,10 @@
 // the GPU's in-place path (skips without a device), with protocol/port
 // scopes, without meta, with verification, and with approximate rules
 // (general path on either backend); and the same pipelined two batches deep
-// (submit_set / collect_set).
+// (submit_set / collect_set), through a GPU failure in a sampled batch.
 #include "compiled_ruleset.h"
 #include "gpu/gpu_matcher.h"
+#include "gpu/gpu_testing.h"
 #include "random_rules.h"
 #include "scanner.h"
 #include "status_error.h"
@@ -221,4 +222,63 @@ TEST(ScanSetPipelineGpu, VerifiedBatchesInterleaveWithInFlightOnes) {
     }
     EXPECT_EQ(gpu.stats().verified_batches, 3u);
     EXPECT_EQ(gpu.stats().verify_mismatches, 0u);
+}
+
+// A GPU failure in a batch scanned at submit (sampled for verification)
+// while another is in flight: the matcher drops the one in flight. Under
+// `auto` the scanner moved to the CPU and must rescan it there (collect used
+// to treat the Hyperscan engine as the GPU's); under `gpu` every pending
+// batch is dropped, counted, and the scanner stays usable (collect used to
+// fail for good, or hand a later batch's hits out as an earlier one's).
+TEST(ScanSetPipelineGpu, AGpuFailureInASampledBatchRescansOrDropsTheOneInFlight) {
+    std::string why;
+    if (!gpu_here(&why)) GTEST_SKIP() << "no CUDA device: " << why;
+    CompiledRuleSet crs(scoped_rules(91, 100));
+    std::vector<test::OwnedBatch> batches;
+    for (uint32_t i = 0; i < 4; ++i) batches.push_back(random_batch(910 + i, 300));
+    std::vector<BatchView> views;
+    for (const auto &b : batches) views.push_back(b.view());
+    for (int backend : {WM_BACKEND_AUTO, WM_BACKEND_GPU}) {
+        SCOPED_TRACE(backend == WM_BACKEND_AUTO ? "auto" : "gpu");
+        gpu::testing::set_initial_output_capacity(16); // every fresh slot grows: an allocation to fail
+        Scanner sc(crs, test::scanner_options(backend, WM_OUTPUT_SET, 2));
+        gpu::testing::set_initial_output_capacity(0);
+        ASSERT_EQ(sc.backend(), WM_BACKEND_GPU);
+        sc.submit_set(views[0]); // sampled: scanned at submit
+        sc.submit_set(views[1]); // in flight
+        gpu::testing::fail_output_allocation(1);
+        int rc = WM_SUCCESS;
+        std::string message;
+        try {
+            sc.submit_set(views[2]); // sampled; its scan fails
+        } catch (const StatusError &e) {
+            rc = e.code();
+            message = e.what();
+        }
+        gpu::testing::fail_output_allocation(0);
+        const wm_set_hit_t *hits = nullptr;
+        size_t n = 0;
+        auto collected = [&] {
+            std::vector<Hit> got;
+            for (size_t k = 0; k < n; ++k) got.push_back({hits[k].payload_index, hits[k].rule_id});
+            return got;
+        };
+        if (backend == WM_BACKEND_AUTO) {
+            ASSERT_EQ(rc, WM_SUCCESS);
+            EXPECT_EQ(sc.backend(), WM_BACKEND_CPU);
+            for (int i = 0; i < 3; ++i) {
+                ASSERT_EQ(sc.collect_set(&hits, &n), WM_SUCCESS) << "batch " << i;
+                EXPECT_EQ(collected(), positions_as_set(crs, views[i])) << "batch " << i;
+            }
+        } else {
+            EXPECT_EQ(rc, WM_GPU_ERROR);
+            EXPECT_NE(message.find("2 submitted batch(es) dropped, 1 of them in flight"), std::string::npos)
+                << message;
+            EXPECT_EQ(status_of([&] { sc.collect_set(&hits, &n); }), WM_INVALID) << "nothing left to collect";
+            EXPECT_EQ(sc.backend(), WM_BACKEND_GPU);
+            const auto again = pipelined(sc, views); // usable, in order
+            for (size_t i = 0; i < views.size(); ++i)
+                EXPECT_EQ(again[i], positions_as_set(crs, views[i])) << "batch " << i << " after the failure";
+        }
+    }
 }
