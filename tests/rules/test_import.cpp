@@ -135,7 +135,7 @@ TEST(ImportIds, SuricataKeepsMsgAndSource) {
     EXPECT_EQ(find(rs, 13)->msg, "semicolon in msg; ok");
     EXPECT_EQ(find(rs, 7)->msg, "continued");
     EXPECT_EQ(find(rs, 7)->source,
-              "alert tcp any any -> any any (msg:\"continued\"; content:\"con|3b|t\\;x\\\"y\"; sid:7;)");
+              "alert tcp any any -> any any (msg:\"continued\";   content:\"con|3b|t\\;x\\\"y\"; sid:7;)"); // joined at the backslash
     EXPECT_EQ(find(rs, 7)->where.line, 13u);
     EXPECT_EQ(find(rs, 2)->source.substr(0, 40), "alert tcp any any -> any 80 (msg:\"longes");
 }
@@ -300,7 +300,9 @@ TEST(ImportIds, EtOpenSuricata5) {
     EXPECT_EQ(enabled, rep.rules_imported + rep.skipped_no_content + rep.skipped_negated_only +
                            rep.skipped_parse_error + rep.skipped_duplicate_sid);
     EXPECT_EQ(enabled, 24827u);
-    const double expect = 23611.0 - static_cast<double>(rep.skipped_duplicate_sid);
+    // 23,609 before the 109 whose only contents are ja3 / ja3s hashes, a
+    // certificate serial or x509 fields stopped giving a literal.
+    const double expect = 23500.0 - static_cast<double>(rep.skipped_duplicate_sid);
     EXPECT_NEAR(static_cast<double>(rep.rules_imported), expect, expect * 0.03);
     EXPECT_GE(rep.distinct_patterns, 15000u);
     EXPECT_LE(rep.distinct_patterns, 20000u);
