@@ -23,7 +23,6 @@
 #include <map>
 #include <set>
 #include <sstream>
-#include <string_view>
 
 namespace wm::rules {
 namespace {
@@ -69,7 +68,8 @@ BufferKind kind_of(const std::string &b) {
         starts("tls.cert_") || starts("tls_cert_") || starts("x509") || starts("base64_") || b == "tcp.hdr" ||
         b == "udp.hdr" || b == "ipv4.hdr" || b == "ipv6.hdr" || b == "icmpv4.hdr" || b == "icmpv6.hdr")
         return BufferKind::Derived;
-    if (b == "dns.query" || b == "dns_query" || (starts("dns.") && has("rrname")))
+    if (b == "dns.query" || b == "dns_query" || b == "dns.query.name" || b == "dns.answer.name" ||
+        (starts("dns.") && has("rrname")))
         return BufferKind::DnsName;
     if (b == "http.host" || b == "http_host") return BufferKind::Lowercased;
     return BufferKind::Verbatim;
@@ -100,17 +100,22 @@ std::string dns_wire_literal(const std::string &name, bool at_name_end) {
     return run.size() > best.size() ? run : best;
 }
 
-// The longest run of `text` between separator bytes (the first of equal
-// ones): of a dotted name, the label the wire holds after its length byte;
-// of "C=US, O=x, CN=y", a value the certificate's DER holds.
-std::string longest_run(const std::string &text, const char *separators) {
+// Of "C=US, O=x, CN=y" (a certificate's subject or issuer to the IDS), the
+// longest value, which the DER holds (the attribute names are OIDs there):
+// each piece between commas after its '=', or the whole piece when it has
+// none (a value the content starts or ends inside), spaces trimmed.
+std::string longest_dn_value(const std::string &text) {
     std::string best;
     size_t start = 0;
-    for (size_t i = 0; i <= text.size(); ++i)
-        if (i == text.size() || std::string_view(separators).find(text[i]) != std::string_view::npos) {
-            if (i - start > best.size()) best = text.substr(start, i - start);
-            start = i + 1;
-        }
+    for (size_t i = 0; i <= text.size(); ++i) {
+        if (i < text.size() && text[i] != ',') continue;
+        std::string piece = text.substr(start, i - start);
+        if (const size_t eq = piece.find('='); eq != std::string::npos) piece.erase(0, eq + 1);
+        const size_t b = piece.find_first_not_of(' '), e = piece.find_last_not_of(' ');
+        piece = b == std::string::npos ? std::string() : piece.substr(b, e - b + 1);
+        if (piece.size() > best.size()) best = piece;
+        start = i + 1;
+    }
     return best;
 }
 
@@ -268,15 +273,23 @@ struct Importer {
         std::vector<Content> contents;
         std::string sticky; // the buffer keyword in effect for later contents ("": the payload)
         bool dotprefix = false, derived = false, caseless = false; // its transforms
+        // Options after a buffer keyword and before its first content are its
+        // transforms: the contents there were, or none after a modifier-style http_*.
+        size_t transforms_until = SIZE_MAX;
         for (const Option &o : rl.options) {
             if (o.name == "pkt_data") {
                 sticky.clear();
                 dotprefix = derived = caseless = false;
+                transforms_until = SIZE_MAX;
             } else if (is_buffer_keyword(o.name)) {
                 sticky = o.name == "frame" ? "frame:" + trim(o.value) : o.name;
                 dotprefix = derived = caseless = false;
+                transforms_until = contents.size();
                 // Suricata 5's `content:"x"; http_uri;` modifies the content before it.
-                if (!contents.empty() && o.name.rfind("http_", 0) == 0) contents.back().buffer = o.name;
+                if (!contents.empty() && o.name.rfind("http_", 0) == 0) {
+                    contents.back().buffer = o.name;
+                    transforms_until = SIZE_MAX; // what follows modifies that content
+                }
             } else if (o.name == "content") {
                 Content c;
                 c.buffer = sticky;
@@ -294,7 +307,7 @@ struct Importer {
             } else if (o.name == "priority") {
                 if (auto p = plain_number(o.value))
                     severity = static_cast<int>(std::clamp<uint64_t>(*p, 1, 4));
-            } else if (!sticky.empty() && contents_after_sticky(contents, sticky)) {
+            } else if (contents.size() == transforms_until) {
                 apply_transform(o.name, &dotprefix, &derived, &caseless); // between a buffer and its content
             } else if (!contents.empty()) {
                 apply_modifier(contents.back(), o.name, o.value);
@@ -324,13 +337,6 @@ struct Importer {
             k.outcome = positive ? Outcome::NoContent : contents.empty() ? Outcome::NoContent : Outcome::NegatedOnly;
         }
         keep(id, std::move(k));
-    }
-
-    // Whether the last content came before the sticky buffer keyword now in
-    // effect (options after the keyword and before its content are its
-    // transforms, not modifiers of an earlier content).
-    static bool contents_after_sticky(const std::vector<Content> &contents, const std::string &sticky) {
-        return contents.empty() || contents.back().buffer != sticky;
     }
 
     void keep(uint32_t id, Kept k) {
@@ -375,9 +381,7 @@ struct Importer {
         if (c.dotprefix && kind != BufferKind::DnsName && !r.pattern.empty() && r.pattern[0] == '.')
             r.pattern.erase(0, 1);
         if (kind == BufferKind::DnsName) r.pattern = dns_wire_literal(r.pattern, c.endswith && to_content_end);
-        if (kind == BufferKind::DnString) r.pattern = longest_run(r.pattern, "=,");
-        // A value's leading space after ", " is not the DER's.
-        if (kind == BufferKind::DnString && !r.pattern.empty() && r.pattern[0] == ' ') r.pattern.erase(0, 1);
+        if (kind == BufferKind::DnString) r.pattern = longest_dn_value(r.pattern);
         if (r.pattern.empty()) return std::nullopt;
         if (keep_position && c.offset && *c.offset <= kMaxOffsetDepth) {
             r.offset = static_cast<uint32_t>(*c.offset);

@@ -50,6 +50,14 @@ TEST(ImportBuffers, DnsNamesBecomeTheirWireForm) {
     EXPECT_EQ(find(res.rules, 4), nullptr);
     EXPECT_EQ(find(res.rules, 5)->pattern, "\x07" "example\x03" "com"); // the dot is the first label's length
     EXPECT_EQ(find(res.rules, 6)->pattern, "example"); // longer than "a|02|bb"; its own length is unknown
+    // Newer keyword names; a transform of a buffer selected a second time.
+    const auto more = import_text(
+        "dns2.rules",
+        "alert dns any any -> any any (msg:\"n\"; dns.query.name; content:\"a.example\"; endswith; sid:1;)\n"
+        "alert tls any any -> any any (msg:\"s\"; tls.sni; content:\"x\"; tls.sni; dotprefix; "
+        "content:\".evil.com\"; endswith; sid:2;)\n");
+    EXPECT_EQ(find(more.rules, 1)->pattern, "a\x07" "example");
+    EXPECT_EQ(find(more.rules, 2)->pattern, "evil.com");
     EXPECT_EQ(res.report.skipped_no_content, 1u);
 }
 
@@ -102,6 +110,15 @@ TEST(ImportBuffers, CertificateNamesBecomeTheirLongestValue) {
     EXPECT_EQ(find(res.rules, 1)->pattern, "evil.example");
     EXPECT_EQ(find(res.rules, 2)->pattern, "Let's Encrypt Authority X");
     EXPECT_EQ(find(res.rules, 3)->pattern, "Let's Encrypt");
+    // Attribute names are OIDs in DER: never the literal; no value, no literal.
+    const auto keys = import_text(
+        "keys.rules",
+        "alert tls any any -> any any (msg:\"k\"; tls.cert_subject; content:\"C=, ST=, L=, O=, OU=, CN=\"; sid:1;)\n"
+        "alert tls any any -> any any (msg:\"c\"; tls.cert_subject; content:\"CN=ab\"; sid:2;)\n"
+        "alert tls any any -> any any (msg:\"m\"; tls.cert_subject; content:\"cme, OU=Dev\"; sid:3;)\n");
+    EXPECT_EQ(find(keys.rules, 1), nullptr);
+    EXPECT_EQ(find(keys.rules, 2)->pattern, "ab");
+    EXPECT_EQ(find(keys.rules, 3)->pattern, "cme");
     // tls.certs is the certificates' DER itself: taken as written.
     const auto der = import_text("certs.rules", "alert tls any any -> any any (msg:\"d\"; tls.certs; "
                                                 "content:\"|31 0b 30 09 06 03 55 04 06 13 02|US\"; sid:4;)\n");

@@ -157,6 +157,18 @@ TEST(FlowTable, ASynWithAnotherIsnMidConnectionDoesNotRestartTheStream) {
     EXPECT_EQ(h.stats().flows_created, 1u);
     EXPECT_EQ(h.stats().retransmitted_bytes, 0u);
     EXPECT_EQ(h.alerts_of(1).size(), 1u);
+    // The old connection's FINs not captured: the peer's SYN-ACK to the new
+    // SYN shows a real new connection, which replaces the flow.
+    Harness missed(kRules);
+    handshake(missed, c, 100, 900);
+    missed.feed(c.frame(true, 101, kAck | kPsh, "xxxxxxxxxxx"));
+    missed.feed(c.frame(true, 500, kSyn, ""));
+    missed.feed(c.frame(false, 7000, kSyn | kAck, "", 501));
+    missed.feed(c.frame(true, 501, kAck | kPsh, "xxattackyy", 7001));
+    missed.finish();
+    EXPECT_EQ(missed.stats().flows_reused, 1u);
+    EXPECT_EQ(missed.stats().retransmitted_bytes, 0u);
+    EXPECT_EQ(missed.alerts_of(1).size(), 1u);
     // Before any data from its side, a new ISN is a new connection attempt.
     Harness retry(kRules);
     retry.feed(c.frame(true, 100, kSyn, ""));

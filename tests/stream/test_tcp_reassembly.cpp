@@ -155,6 +155,26 @@ TEST(TcpReassembly, OldAndCoveredFinsDoNotEndTheStream) {
     EXPECT_EQ(t.st.bytes_after_fin, 2u);
 }
 
+// A FIN that comes on a retransmission (the first FIN lost) ends the
+// stream; a pending FIN that a gap skips over (a snap-length cut segment
+// covering it) is void, and the real FIN after it still ends the stream.
+TEST(TcpReassembly, FinsOnRetransmissionsAndSkippedOverFinsSettle) {
+    Dir t;
+    t.d.syn(0);
+    t.seg(1, "0123456789");
+    t.seg(1, "0123456789", /*fin=*/true);
+    EXPECT_TRUE(t.d.finished());
+    Dir cut;
+    cut.d.syn(0);
+    cut.d.segment(6, nullptr, 0, 0, true, cut.rec); // a FIN at offset 5, ahead
+    const std::string s = "0123456789";
+    cut.d.segment(1, u8(s), 3, 10, false, cut.rec); // 3 of 10 bytes captured: a gap to 10
+    EXPECT_FALSE(cut.d.finished());
+    cut.d.segment(11, u8("abc"), 3, 3, true, cut.rec); // the real FIN at 13
+    EXPECT_TRUE(cut.d.finished());
+    EXPECT_EQ(cut.rec.bytes, "012abc");
+}
+
 // A pending FIN inside a hole that is given up on ends the stream there:
 // what was buffered past it goes, as a receiver purges it at the FIN.
 TEST(TcpReassembly, FlushEndsAtAPendingFinInsideTheHole) {

@@ -132,9 +132,29 @@ void FlowTable::on_tcp(const wm_packet_t &pkt, const TcpHeader &tcp, size_t seg_
         // the stream at its ISN and hide every real byte after it.
         if (old.tcp[d].started() && (!old.tcp[d].had_syn() || old.tcp[d].isn() != tcp.seq)) {
             const bool no_data = old.tcp[d].next_offset() == 0 && old.tcp[d].buffered_bytes() == 0;
-            if (!no_data && !old.tcp[0].finished() && !old.tcp[1].finished()) return;
+            if (!no_data && !old.tcp[0].finished() && !old.tcp[1].finished()) {
+                old.ignored_syn = std::make_pair(d, tcp.seq);
+                return;
+            }
             end_flow(found->second, End::Reused);
             found = table_.end();
+        }
+    }
+    // The peer's SYN-ACK to an ignored SYN: a real new connection (a forged
+    // SYN draws a challenge ACK, not this). It replaces the old flow, its
+    // client the SYN's sender, its stream from that SYN.
+    if (found != table_.end() && syn && ack) {
+        Flow &old = *found->second;
+        const int d = std::memcmp(old.client_ip, pkt.src_ip, 16) == 0 && old.client_port == pkt.src_port ? 0 : 1;
+        if (old.ignored_syn && old.ignored_syn->first == 1 - d && tcp.ack == old.ignored_syn->second + 1) {
+            const uint32_t isn = old.ignored_syn->second;
+            end_flow(found->second, End::Reused);
+            create(pkt, key);
+            found = table_.find(key);
+            Flow &f = *found->second;
+            std::memcpy(f.client_ip, pkt.dst_ip, 16); // the SYN's sender
+            f.client_port = pkt.dst_port;
+            f.tcp[0].syn(isn);
         }
     }
     if (found == table_.end()) {

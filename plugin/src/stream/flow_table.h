@@ -22,6 +22,7 @@
 #include <optional>
 #include <string>
 #include <unordered_map>
+#include <utility>
 
 namespace wm::stream {
 
@@ -37,6 +38,10 @@ struct Flow {
     int64_t last_sec = 0;
     size_t memory = 0;             // as counted against memcap_bytes
     TcpDirection tcp[2];
+    // A SYN with a new ISN that was ignored mid-connection (direction, ISN):
+    // the new connection it may be is taken up when the peer answers it
+    // with a SYN-ACK acknowledging it (the old one's FINs were not seen).
+    std::optional<std::pair<int, uint32_t>> ignored_syn;
     // Per direction, owned by the matcher but held (and counted) here: the
     // bytes carried into the next window, and the metadata of the latest
     // packet, which alerts on data delivered without a packet refer to.

@@ -85,6 +85,7 @@ void TcpDirection::skip_to(uint64_t off, StreamReceiver &out) {
     st_->gap_bytes += off - next_off_;
     out.gap(next_off_, off);
     next_off_ = off;
+    if (fin_pending_ && fin_off_ < next_off_) fin_pending_ = false; // skipped over, as data over it
     // Buffered bytes before the new position were part of the skipped range
     // only if they started inside it; keep their tail.
     while (!ooo_.empty() && ooo_.begin()->first < next_off_) {
@@ -128,6 +129,7 @@ void TcpDirection::segment(uint32_t seq, const uint8_t *bytes, size_t captured_l
     int64_t skip = std::max<int64_t>(0, static_cast<int64_t>(next_off_) - off);
     if (skip >= static_cast<int64_t>(seg_len)) {
         st_->retransmitted_bytes += seg_len;
+        drain(out); // a FIN on a retransmission (the first FIN lost) still ends the stream
         return;
     }
     st_->retransmitted_bytes += skip;
