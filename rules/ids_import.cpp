@@ -334,7 +334,7 @@ struct Importer {
             fill(*r, id, msg, severity, rl.proto, text, file, line);
             k.rule = std::move(*r);
         } else {
-            k.outcome = positive ? Outcome::NoContent : contents.empty() ? Outcome::NoContent : Outcome::NegatedOnly;
+            k.outcome = positive || contents.empty() ? Outcome::NoContent : Outcome::NegatedOnly;
         }
         keep(id, std::move(k));
     }

@@ -64,7 +64,7 @@ template <typename T> std::string struct_size_error(const char *fn, const char *
 // What of a replay's arguments is missing or not initialised, for its
 // error (empty when nothing is). Also wm_replay_file_ex's first check.
 inline std::string replay_args_error(const char *fn, const wm_scanner_t *sc, const char *path,
-                              const wm_replay_stats_t *stats) {
+                                     const wm_replay_stats_t *stats) {
     if (!sc) return std::string(fn) + ": sc (the scanner) is NULL";
     if (!path || !*path) return std::string(fn) + ": path is NULL or empty";
     return struct_size_error(fn, "stats", stats, "wm_replay_stats_init");

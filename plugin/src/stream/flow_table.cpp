@@ -30,6 +30,11 @@ FlowKey flow_key(const wm_packet_t &p, uint32_t vlans) {
     return k;
 }
 
+// The direction of a flow's packet: 0 from the flow's client, 1 to it.
+int direction_of(const Flow &f, const wm_packet_t &p) {
+    return std::memcmp(f.client_ip, p.src_ip, 16) == 0 && f.client_port == p.src_port ? 0 : 1;
+}
+
 // Forwards one direction's reassembled bytes to the sink with the packet
 // that caused the delivery.
 struct Forward final : StreamReceiver {
@@ -123,8 +128,7 @@ void FlowTable::on_tcp(const wm_packet_t &pkt, const TcpHeader &tcp, size_t seg_
     const bool rst = tcp.flags & kTcpRst, fin = tcp.flags & kTcpFin;
     if (found != table_.end() && syn && !ack) {
         Flow &old = *found->second;
-        const int d = std::memcmp(old.client_ip, pkt.src_ip, 16) == 0 &&
-                              old.client_port == pkt.src_port ? 0 : 1;
+        const int d = direction_of(old, pkt);
         // A new connection on the same 5-tuple, not a retransmitted SYN: once
         // the old one is closing (a FIN), or had no data from this side. In
         // the middle of a connection a receiver ignores a SYN (RFC 5961's
@@ -145,7 +149,7 @@ void FlowTable::on_tcp(const wm_packet_t &pkt, const TcpHeader &tcp, size_t seg_
     // client the SYN's sender, its stream from that SYN.
     if (found != table_.end() && syn && ack) {
         Flow &old = *found->second;
-        const int d = std::memcmp(old.client_ip, pkt.src_ip, 16) == 0 && old.client_port == pkt.src_port ? 0 : 1;
+        const int d = direction_of(old, pkt);
         if (old.ignored_syn && old.ignored_syn->first == 1 - d && tcp.ack == old.ignored_syn->second + 1) {
             const uint32_t isn = old.ignored_syn->second;
             end_flow(found->second, End::Reused);
@@ -169,8 +173,7 @@ void FlowTable::on_tcp(const wm_packet_t &pkt, const TcpHeader &tcp, size_t seg_
     lru_.splice(lru_.begin(), lru_, it); // most recently used first
     Flow &f = *it;
     f.last_sec = now_sec;
-    const int dir = std::memcmp(f.client_ip, pkt.src_ip, 16) == 0 &&
-                            f.client_port == pkt.src_port ? 0 : 1;
+    const int dir = direction_of(f, pkt);
     f.side[dir].last = pkt;
     f.side[dir].last.payload = nullptr;
     f.side[dir].last.payload_len = 0;
