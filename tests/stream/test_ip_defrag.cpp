@@ -186,6 +186,34 @@ TEST(IpDefrag, Ipv6FragmentsReassembleAndOverlapsDropTheDatagram) {
     EXPECT_EQ(d.d->datagrams(), 0u);
 }
 
+// Linux drops a fragment whose bytes it holds already and keeps the
+// datagram (IPFRAG_DUP); only a partial overlap kills it. Dropping the
+// datagram on a resent fragment would hide what the host reassembles.
+TEST(IpDefrag, Ipv6DuplicateFragmentIsDroppedAloneAndTheDatagramCompletes) {
+    auto l4 = udp_l4(std::string(100, 'q'));
+    auto forged = l4;
+    std::fill(forged.begin() + 8, forged.begin() + 56, 'X');
+    Defrag d;
+    EXPECT_FALSE(d.add(frag6(l4, 0, 56, true)));
+    EXPECT_FALSE(d.add(frag6(forged, 0, 56, true))); // same span, other bytes: first wins
+    EXPECT_FALSE(d.add(frag6(forged, 8, 40, true))); // inside the held bytes
+    EXPECT_EQ(d.st.frag_overlap_drops, 0u);
+    EXPECT_EQ(d.st.frag_overlap_bytes, 56u + 40u);
+    EXPECT_EQ(d.d->datagrams(), 1u);
+    ASSERT_TRUE(d.add(frag6(l4, 56, l4.size() - 56, false)));
+    EXPECT_EQ(d.payload(), std::string(100, 'q'));
+
+    // A fragment held in two parts is still a duplicate; one reaching past
+    // them is not.
+    EXPECT_FALSE(d.add(frag6(l4, 0, 24, true, 11)));
+    EXPECT_FALSE(d.add(frag6(l4, 24, 24, true, 11)));
+    EXPECT_FALSE(d.add(frag6(l4, 16, 32, true, 11)));
+    EXPECT_EQ(d.st.frag_overlap_drops, 0u);
+    EXPECT_FALSE(d.add(frag6(l4, 40, 16, true, 11)));
+    EXPECT_EQ(d.st.frag_overlap_drops, 1u);
+    EXPECT_EQ(d.d->datagrams(), 0u);
+}
+
 TEST(IpDefrag, DatagramCapEvictsTheOldest) {
     auto cfg = default_config();
     cfg.frag_max_datagrams = 2;

@@ -38,11 +38,28 @@ void IpDefrag::drop(Lru::iterator it, uint64_t &counter) {
     lru_.erase(it);
 }
 
+bool IpDefrag::covered(const Datagram &d, uint32_t off, uint32_t end) {
+    auto it = d.parts.upper_bound(off);
+    if (it != d.parts.begin()) --it;
+    for (uint32_t cur = off; cur < end; ++it) {
+        if (it == d.parts.end() || it->first > cur) return false;
+        cur = std::max<uint32_t>(cur, it->first + uint32_t(it->second.size()));
+    }
+    return true;
+}
+
 // First-wins: only the parts of [off, off+len) not already held are kept.
-// IPv6 refuses any overlap (returns false: the datagram must be dropped).
+// IPv6 refuses a partial overlap (returns false: the datagram must be
+// dropped); a fragment whose bytes are all held already is a duplicate and
+// is dropped alone, as Linux does (inet_frag_queue_insert's IPFRAG_DUP):
+// a resent fragment must not cost the datagram the host still reassembles.
 bool IpDefrag::insert_part(Datagram &d, uint32_t off, const uint8_t *data, uint32_t len,
                            bool v6) {
     uint32_t end = off + len, cur = off;
+    if (v6 && len > 0 && covered(d, off, end)) {
+        st_.frag_overlap_bytes += len;
+        return true;
+    }
     auto it = d.parts.upper_bound(off);
     if (it != d.parts.begin()) --it;
     std::vector<std::pair<uint32_t, std::string>> fresh;

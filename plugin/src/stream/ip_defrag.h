@@ -7,8 +7,9 @@
 //
 // Overlaps: IPv4 keeps the bytes that arrived first (first-wins, Linux and
 // Suricata's default behave the same for the common cases); IPv6 drops the
-// whole datagram, as RFC 5722 requires of hosts, so we never reassemble
-// something the receiver would not.
+// whole datagram on a partial overlap, as RFC 5722 requires of hosts, so we
+// never reassemble something the receiver would not, and drops alone a
+// fragment whose bytes are all held already (a duplicate), as Linux does.
 //
 // Bounded: at most frag_max_datagrams datagrams and frag_memcap_bytes of
 // fragment data at once; the oldest datagram is dropped to make room, and
@@ -70,6 +71,8 @@ class IpDefrag {
 
     void drop(Lru::iterator it, uint64_t &counter);
     bool insert_part(Datagram &d, uint32_t off, const uint8_t *data, uint32_t len, bool v6);
+    // Whether d holds every byte of [off, end).
+    static bool covered(const Datagram &d, uint32_t off, uint32_t end);
     bool complete(const Datagram &d) const;
     void rebuild(const Datagram &d, int version, std::vector<uint8_t> *out) const;
 
