@@ -40,7 +40,7 @@ bool read_int(const std::string &s, long long *v) {
 }
 
 std::string range_text(long long lo, long long hi) {
-    return hi == INT_MAX ? fmt::format(">= {}", lo) : fmt::format("{}..{}", lo, hi);
+    return fmt::format("{}..{}", lo, hi); // not ">= lo": a value past INT_MAX is refused too
 }
 
 struct AlignParser {

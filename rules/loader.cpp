@@ -7,6 +7,7 @@
 #include "rules/loader_internal.h"
 
 #include <fmt/format.h>
+#include <yaml-cpp/depthguard.h>
 #include <yaml-cpp/eventhandler.h>
 
 #include <algorithm>
@@ -72,11 +73,27 @@ std::optional<size_t> value_start(const YAML::Node &n, const LoadContext &ctx) {
     if (!ctx.text || m.pos < 0) return std::nullopt;
     const std::string &t = *ctx.text;
     const std::string &v = n.Scalar();
-    auto pos = static_cast<size_t>(m.pos + ctx.pos_offset);
+    auto pos = static_cast<size_t>(m.pos + ctx.pos_offset) + ctx.bom;
     if (t.compare(pos, v.size(), v) == 0) return 0;
     if (pos < t.size() && (t[pos] == '"' || t[pos] == '\'') && t.compare(pos + 1, v.size(), v) == 0)
         return 1;
     return std::nullopt;
+}
+
+YAML::Mark item_mark(const YAML::Node &n, const LoadContext &ctx) {
+    const YAML::Mark m = n.Mark();
+    if (!n.IsNull() || !ctx.text || m.pos < 0 || ctx.pos_offset != 0) return m;
+    const std::string &t = *ctx.text;
+    size_t j = std::min(t.size(), static_cast<size_t>(m.pos) + ctx.bom);
+    while (j > ctx.bom && std::strchr(" \t\r\n", t[j - 1])) --j;
+    if (j == ctx.bom || t[j - 1] != '-') return m;
+    const size_t dash = j - 1, line_start = std::max(ctx.bom, t.rfind('\n', dash) + 1); // npos + 1 == 0
+    YAML::Mark at;
+    at.pos = static_cast<int>(dash - ctx.bom);
+    at.line = static_cast<int>(std::count(t.begin() + static_cast<std::ptrdiff_t>(ctx.bom),
+                                          t.begin() + static_cast<std::ptrdiff_t>(dash), '\n'));
+    at.column = static_cast<int>(dash - line_start);
+    return at;
 }
 
 const char *kind_name(const YAML::Node &n) {
@@ -110,7 +127,9 @@ FieldMap collect_fields(const LoadContext &ctx, const YAML::Node &mapping, const
             continue;
         }
         const std::string &name = k.Scalar();
-        if (std::find(allowed.begin(), allowed.end(), name) == allowed.end()) {
+        if (name == "<<") {
+            problem(k, "YAML merge keys (<<) are not supported in a rules file: write the keys out");
+        } else if (std::find(allowed.begin(), allowed.end(), name) == allowed.end()) {
             std::string hint = closest_key(name, allowed);
             problem(k, fmt::format("unknown {} {}{}", what, quote(name),
                                    hint.empty() ? std::string()
@@ -194,7 +213,30 @@ struct DocumentScan {
     std::optional<YAML::ParserException> syntax; // in the first two documents
     std::optional<YAML::Mark> last_quoted;       // the last quoted scalar's opening quote
     size_t last_quoted_at = 0;                   // its byte in the text
+    // Aliases and tags, which the loader does not support: a node's marks
+    // are its anchor's, so errors under an alias would name the wrong line,
+    // and a tag (!!binary) would be ignored while the text is read as written.
+    std::vector<std::pair<YAML::Mark, std::string>> unsupported;
 };
+
+// A node's properties (`&anchor`, `!tag`) written before its value at `at`:
+// where the value itself starts.
+size_t skip_node_properties(const std::string &t, size_t at) {
+    while (at < t.size() && (t[at] == '&' || t[at] == '!')) {
+        while (at < t.size() && t[at] != ' ' && t[at] != '\t' && t[at] != '\n' && t[at] != '\r') ++at;
+        while (at < t.size() && (t[at] == ' ' || t[at] == '\t' || t[at] == '\n' || t[at] == '\r')) ++at;
+    }
+    return at;
+}
+
+// An explicit tag other than !!str, as the file wrote it ("" for none).
+std::string unsupported_tag(const std::string &tag, bool scalar) {
+    constexpr const char *kCore = "tag:yaml.org,2002:";
+    if (tag.empty() || tag == "?" || tag == "!") return {};
+    const bool core = tag.rfind(kCore, 0) == 0;
+    if (scalar && core && tag == std::string(kCore) + "str") return {};
+    return core ? "!!" + tag.substr(std::strlen(kCore)) : tag;
+}
 
 // Whether the quoted scalar opening at `at` (a ' or ") is closed before the
 // end of the text. yaml-cpp 0.7 ends a quoted scalar left open at the end of
@@ -218,18 +260,34 @@ DocumentScan scan_documents(const std::string &yaml) {
         void OnDocumentStart(const YAML::Mark &m) override { marks.push_back(m); }
         void OnDocumentEnd() override {}
         void OnNull(const YAML::Mark &, YAML::anchor_t) override {}
-        void OnAlias(const YAML::Mark &, YAML::anchor_t) override {}
+        void OnAlias(const YAML::Mark &m, YAML::anchor_t) override {
+            unsupported.emplace_back(m, "YAML aliases (*name) are not supported in a rules file: write the value out");
+        }
         std::optional<YAML::Mark> quoted;
+        size_t quoted_at = 0;
         const std::string *text = nullptr;
         size_t bom = 0; // yaml-cpp's positions leave out a byte order mark
-        void OnScalar(const YAML::Mark &m, const std::string &tag, YAML::anchor_t, const std::string &) override {
-            const size_t at = static_cast<size_t>(m.pos) + bom;
-            if (tag == "!" && at < text->size() && ((*text)[at] == '"' || (*text)[at] == '\'')) quoted = m;
+        std::vector<std::pair<YAML::Mark, std::string>> unsupported;
+        void check_tag(const YAML::Mark &m, const std::string &tag, bool scalar) {
+            const std::string t = unsupported_tag(tag, scalar);
+            if (t.empty()) return;
+            unsupported.emplace_back(m, fmt::format("YAML tag {} is not supported in a rules file{}", quote(t),
+                                                    t == "!!binary" ? " (write bytes as a pattern: |41 42|)" : ""));
         }
-        void OnSequenceStart(const YAML::Mark &, const std::string &, YAML::anchor_t,
-                             YAML::EmitterStyle::value) override {}
+        void OnScalar(const YAML::Mark &m, const std::string &tag, YAML::anchor_t, const std::string &) override {
+            check_tag(m, tag, true);
+            const size_t at = skip_node_properties(*text, static_cast<size_t>(m.pos) + bom);
+            if (at < text->size() && ((*text)[at] == '"' || (*text)[at] == '\'')) quoted = m, quoted_at = at;
+        }
+        void OnSequenceStart(const YAML::Mark &m, const std::string &tag, YAML::anchor_t,
+                             YAML::EmitterStyle::value) override {
+            check_tag(m, tag, false);
+        }
         void OnSequenceEnd() override {}
-        void OnMapStart(const YAML::Mark &, const std::string &, YAML::anchor_t, YAML::EmitterStyle::value) override {}
+        void OnMapStart(const YAML::Mark &m, const std::string &tag, YAML::anchor_t,
+                        YAML::EmitterStyle::value) override {
+            check_tag(m, tag, false);
+        }
         void OnMapEnd() override {}
     } h;
     h.text = &yaml;
@@ -240,6 +298,9 @@ DocumentScan scan_documents(const std::string &yaml) {
     try {
         while (h.marks.size() < 2 && parser.HandleNextDocument(h)) {
         }
+    } catch (const YAML::DeepRecursion &e) { // its own message is "bad file"
+        scan.syntax = YAML::ParserException(
+            e.mark, fmt::format("nesting too deep: the parser stops at depth {}", e.depth()));
     } catch (const YAML::ParserException &e) {
         scan.syntax = e; // the documents started before it still count
     } catch (const YAML::Exception &) {
@@ -249,8 +310,9 @@ DocumentScan scan_documents(const std::string &yaml) {
     else scan.starts = h.marks;
     if (h.quoted) {
         scan.last_quoted = h.quoted;
-        scan.last_quoted_at = static_cast<size_t>(h.quoted->pos) + h.bom;
+        scan.last_quoted_at = h.quoted_at;
     }
+    scan.unsupported = std::move(h.unsupported);
     return scan;
 }
 
@@ -272,6 +334,7 @@ void report_second_document(const DocumentScan &scan, LoadContext &ctx) {
 // The whole document parsed at once (not in slices), every problem reported.
 static RuleSet load_whole(const std::string &yaml, const std::string &name) {
     LoadContext ctx(name, yaml);
+    ctx.bom = yaml.compare(0, 3, "\xEF\xBB\xBF") == 0 ? 3 : 0;
     // Documents are counted first, by events, and only the first is loaded:
     // LoadAll could loop (scan_documents).
     const DocumentScan scan = scan_documents(yaml);
@@ -301,6 +364,10 @@ static RuleSet load_whole(const std::string &yaml, const std::string &name) {
                               yaml[scan.last_quoted_at]));
         throw_sorted(ctx);
     }
+    if (!scan.unsupported.empty()) {
+        for (const auto &[mark, message] : scan.unsupported) ctx.error(mark, -1, message);
+        throw_sorted(ctx);
+    }
 
     RuleSet rs;
     rs.name = name;
@@ -317,7 +384,9 @@ static RuleSet load_whole(const std::string &yaml, const std::string &name) {
     for (const auto &kv : root) {
         const YAML::Node &k = kv.first;
         std::string key = k.IsScalar() ? k.Scalar() : std::string();
-        if (key == "align") {
+        if (key == "<<") {
+            ctx.error(k.Mark(), -1, "YAML merge keys (<<) are not supported in a rules file: write the keys out");
+        } else if (key == "align") {
             ctx.error(k.Mark(), -1, "unknown top-level key \"align\" (align is a rule key: put it "
                                     "inside a rule, in place of pattern)");
         } else if (std::find(kTopKeys.begin(), kTopKeys.end(), key) == kTopKeys.end()) {
@@ -328,7 +397,7 @@ static RuleSet load_whole(const std::string &yaml, const std::string &name) {
                                                : fmt::format(" (did you mean \"{}\"?)", hint)));
         } else if (top.count(key)) {
             ctx.error(k.Mark(), -1, fmt::format("duplicate key {} (first at line {})", quote(key),
-                                                top[key].Mark().line + 1));
+                                                ctx.at(top_keys[key].Mark()).line));
         } else {
             top.emplace(key, kv.second);
             top_keys.emplace(key, k);

@@ -24,6 +24,7 @@ struct LoadContext {
     // Where the parsed text starts in the file (a slice parsed on its own,
     // load_rules_string's parallel path): added to every mark.
     int line_offset = 0, pos_offset = 0;
+    size_t bom = 0; // a byte order mark's bytes, which yaml-cpp's positions leave out
 
     // For the YAML `text` of file `name` (align paths relative to its directory).
     LoadContext(const std::string &name, const std::string &text);
@@ -50,6 +51,11 @@ bool parse_align(const YAML::Node &node, const YAML::Mark &key_mark, LoadContext
 // folding make the source differ from the value. Lets pattern errors point
 // at the offending byte.
 std::optional<size_t> value_start(const YAML::Node &n, const LoadContext &ctx);
+
+// Where an empty sequence item's `-` is: yaml-cpp marks a null node at the
+// token after it (the next item, or past the end of the file). Other nodes,
+// or a `-` not found right before the mark, keep the node's mark.
+YAML::Mark item_mark(const YAML::Node &n, const LoadContext &ctx);
 
 // "a sequence", "a mapping", "an empty value" or "a scalar", for messages.
 const char *kind_name(const YAML::Node &n);

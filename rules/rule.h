@@ -89,7 +89,10 @@ class RuleError : public std::runtime_error {
 };
 
 constexpr int kSchemaVersion = 1;
-constexpr size_t kMaxPatternBytes = 65535;
+// The CPU engine hands Hyperscan each byte as a 4-character \xHH escape,
+// and Hyperscan refuses an expression past 16,000 characters; a longer
+// pattern that loaded would fail every later compile (replay, import check).
+constexpr size_t kMaxPatternBytes = 4000;
 // A rule file longer than this is refused before it is parsed (ET Open's
 // 23,609 rules are about 10 MB of YAML): a wrong path such as /dev/zero or a
 // capture fails with the limit instead of exhausting memory.

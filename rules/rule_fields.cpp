@@ -204,7 +204,7 @@ struct RuleParser {
 std::optional<Rule> parse_rule(const YAML::Node &node, LoadContext &ctx,
                                std::optional<uint32_t> *id_out, YAML::Mark *id_mark) {
     if (!node.IsMap()) {
-        ctx.error(node.Mark(), -1,
+        ctx.error(item_mark(node, ctx), -1,
                   fmt::format("rule must be a mapping of keys to values, got {}", kind_name(node)));
         return std::nullopt;
     }

@@ -2,8 +2,8 @@
 // threads. yaml-cpp parses about 5 MB/s (ET Open's 23,609 rules, 18 MB with
 // their `source:` lines, took ~3 s on one core), so a file in the block form
 // warpmatch writes is cut at its rule items and each slice parsed alone. Any
-// surprise (another layout, a slice that does not parse alone, an alias
-// across slices, any diagnostic at all) hands the file back to the whole-
+// surprise (another layout, an alias or tag, a slice that does not parse
+// alone, any diagnostic at all) hands the file back to the whole-
 // document parse, which reports every problem exactly as before.
 #include "rules/loader_internal.h"
 
@@ -43,6 +43,36 @@ bool item_start(const std::string &t, size_t at, size_t end) {
     return at < end && t[at] == '-' && (at + 1 == end || t[at + 1] == ' ' || t[at + 1] == '\r');
 }
 
+// Whether a line may hold a node property or alias (`&a`, `!tag`, `*a`)
+// outside quotes: a value starting with one of them. Slices parse aliases
+// and tags silently, so such a file takes the whole parse, which refuses them
+// (and whose marks of an alias's node are not its anchor's). A quoted value
+// never counts; block scalars' lines may (a needless whole parse, no harm).
+bool line_has_node_property(const std::string &t, const Line &l) {
+    char quote = 0;
+    size_t gap = 0; // spaces before this byte
+    char before = '\n';
+    for (size_t i = l.begin; i < l.end; ++i) {
+        const char c = t[i];
+        if (quote) {
+            if (quote == '"' && c == '\\') ++i;
+            else if (c == quote) quote = 0;
+            continue;
+        }
+        if (c == ' ' || c == '\t') {
+            ++gap;
+            continue;
+        }
+        if (c == '#' && (gap || before == '\n')) return false; // a comment
+        const bool value_start = before == '\n' || before == '[' || before == '{' || before == ',' ||
+                                 ((before == ':' || before == '-' || before == '?') && gap);
+        if (value_start && (c == '&' || c == '*' || c == '!')) return true;
+        if (value_start && (c == '"' || c == '\'')) quote = c;
+        before = c, gap = 0;
+    }
+    return false;
+}
+
 struct Slice {
     size_t begin, end;   // bytes of the text
     int first_line;      // 0-based line of `begin`
@@ -70,7 +100,7 @@ bool parse_slice(const std::string &yaml, const Slice &sl, const std::string &na
     ctx.pos_offset = static_cast<int>(sl.begin);
     try {
         std::string text = yaml.substr(sl.begin, sl.end - sl.begin);
-        if (!text.empty() && text.back() != '\n') text += '\n';
+        if (!text.empty() && text.back() != '\n') return false; // a newline added would join a block scalar
         text += std::string(sl.indent, ' ') + "- " + kSliceEnd + "\n";
         const YAML::Node seq = YAML::Load(text);
         if (!seq.IsSequence() || seq.size() != sl.items + 1) return false;
@@ -124,6 +154,8 @@ std::optional<RuleSet> load_sliced(const std::string &yaml, const std::string &n
         }
     }
     if (rules_line == lines.size() || tab) return std::nullopt;
+    for (const Line &l : lines)
+        if (line_has_node_property(yaml, l)) return std::nullopt;
     size_t item_indent = std::string::npos;
     std::vector<size_t> item_lines;
     for (size_t k = rules_line + 1; k < lines.size(); ++k) {

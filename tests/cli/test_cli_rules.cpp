@@ -71,7 +71,7 @@ TEST(CliRules, ImportedFilePassesCheckWhenAContentIsTooLong) {
     auto r = run_command("rules import " + rules.string() + " -o " + out.string());
     ASSERT_EQ(r.status, 0) << r.err;
     EXPECT_NE(r.out.find("imported 1 rules"), std::string::npos) << r.out;
-    EXPECT_NE(r.out.find(rules.string() + ":1: sid 5: content is 70000 bytes, longer than the maximum of 65535"),
+    EXPECT_NE(r.out.find(rules.string() + ":1: sid 5: content is 70000 bytes, longer than the maximum of 4000"),
               std::string::npos)
         << r.out;
     auto check = run_command("rules check " + out.string());

@@ -100,7 +100,7 @@ TEST(BadRulesTable, PatternLongerThanMaximum) {
         FAIL() << "expected RuleError";
     } catch (const RuleError &e) {
         EXPECT_EQ(std::string(e.what()),
-                  "long.yaml:5:14: rule 9: pattern is 65536 bytes, longer than the maximum of 65535");
+                  "long.yaml:5:14: rule 9: pattern is 4001 bytes, longer than the maximum of 4000");
     }
     // Exactly the maximum is fine.
     yaml = "version: 1\nrules:\n  - id: 9\n    msg: m\n    pattern: \"" +
