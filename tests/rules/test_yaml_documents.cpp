@@ -5,6 +5,7 @@
 // that swallows the rules after it.
 #include "rules/loader_internal.h"
 #include "rules/rule.h"
+#include "tests/rules/load_diagnostics.h"
 
 #include <gtest/gtest.h>
 
@@ -22,17 +23,7 @@ const char kOneRule[] = "version: 1\n"
                         "    msg: m\n"
                         "    pattern: abc\n";
 
-// Every diagnostic of loading `yaml` as f.yaml, or {} when it loads.
-std::vector<std::string> diagnostics(const std::string &yaml) {
-    try {
-        load_rules_string(yaml, "f.yaml");
-    } catch (const RuleError &e) {
-        std::vector<std::string> out;
-        for (const auto &d : e.diagnostics()) out.push_back(d.to_string());
-        return out;
-    }
-    return {};
-}
+std::vector<std::string> diagnostics(const std::string &yaml) { return wm::test::load_diagnostics(yaml); }
 
 const std::string kSecond = "only one YAML document is allowed in a rules file; a second one starts here";
 

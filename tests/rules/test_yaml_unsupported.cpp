@@ -5,6 +5,7 @@
 // line and column.
 #include "rules/loader_internal.h"
 #include "rules/rule.h"
+#include "tests/rules/load_diagnostics.h"
 
 #include <gtest/gtest.h>
 
@@ -15,17 +16,7 @@ using namespace wm::rules;
 
 namespace {
 
-// Every diagnostic of loading `yaml` as f.yaml, or {} when it loads.
-std::vector<std::string> diagnostics(const std::string &yaml) {
-    try {
-        load_rules_string(yaml, "f.yaml");
-    } catch (const RuleError &e) {
-        std::vector<std::string> out;
-        for (const auto &d : e.diagnostics()) out.push_back(d.to_string());
-        return out;
-    }
-    return {};
-}
+std::vector<std::string> diagnostics(const std::string &yaml) { return wm::test::load_diagnostics(yaml); }
 
 // The same, with the sliced (parallel) path allowed for any size.
 std::vector<std::string> sliced_diagnostics(const std::string &yaml) {
