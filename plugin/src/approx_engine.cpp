@@ -1,5 +1,6 @@
 #include "approx_engine.h"
 
+#include "approx_start.h"
 #include "gpu/approx/approx_matcher.h"
 #include "status_error.h"
 
@@ -17,7 +18,6 @@ ApproxEngine::ApproxEngine(const std::vector<rules::Rule> &rules, ApproxBackend 
         const auto &r = rules[i];
         if (!is_approximate(r)) continue;
         rule_index_.push_back(i);
-        len_.push_back(static_cast<uint32_t>(r.pattern.size()));
         offset_.push_back(r.offset);
         depth_.push_back(r.depth);
         approx::ApproxPattern p;
@@ -27,6 +27,7 @@ ApproxEngine::ApproxEngine(const std::vector<rules::Rule> &rules, ApproxBackend 
         p.nocase = r.nocase;
         pats.push_back(std::move(p));
     }
+    patterns_ = pats;
     if (pats.empty()) return;
     if (backend == ApproxBackend::Gpu) {
         approx::ApproxOptions o;
@@ -52,10 +53,19 @@ ApproxEngine::ApproxEngine(const std::vector<rules::Rule> &rules, ApproxBackend 
 
 ApproxEngine::~ApproxEngine() { hs_free_scratch(scratch_); }
 
-bool ApproxEngine::keep(uint32_t i, uint32_t end, Match *m) const {
-    const uint32_t start = end >= len_[i] ? end - len_[i] : 0;
-    if (start < offset_[i]) return false;
+bool ApproxEngine::keep(uint32_t i, const uint8_t *payload, uint32_t end, Match *m) const {
     if (depth_[i] != 0 && end > offset_[i] + depth_[i]) return false;
+    const approx::ApproxPattern &p = patterns_[i];
+    const uint32_t m_len = static_cast<uint32_t>(p.bytes.size());
+    uint32_t start = 0;
+    if (p.metric == approx::Metric::Hamming) {
+        if (end < m_len || end - m_len < offset_[i]) return false;
+        start = end - m_len;
+    } else {
+        const auto s = approx_match_start(payload, end, p.bytes, p.nocase, p.k, offset_[i]);
+        if (!s) return false;
+        start = *s;
+    }
     m->rule = rule_index_[i];
     m->start = start;
     m->end = end;
@@ -83,7 +93,7 @@ void ApproxEngine::scan(const BatchView &batch, wm_output_mode mode, std::vector
         gpu_->scan(pb, res);
         for (const auto &r : res) {
             Match m{0, r.payload, 0, 0};
-            if (keep(r.pattern, r.end, &m)) out.push_back(m);
+            if (keep(r.pattern, packed.payload(r.payload), r.end, &m)) out.push_back(m);
         }
     } else {
         std::vector<std::pair<uint32_t, uint32_t>> hits;
@@ -102,7 +112,7 @@ void ApproxEngine::scan(const BatchView &batch, wm_output_mode mode, std::vector
             hits.erase(std::unique(hits.begin(), hits.end()), hits.end());
             for (const auto &[id, end] : hits) {
                 Match m{0, static_cast<uint32_t>(i), 0, 0};
-                if (keep(id, end, &m)) out.push_back(m);
+                if (keep(id, batch.payload(i), end, &m)) out.push_back(m);
             }
         }
     }

@@ -11,10 +11,12 @@
 //   Levenshtein: every end offset j such that some substring of the payload
 //   ending at j is within k edits of the pattern; Hamming: every j >= m such
 //   that payload[j-m, j) has at most k mismatching bytes. nocase folds ASCII.
-// Approximate matches locate the END: Match.end = j, Match.start = j - m
-// (clamped at 0) is nominal, not the start of the best alignment.
-// offset/depth apply to that nominal span exactly as for exact rules: keep iff
-// start >= offset and (depth == 0 or end <= offset + depth).
+// Both backends report ends; the start is found after (approx_start.h):
+// Levenshtein: Match.start is the start of the closest alignment (fewest
+// edits, then the latest start) among those starting at or after the rule's
+// offset, and the match is kept iff there is one; Hamming: start = j - m,
+// kept iff start >= offset. depth bounds the end, as for exact rules: end <=
+// offset + depth (depth 0: none).
 //
 // Lifecycle: one engine per scanner (per thread), like HyperscanEngine.
 #pragma once
@@ -22,6 +24,7 @@
 #include "compiled_ruleset.h"
 #include "engine.h"
 
+#include "gpu/approx/kdiff.h"
 #include "gpu/host_wait.h"
 
 #include <memory>
@@ -40,8 +43,8 @@ class ApproxEngine final : public Engine {
   public:
     // `rules`: the rule set's rules (Match.rule = index into it); only those
     // with max_edits / max_mismatches are compiled. Throws rules::RuleError
-    // naming the rule when Hyperscan rejects one, std::invalid_argument when
-    // the GPU kernels cannot take one (see gpu/approx/kdiff.h), and
+    // naming the rule when Hyperscan rejects one or when the GPU kernels
+    // cannot take one (see gpu/approx/kdiff.h), and
     // wm::gpu::GpuError when the Gpu backend has no usable device.
     // `wait`: how the Gpu backend's thread waits for the device.
     ApproxEngine(const std::vector<rules::Rule> &rules, ApproxBackend backend, int device = 0,
@@ -70,11 +73,14 @@ class ApproxEngine final : public Engine {
     // to compile it here (owned_db_).
     ApproxEngine(const std::vector<rules::Rule> &rules, ApproxBackend backend, int device, gpu::HostWait wait,
                  const hs_database_t *shared_db);
-    bool keep(uint32_t rule, uint32_t end, Match *m) const;
+    // Whether approximate pattern i's match ending at `end` of `payload` is
+    // kept (offset, depth), and its start.
+    bool keep(uint32_t i, const uint8_t *payload, uint32_t end, Match *m) const;
 
     ApproxBackend backend_;
     std::vector<uint32_t> rule_index_;  // approximate pattern i -> rule index
-    std::vector<uint32_t> len_, offset_, depth_; // per approximate pattern
+    std::vector<uint32_t> offset_, depth_;      // per approximate pattern
+    std::vector<approx::ApproxPattern> patterns_; // the same, as the GPU kernels take them
     std::vector<uint8_t> packed_; // an in-place batch packed for the GPU (it reads data whole)
     std::unique_ptr<hs_database_t, HsDatabaseDeleter> owned_db_;
     const hs_database_t *db_ = nullptr; // owned_db_ or the rule set's
