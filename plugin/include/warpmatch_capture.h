@@ -92,7 +92,7 @@ typedef enum wm_skip_reason {
     WM_SKIP_UNSUPPORTED_LINK, /**< link type we do not decode               */
     WM_SKIP_TRUNCATED,        /**< header cut short inside the frame        */
     WM_SKIP_FRAGMENT,         /**< IPv4/IPv6 fragment (not reassembled)     */
-    WM_SKIP_OTHER_PROTO,      /**< ICMP, GRE, ESP, ...                      */
+    WM_SKIP_OTHER_PROTO,      /**< ICMP, ESP, GRE carrying no IP, ...       */
     WM_SKIP_NO_PAYLOAD,       /**< TCP/UDP with empty payload               */
     WM_SKIP_MALFORMED,        /**< bad header length or version             */
     WM_SKIP_REASON_COUNT
@@ -114,7 +114,8 @@ typedef struct wm_capture_stats {
 WM_API void wm_capture_stats_init(wm_capture_stats_t *st);
 
 /** Open a pcap or pcapng file. Link types: Ethernet, Linux SLL/SLL2, raw IP,
- *  BSD loopback (others are counted as unsupported). */
+ *  BSD loopback, PPP and Cisco HDLC, 802.11 and radiotap (others are counted
+ *  as unsupported; plugin/src/capture/README.md lists them). */
 WM_API int wm_capture_open_offline(const char *path, wm_capture_t **out, wm_error_t **err);
 WM_API void wm_capture_close(wm_capture_t *cap);
 

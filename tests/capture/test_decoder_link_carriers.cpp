@@ -87,6 +87,13 @@ TEST(DecoderLinkCarriers, PppLinks) {
         EXPECT_EQ(decode(dlt, Bytes{0xff, 0x03, 0xc0, 0x21, 1, 1, 0, 4}).rc, WM_SKIP_OTHER_PROTO); // LCP
         EXPECT_EQ(decode(dlt, Bytes{0xff}).rc, WM_SKIP_TRUNCATED);
     }
+    // Link type 50 also carries Cisco HDLC (tcpdump.org's LINKTYPE_PPP_HDLC):
+    // address 0x0f (unicast) or 0x8f (broadcast), control 0, an ethertype.
+    for (uint8_t address : {0x0f, 0x8f}) {
+        expect_inner4(decode_layers(kDltPppSerial, b::concat({address, 0x00, 0x08, 0x00}, inner4())), 4, 0);
+        // On link type 9 that is a PPP protocol field of one byte, 0x0f or 0x8f: not IP.
+        EXPECT_EQ(decode(kDltPpp, b::concat({address, 0x00, 0x08, 0x00}, inner4())).rc, WM_SKIP_OTHER_PROTO);
+    }
 }
 
 // An 802.11 data frame: frame control, duration, three addresses, sequence

@@ -56,6 +56,11 @@ TEST(DecoderUdpTunnels, Vxlan) {
     // Without the I flag, or to the port from it: ordinary datagrams.
     expect_plain(decode_layers(kDltEthernet, udp_frame(50000, 4789, vxlan(0, b::ethernet_ip(inner4())))), 4789);
     expect_plain(decode_layers(kDltEthernet, udp_frame(4789, 50000, vxlan(0x08, b::ethernet_ip(inner4())))), 50000);
+    // The reserved last byte set: a datagram whose first byte has bit 3 (a
+    // DNS reply's id, half of all payloads) is not taken for VXLAN.
+    Bytes reserved = vxlan(0x08, b::ethernet_ip(inner4()));
+    reserved[7] = 0x01;
+    expect_plain(decode_layers(kDltEthernet, udp_frame(50000, 4789, reserved)), 4789);
     // Entered, the carried frame's own outcome stands: ARP is not IP.
     const Bytes arp = vxlan(0x08, b::arp_request(b::kMacA, kClient4, kServer4));
     EXPECT_EQ(decode(kDltEthernet, udp_frame(50000, 4789, arp)).rc, WM_SKIP_NOT_IP);

@@ -328,8 +328,11 @@ int decode_link(int dlt, const Frame &f, wm_packet_t *out) {
         if (len < 8) return WM_SKIP_MALFORMED;
         return decode_ieee80211(f, len, kUnknownLength, out);
     }
+    case kDltPppSerial: // or Cisco HDLC: address 0x0f/0x8f, control 0, an ethertype
+        if (caplen >= 4 && (frame[0] == 0x0f || frame[0] == 0x8f) && frame[1] == 0)
+            return decode_ethertype(f, 4, be16(frame + 2), out);
+        return decode_ppp(f, 0, kUnknownLength, out);
     case kDltPpp:
-    case kDltPppSerial:
         return decode_ppp(f, 0, kUnknownLength, out);
     default:
         return WM_SKIP_UNSUPPORTED_LINK;

@@ -22,7 +22,7 @@ enum : int {
     kDltNull = 0,        // BSD loopback, 4-byte AF in the capturing host's order
     kDltEthernet = 1,    // DLT_EN10MB
     kDltPpp = 9,         // PPP (address and control, protocol)
-    kDltPppSerial = 50,  // PPP in HDLC-like framing (the same header)
+    kDltPppSerial = 50,  // PPP in HDLC-like framing (the same header), or Cisco HDLC
     kDltRaw = 12,        // DLT_RAW (Linux and most systems)
     kDltRawOpenBsd = 14, // DLT_RAW on OpenBSD
     kDltLinktypeRaw = 101,

@@ -224,8 +224,11 @@ int decode_udp_tunnel(const Frame &f, uint64_t start, uint64_t end, uint16_t src
     uint64_t hdr = 0, inner_end = end;
     const UdpTunnel tunnel = f.ports ? f.ports->tunnel(src_port, dst_port) : standard_tunnel(src_port, dst_port);
     switch (tunnel) {
-    case UdpTunnel::Vxlan: // VXLAN (RFC 7348): flags with I (a valid VNI), VNI
-        if (n < 8 || !(p[0] & 0x08)) return kNotTunnel;
+    case UdpTunnel::Vxlan: // VXLAN (RFC 7348): flags with I (a valid VNI), VNI, a reserved zero byte
+        // The I flag alone is any other payload's byte half the time (a DNS
+        // reply to port 4789 would vanish into a "frame"): Suricata also
+        // wants the reserved byte zero.
+        if (n < 8 || !(p[0] & 0x08) || p[7] != 0) return kNotTunnel;
         hdr = 8, carries = kEthernet;
         break;
     case UdpTunnel::Geneve: { // Geneve (RFC 8926): version 0, options, protocol type
