@@ -44,9 +44,10 @@ class CudaLongLiteralMatcher final : public LongLiteralMatcher {
         cudaStreamDestroy(stream_);
     }
 
-    void scan(const BatchView &batch, std::vector<Match> &out) override {
+    void scan(const BatchView &in_batch, std::vector<Match> &out) override {
         out.clear();
         if (set_.prepared.empty()) return;
+        const BatchView batch = packed_batch(in_batch, packed_);
         for (const auto &c : plan_chunks(batch, opts_.max_batch_bytes)) scan_chunk(batch, c, out);
     }
 
@@ -134,6 +135,7 @@ class CudaLongLiteralMatcher final : public LongLiteralMatcher {
     size_t out_cap_ = 0;
     uint32_t *d_count_ = nullptr, *h_count_ = nullptr;
     std::vector<BatchRecord> recs_;
+    std::vector<uint8_t> packed_; // an in-place batch packed (packed_batch)
 };
 
 } // namespace

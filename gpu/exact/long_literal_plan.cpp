@@ -5,6 +5,7 @@
 #include "gpu/exact/exact_cpu.h"
 
 #include <algorithm>
+#include <cstring>
 
 namespace wm::gpu::exact {
 
@@ -45,13 +46,24 @@ bool map_occurrence(const LiteralSet &set, const BatchView &b, const PayloadChun
     return true;
 }
 
+BatchView packed_batch(const BatchView &batch, std::vector<uint8_t> &buf) {
+    if (!batch.sources || batch.count == 0) return batch;
+    buf.resize(batch.offsets[batch.count]);
+    for (uint32_t i = 0; i < batch.count; ++i)
+        if (const uint32_t n = batch.offsets[i + 1] - batch.offsets[i])
+            std::memcpy(buf.data() + batch.offsets[i], batch.data + batch.sources[i], n);
+    return BatchView{buf.data(), batch.offsets, batch.count};
+}
+
 } // namespace wm::gpu::exact
 
 namespace wm::gpu {
 
-void long_literal_scan_cpu(const std::vector<Literal> &literals, const BatchView &batch,
+void long_literal_scan_cpu(const std::vector<Literal> &literals, const BatchView &in_batch,
                            std::vector<Match> &out) {
     out.clear();
+    std::vector<uint8_t> packed;
+    const BatchView batch = exact::packed_batch(in_batch, packed);
     const exact::LiteralSet set = exact::prepare_literals(literals);
     for (const auto &c : exact::plan_chunks(batch, size_t{64} << 20)) {
         const uint8_t *text = batch.data + batch.offsets[c.first];

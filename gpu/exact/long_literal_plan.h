@@ -23,6 +23,11 @@ struct PayloadChunk {
 // Consecutive payloads of at most max_bytes together (a larger payload alone).
 std::vector<PayloadChunk> plan_chunks(const BatchView &batch, size_t max_bytes);
 
+// The duel scans a chunk's payloads as one text: a batch whose payloads are
+// left in place (sources) is packed into `buf` first, and the view of the
+// packed copy returned; any other batch is returned as it is.
+BatchView packed_batch(const BatchView &batch, std::vector<uint8_t> &buf);
+
 // Maps an occurrence of literal `k` starting at byte `start` of the chunk's
 // text to a Match; false when it spans payloads or fails offset/depth.
 bool map_occurrence(const LiteralSet &set, const BatchView &batch, const PayloadChunk &c,

@@ -103,6 +103,7 @@ TEST(ExactGpu, WithoutGpuCreateReportsWhy) {
     std::string why;
     if (exact_gpu_usable(0, &why)) GTEST_SKIP() << "a GPU is usable here";
     EXPECT_FALSE(why.empty());
+    EXPECT_THROW(ExactMatcher::create("pattern", false), wm::gpu::GpuError);
 }
 
 } // namespace

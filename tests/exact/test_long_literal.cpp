@@ -110,6 +110,38 @@ TEST(LongLiteral, CpuEqualsNaiveAndHyperscan) {
     }
 }
 
+// The batch's payloads left in place, as a replay window leaves them:
+// payload i at sources[i] of a buffer with other bytes between them.
+struct InPlace {
+    std::string raw;
+    std::vector<uint32_t> sources;
+    explicit InPlace(const BatchCase &c) {
+        for (size_t i = 0; i + 1 < c.offsets.size(); ++i) {
+            raw += std::string(i % 7, 'a'); // bytes that would complete a literal if read
+            sources.push_back(static_cast<uint32_t>(raw.size()));
+            raw += c.data.substr(c.offsets[i], c.offsets[i + 1] - c.offsets[i]);
+        }
+    }
+    BatchView view(const BatchCase &c) const {
+        BatchView v = c.view();
+        v.data = reinterpret_cast<const uint8_t *>(raw.data());
+        v.sources = sources.data();
+        return v;
+    }
+};
+
+// The matcher used to read a batch with sources as if packed (wrong bytes).
+TEST(LongLiteral, CpuReadsPayloadsLeftInPlace) {
+    for (uint64_t seed = 1; seed <= 10; ++seed) {
+        const BatchCase c = random_batch(seed);
+        const InPlace in_place(c);
+        std::vector<Match> got;
+        long_literal_scan_cpu(c.lits, in_place.view(c), got);
+        std::sort(got.begin(), got.end());
+        ASSERT_EQ(got, naive(c)) << "seed " << seed;
+    }
+}
+
 TEST(LongLiteral, GpuEqualsNaive) {
     std::string why;
     if (!gpu_usable(0, &why)) GTEST_SKIP() << "no CUDA device: " << why;
@@ -121,7 +153,12 @@ TEST(LongLiteral, GpuEqualsNaive) {
         std::vector<Match> got;
         m->scan(c.view(), got);
         std::sort(got.begin(), got.end());
-        ASSERT_EQ(got, naive(c)) << "seed " << seed << " " << m->describe();
+        const auto want = naive(c);
+        ASSERT_EQ(got, want) << "seed " << seed << " " << m->describe();
+        const InPlace in_place(c);
+        m->scan(in_place.view(c), got);
+        std::sort(got.begin(), got.end());
+        ASSERT_EQ(got, want) << "seed " << seed << ": payloads left in place";
     }
 }
 
