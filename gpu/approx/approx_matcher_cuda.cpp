@@ -60,8 +60,10 @@ class CudaApproxMatcher final : public ApproxMatcher {
         dev_ = KdiffDevice{groups_.p, lanes_.p, peq_.p, group_of_.p, lane_of_.p};
         count_.reserve(1);
         out_.reserve(tuning::kInitialOutputRecords);
+        if (route_ == Route::Auto && !std::all_of(patterns.begin(), patterns.end(), prefilter_covers))
+            route_ = Route::Direct; // Hamming k >= m: no piece need occur
         if (route_ != Route::Direct && !patterns.empty()) {
-            pieces_ = pigeonhole_pieces(patterns);
+            pieces_ = pigeonhole_pieces(patterns); // Route::Prefilter: throws for such a pattern
             std::vector<wm::gpu::Literal> lits;
             for (const auto &pc : pieces_)
                 lits.push_back(wm::gpu::Literal{patterns[pc.pattern].bytes.substr(pc.offset, pc.length),

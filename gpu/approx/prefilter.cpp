@@ -11,6 +11,9 @@ namespace wm::approx {
 std::vector<Piece> pigeonhole_pieces(const std::vector<ApproxPattern> &patterns) {
     std::vector<Piece> pieces;
     for (uint32_t p = 0; p < patterns.size(); ++p) {
+        if (!prefilter_covers(patterns[p]))
+            throw KdiffPatternError(p, "the prefilter route cannot take k >= the pattern's length (every window "
+                                       "matches, no piece need occur): use the direct route");
         const uint32_t m = static_cast<uint32_t>(patterns[p].bytes.size());
         const uint32_t parts = std::min(patterns[p].k + 1, m);
         for (uint32_t i = 0; i < parts; ++i) {

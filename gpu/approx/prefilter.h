@@ -38,7 +38,14 @@ struct Window {
     uint32_t lo, hi;
 };
 
+// Whether the pigeonhole holds for p: k + 1 disjoint pieces, none empty,
+// need m > k. Hamming takes k >= m too, and then every m-byte window
+// matches whether or not any piece occurs: such a pattern is for the direct
+// route only.
+inline bool prefilter_covers(const ApproxPattern &p) { return p.k < p.bytes.size(); }
+
 // k + 1 pieces per pattern, lengths floor/ceil(m / (k + 1)), in pattern order.
+// Throws KdiffPatternError for a pattern that !prefilter_covers().
 std::vector<Piece> pigeonhole_pieces(const std::vector<ApproxPattern> &patterns);
 
 // Windows sorted by (pattern, payload, lo), merged. `offsets`: the batch's.

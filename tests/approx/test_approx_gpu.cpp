@@ -120,6 +120,28 @@ TEST(KdiffGpu, WideAndEdgePatterns) {
     EXPECT_EQ(gpu_scan(c, Route::Prefilter), ref);
 }
 
+// Hamming with k >= m: every m-byte window matches and no piece need occur,
+// so the prefilter route found nothing where the direct one found all.
+TEST(KdiffGpu, HammingAsLongAsKTakesTheDirectRoute) {
+    REQUIRE_GPU();
+    Case c;
+    c.pats = {{"ab", 2, Metric::Hamming, false},
+              {"abc", 3, Metric::Hamming, false},
+              {"abcd", 1, Metric::Levenshtein, false}};
+    c.batch.add("xyz");
+    c.batch.add(std::string(size_t{2} << 20, 'q')); // big enough for Auto to decide
+    const auto ref = reference_scan(c.pats, c.batch.view());
+    ASSERT_FALSE(ref.empty());
+    auto mt = ApproxMatcher::create(c.pats, {});
+    EXPECT_EQ(mt->route(), Route::Direct);
+    std::vector<ApproxMatch> out;
+    mt->scan(c.batch.view(), out);
+    EXPECT_EQ(out, ref);
+    ApproxOptions forced;
+    forced.route = Route::Prefilter;
+    EXPECT_THROW(ApproxMatcher::create(c.pats, forced), KdiffPatternError);
+}
+
 TEST(KdiffGpu, AutoRoutePicksOneAndStaysCorrect) {
     REQUIRE_GPU();
     const Case c = random_case(77, 64, 30, 600, 4000);

@@ -127,6 +127,21 @@ TEST(KdiffCpu, ARejectionCarriesThePatternIndex) {
 
 // Hyperscan's extended parameters compute the same end offsets (it reports no
 // distance). Patterns with m <= k + 1 are outside both (rules/ rejects them).
+// The pigeonhole needs k + 1 non-empty pieces: a Hamming pattern with k >= m
+// (every window matches) would get none to find, and so no match at all.
+TEST(KdiffCpu, ThePrefilterRefusesHammingAsLongAsK) {
+    Case c;
+    c.pats = {{"abcd", 1, Metric::Hamming, false}, {"abc", 3, Metric::Hamming, false}};
+    c.batch.add("xyz");
+    ASSERT_EQ(walk(c).size(), 1u); // "xyz" is within 3 mismatches of "abc"
+    try {
+        prefilter(c);
+        FAIL() << "expected KdiffPatternError";
+    } catch (const KdiffPatternError &e) {
+        EXPECT_EQ(e.pattern, 1u);
+    }
+}
+
 TEST(KdiffCpu, HyperscanExtParamsAgree) {
     for (uint32_t seed = 200; seed < 230; ++seed) {
         Case c = random_case(seed, 1 + seed % 12, 20, 10, 200);
