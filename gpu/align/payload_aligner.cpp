@@ -105,43 +105,58 @@ std::vector<PayloadHit> PayloadAligner::align(const uint8_t *data, const uint32_
         WM_CUDA_CHECK(cudaMemcpyAsync(best.data(), d_best, count * 4, cudaMemcpyDeviceToHost, st));
         WM_CUDA_CHECK(cudaMemcpyAsync(bestcol.data(), d_bestcol, count * 4, cudaMemcpyDeviceToHost, st));
         WM_CUDA_CHECK(cudaStreamSynchronize(st));
-        // Traceback of the pairs that pass: the window is the payload up to the end column.
+        // Traceback of the pairs that pass. A positive alignment spans fewer
+        // than exact_overlap() columns, so a window that long ending at the
+        // hit holds its whole traceback (as AlignEngine::scan_cpu's): the
+        // workspace no longer grows with the longest payload.
+        const uint64_t cap = exact_overlap(m, s.p);
         std::vector<dispatch::TraceJob> jobs;
         std::vector<uint32_t> who;
-        uint32_t max_win = 1;
         for (uint32_t k = 0; k < count; ++k)
             if (best[k] >= min_score) {
-                const uint32_t len = bestcol[k] - offsets[k] + 1;
-                jobs.push_back({offsets[k], len, 0});
+                const uint64_t end = bestcol[k] + 1, begin = std::max<uint64_t>(offsets[k], end > cap ? end - cap : 0);
+                jobs.push_back({begin, static_cast<uint32_t>(end - begin), 0});
                 who.push_back(k);
-                max_win = std::max(max_win, len);
             }
-        if (jobs.empty()) continue;
-        const uint32_t max_ops = (uint32_t)m + max_win + 1;
-        s.tb_jobs.upload(jobs.data(), jobs.size(), st);
-        void *work = s.tb_work.reserve<uint8_t>(dispatch::traceback_workspace_bytes((uint32_t)jobs.size(), max_win, (uint32_t)m));
-        auto *d_res = s.tb_res.reserve<dispatch::TraceResult>(jobs.size());
-        char *d_ops = s.tb_ops.reserve<char>((size_t)jobs.size() * max_ops);
-        dispatch::traceback((const uint8_t *)s.query_bytes.get(), (uint32_t)m, d_data,
-                            (const dispatch::TraceJob *)s.tb_jobs.get(), (uint32_t)jobs.size(), max_win, ds, work, d_res,
-                            d_ops, max_ops, st);
-        std::vector<dispatch::TraceResult> res(jobs.size());
-        std::vector<char> ops((size_t)jobs.size() * max_ops);
-        s.waiter->wait(st);
-        WM_CUDA_CHECK(cudaMemcpyAsync(res.data(), d_res, res.size() * sizeof(res[0]), cudaMemcpyDeviceToHost, st));
-        WM_CUDA_CHECK(cudaMemcpyAsync(ops.data(), d_ops, ops.size(), cudaMemcpyDeviceToHost, st));
-        WM_CUDA_CHECK(cudaStreamSynchronize(st));
-        for (size_t a = 0; a < jobs.size(); ++a) {
-            PayloadHit ph;
-            ph.payload = who[a];
-            ph.reference = r;
-            ph.hit.score = best[who[a]];
-            ph.hit.db_end = bestcol[who[a]] - offsets[who[a]] + 1;
-            ph.hit.query_begin = (uint32_t)res[a].query_begin;
-            ph.hit.query_end = (uint32_t)res[a].query_end;
-            ph.hit.db_begin = (uint64_t)res[a].db_begin;
-            if (res[a].n_ops > 0) ph.hit.cigar = cigar_from_reversed_ops(ops.data() + a * max_ops, res[a].n_ops);
-            out.push_back(std::move(ph));
+        // Rounds of jobs whose direction bytes fit the budget.
+        for (size_t first = 0; first < jobs.size();) {
+            uint32_t max_win = 1;
+            size_t last = first;
+            while (last < jobs.size()) {
+                const uint32_t win = std::max(max_win, jobs[last].win_len);
+                if (last > first && dispatch::traceback_workspace_bytes(uint32_t(last - first + 1), win, uint32_t(m)) >
+                                        tuning::kTraceWorkspaceBudget)
+                    break;
+                max_win = win, ++last;
+            }
+            const uint32_t n = uint32_t(last - first), max_ops = (uint32_t)m + max_win + 1;
+            s.tb_jobs.upload(jobs.data() + first, n, st);
+            void *work = s.tb_work.reserve<uint8_t>(dispatch::traceback_workspace_bytes(n, max_win, (uint32_t)m));
+            auto *d_res = s.tb_res.reserve<dispatch::TraceResult>(n);
+            char *d_ops = s.tb_ops.reserve<char>((size_t)n * max_ops);
+            dispatch::traceback((const uint8_t *)s.query_bytes.get(), (uint32_t)m, d_data,
+                                (const dispatch::TraceJob *)s.tb_jobs.get(), n, max_win, ds, work, d_res, d_ops,
+                                max_ops, st);
+            std::vector<dispatch::TraceResult> res(n);
+            std::vector<char> ops((size_t)n * max_ops);
+            s.waiter->wait(st);
+            WM_CUDA_CHECK(cudaMemcpyAsync(res.data(), d_res, res.size() * sizeof(res[0]), cudaMemcpyDeviceToHost, st));
+            WM_CUDA_CHECK(cudaMemcpyAsync(ops.data(), d_ops, ops.size(), cudaMemcpyDeviceToHost, st));
+            WM_CUDA_CHECK(cudaStreamSynchronize(st));
+            for (uint32_t a = 0; a < n; ++a) {
+                const uint32_t k = who[first + a];
+                PayloadHit ph;
+                ph.payload = k;
+                ph.reference = r;
+                ph.hit.score = best[k];
+                ph.hit.db_end = bestcol[k] - offsets[k] + 1;
+                ph.hit.query_begin = (uint32_t)res[a].query_begin;
+                ph.hit.query_end = (uint32_t)res[a].query_end;
+                ph.hit.db_begin = jobs[first + a].win_begin - offsets[k] + (uint64_t)res[a].db_begin;
+                if (res[a].n_ops > 0) ph.hit.cigar = cigar_from_reversed_ops(ops.data() + a * max_ops, res[a].n_ops);
+                out.push_back(std::move(ph));
+            }
+            first = last;
         }
     }
     std::stable_sort(out.begin(), out.end(), [](const PayloadHit &a, const PayloadHit &b) {

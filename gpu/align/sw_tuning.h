@@ -26,4 +26,9 @@ constexpr int kHistThreads = 256;
 // hit; each row of the window is scanned in chunks of this many columns).
 constexpr int kTraceThreads = 1024;
 
+// Payload traceback (PayloadAligner): the direction bytes of one launch's
+// jobs stay under this budget; more jobs take more launches (one payload's
+// window is never split: a window alone may exceed it).
+constexpr unsigned long long kTraceWorkspaceBudget = 512ull << 20;
+
 } // namespace wm::align::tuning

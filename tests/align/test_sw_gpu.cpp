@@ -237,6 +237,48 @@ TEST(GpuPayloads, EqualReferencePerPair) {
     EXPECT_GT(got.size(), 20u);
 }
 
+// Each traceback window is exact_overlap() columns ending at the hit, not
+// the payload's whole prefix (whose direction bytes, jobs x longest payload x
+// m, once asked for more than the device has), and the jobs run in rounds
+// under a workspace budget: long payloads, and enough 1 KB-reference hits
+// for several rounds, give the regions the CPU's windowed traceback gives.
+TEST(GpuPayloads, WindowedTracebackInRoundsEqualsTheCpus) {
+    SKIP_WITHOUT_GPU();
+    std::mt19937 rng(77);
+    const std::vector<uint8_t> ref = test::random_seq(rng, 1024, 0), short_ref = test::random_seq(rng, 48, 0);
+    std::vector<uint8_t> data;
+    std::vector<uint32_t> off{0};
+    for (int k = 0; k < 1200; ++k) {
+        const bool long_payload = k % 100 == 0;
+        auto pl = test::random_seq(rng, long_payload ? 40000 : 1400, 0);
+        const auto &r = long_payload ? short_ref : ref;
+        std::copy(r.begin(), r.begin() + std::min<size_t>(r.size(), 600), pl.end() - 700); // near the end
+        data.insert(data.end(), pl.begin(), pl.end());
+        off.push_back((uint32_t)data.size());
+    }
+    const ScoreParams p;
+    const std::vector<std::vector<uint8_t>> refs = {ref, short_ref};
+    PayloadAligner al({std::string(ref.begin(), ref.end()), std::string(short_ref.begin(), short_ref.end())}, p, 0);
+    const auto got = al.align(data.data(), off.data(), (uint32_t)off.size() - 1, 60);
+    size_t long_hits = 0;
+    for (const PayloadHit &h : got) {
+        const auto &r = refs[h.reference];
+        const uint8_t *payload = data.data() + off[h.payload];
+        const uint32_t len = off[h.payload + 1] - off[h.payload];
+        const uint64_t w = exact_overlap(r.size(), p);
+        const uint64_t begin = h.hit.db_end > w ? h.hit.db_end - w : 0;
+        const Hit cpu = reference_traceback(r.data(), r.size(), payload, begin, h.hit.db_end - 1, p);
+        EXPECT_EQ(h.hit.score, cpu.score) << h.payload;
+        EXPECT_EQ(h.hit.db_begin, cpu.db_begin) << h.payload;
+        EXPECT_EQ(h.hit.query_begin, cpu.query_begin) << h.payload;
+        EXPECT_EQ(h.hit.query_end, cpu.query_end) << h.payload;
+        test::expect_valid_alignment(h.hit, r, payload, len, p);
+        long_hits += len == 40000;
+    }
+    EXPECT_GE(got.size(), 1188u); // every 1 KB-reference copy of 600 bytes scores far above 60
+    EXPECT_EQ(long_hits, 12u);
+}
+
 TEST(GpuPayloads, EmptyBatchAndRejectsBadReferences) {
     SKIP_WITHOUT_GPU();
     EXPECT_THROW(PayloadAligner({std::string()}, ScoreParams{}, 0), std::invalid_argument);
