@@ -7,6 +7,7 @@
 #include "capture/offline_capture.h"
 #include "compiled_ruleset.h"
 #include "run_command.h"
+#include "tests/scratch.h"
 
 #include "gpu/align/sw_reference.h"
 
@@ -134,8 +135,7 @@ class CliAlign : public ::testing::Test {
   protected:
     void SetUp() override {
         ASSERT_TRUE(fs::exists(kDemoPcap)) << "demo capture not built: " << kDemoPcap;
-        dir_ = fs::temp_directory_path() /
-               ("wm-cli-align-" + std::string(testing::UnitTest::GetInstance()->current_test_info()->name()));
+        dir_ = wm::test::scratch_path("dir"); // per process: trees running at once keep apart
         fs::remove_all(dir_);
         fs::create_directories(dir_ / "refs");
         std::ofstream(dir_ / "refs/mailfrom.txt", std::ios::binary) << kMailFrom;

@@ -45,6 +45,21 @@ inline rules::RuleSet random_ruleset(std::mt19937 &rng, size_t n, const std::str
     return rs;
 }
 
+// Random payloads over a small alphabet almost never hold a long pattern:
+// copies of two random rules' patterns are planted, each also as a near
+// miss (its first byte changed), so long patterns, and confirmation of the
+// bytes before a matcher's key, are exercised too.
+inline void plant_patterns(std::mt19937 &rng, const std::vector<rules::Rule> &rules, std::string &payload) {
+    for (int t = 0; t < 2 && !rules.empty(); ++t) {
+        const std::string &p = rules[rng() % rules.size()].pattern;
+        if (p.size() > payload.size()) continue;
+        payload.replace(rng() % (payload.size() - p.size() + 1), p.size(), p);
+        std::string near = p;
+        near[0] = static_cast<char>(near[0] ^ 0x01);
+        payload.replace(rng() % (payload.size() - p.size() + 1), p.size(), near);
+    }
+}
+
 inline wm_scanner_options_t scanner_options(int backend, int mode = WM_OUTPUT_POSITIONS,
                                              unsigned verify_every = 0) {
     wm_scanner_options_t o{};

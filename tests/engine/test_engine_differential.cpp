@@ -7,6 +7,8 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
+
 
 using namespace wm;
 
@@ -36,8 +38,11 @@ TEST_P(EngineDifferential, HyperscanEqualsReference) {
     CompiledRuleSet rs(test::random_ruleset(rng, c.rules, c.alphabet, c.max_len));
     test::OwnedBatch batch;
     batch.add(""); // empty payloads are legal and match nothing
-    for (size_t i = 0; i < c.payloads; ++i)
-        batch.add(test::random_bytes(rng, rng() % (c.max_payload + 1), c.alphabet));
+    for (size_t i = 0; i < c.payloads; ++i) {
+        std::string payload = test::random_bytes(rng, rng() % (c.max_payload + 1), c.alphabet);
+        test::plant_patterns(rng, rs.rules(), payload);
+        batch.add(payload);
+    }
     batch.add("");
     HyperscanEngine hs(rs);
     ReferenceMatcher ref(rs.rules());
@@ -49,6 +54,9 @@ TEST_P(EngineDifferential, HyperscanEqualsReference) {
         EXPECT_TRUE(a == b);
         if (mode == WM_OUTPUT_POSITIONS) {
             EXPECT_GT(a.size(), 0u) << "case too weak: no matches at all";
+            // Patterns past 16 bytes (a GPU key's length) must match too, where the case has them.
+            const auto longest = [&](const Match &m) { return rs.rules()[m.rule].pattern.size() > 16; };
+            if (c.max_len > 16) EXPECT_TRUE(std::any_of(a.begin(), a.end(), longest)) << "no long pattern matched";
         }
     }
 }

@@ -95,6 +95,18 @@ TEST(HyperscanThreads, SmallBatchesOnePayloadAndOffsetBatches) {
     tail.count -= tail.count / 2;
     EXPECT_GT(tail.offsets[0], 0u);
     EXPECT_TRUE(scan(many, tail, WM_OUTPUT_POSITIONS) == scan(one, tail, WM_OUTPUT_POSITIONS));
+    // Both thread counts could share a mistake in the batch's base offset:
+    // the reference says what the tail and the one big payload hold.
+    ReferenceMatcher ref(rs.rules());
+    for (const BatchView &v : {tail, big.view()}) {
+        std::vector<Match> want;
+        ref.scan(v, WM_OUTPUT_POSITIONS, want);
+        sort_matches(want);
+        std::vector<Match> got = scan(many, v, WM_OUTPUT_POSITIONS);
+        sort_matches(got);
+        EXPECT_FALSE(want.empty());
+        EXPECT_TRUE(got == want);
+    }
 }
 
 } // namespace

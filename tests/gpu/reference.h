@@ -164,6 +164,10 @@ struct CaseSpec {
     uint32_t patterns = 20, min_len = 1, max_len = 6;
     uint32_t payloads = 30, max_payload = 300;
     bool nocase_mix = true, offset_depth = true, duplicates = true;
+    // Random payloads over the alphabet almost never hold a pattern past 5
+    // bytes: copies of the patterns, and near misses (first byte flipped,
+    // for the bytes a GPU key leaves to a check), are planted into them.
+    bool plant = true;
 };
 
 // The spec's sizes, its other fields at their defaults.
@@ -199,6 +203,16 @@ inline Case random_case(uint32_t seed, const CaseSpec &s) {
         uint32_t n = rng() % 6 == 0 ? 0 : rng() % (s.max_payload + 1);
         for (uint32_t j = 0; j < n; ++j) c.data.push_back(static_cast<uint8_t>(pick()));
         c.offs.push_back(static_cast<uint32_t>(c.data.size()));
+    }
+    std::mt19937 plant_rng(seed ^ 0x5eedu); // its own stream: the cases' other bytes stay as they were
+    for (size_t i = 0; s.plant && !c.pats.empty() && i + 1 < c.offs.size(); ++i) {
+        const uint32_t begin = c.offs[i], n = c.offs[i + 1] - begin;
+        for (int t = 0; t < 2; ++t) {
+            std::string p = c.pats[plant_rng() % c.pats.size()].bytes;
+            if (p.empty() || p.size() > n) continue;
+            if (t == 1) p[0] = static_cast<char>(p[0] ^ 0x01); // the near miss
+            std::copy(p.begin(), p.end(), c.data.begin() + begin + plant_rng() % (n - p.size() + 1));
+        }
     }
     return c;
 }

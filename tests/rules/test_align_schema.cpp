@@ -2,6 +2,7 @@
 // reference length limit, to_yaml round trips and the content hash. The
 // table of bad align rules is in bad_rules.txt (align_* cases).
 #include "rules/rule.h"
+#include "tests/scratch.h"
 
 #include <gtest/gtest.h>
 
@@ -41,9 +42,7 @@ rules:
 struct TempDir {
     fs::path path;
     TempDir() {
-        path = fs::temp_directory_path() /
-               ("wm-align-" + std::to_string(::testing::UnitTest::GetInstance()->random_seed()) +
-                "-" + ::testing::UnitTest::GetInstance()->current_test_info()->name());
+        path = wm::test::scratch_path("dir"); // per process: trees running at once keep apart
         fs::remove_all(path);
         fs::create_directories(path / "refs");
     }
