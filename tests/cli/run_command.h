@@ -2,6 +2,7 @@
 #pragma once
 
 #include "tests/scratch.h"
+#include "tests/shell_quote.h"
 
 #include <array>
 #include <cstdio>
@@ -29,7 +30,8 @@ inline std::string slurp(const std::string &path) {
 inline CommandResult run_command(const std::string &args) {
     char tmpl[] = "/tmp/wm-cli-XXXXXX";
     std::string dir = mkdtemp(tmpl);
-    std::string cmd = std::string(WM_CLI) + " " + args + " >" + dir + "/out 2>" + dir + "/err";
+    std::string cmd =
+        shell_quote(WM_CLI) + " " + quote_tree_paths(args) + " >" + dir + "/out 2>" + dir + "/err";
     CommandResult r;
     int rc = std::system(cmd.c_str());
     r.status = WIFEXITED(rc) ? WEXITSTATUS(rc) : -1;

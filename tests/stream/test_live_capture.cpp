@@ -9,6 +9,7 @@
 // ports it is given.
 #include "capture/packet_builder.h"
 #include "capture/pcap_writer.h"
+#include "tests/shell_quote.h"
 
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
@@ -115,7 +116,8 @@ class VethPair {
     const std::string &why() const { return why_; }
     const std::string &near_end() const { return near_; }
     std::string send(const std::string &pcap, const std::string &mbps) const {
-        return "ip netns exec " + ns_ + " tcpreplay -q -i " + far_ + " --mbps=" + mbps + " " + pcap;
+        return "ip netns exec " + ns_ + " tcpreplay -q -i " + far_ + " --mbps=" + mbps + " " +
+               wm::test::shell_quote(pcap);
     }
 
   private:
@@ -136,9 +138,9 @@ LiveRun live_replay(const VethPair &v, const std::string &flags, const std::stri
     LiveRun r;
     const pid_t pid = fork();
     if (pid == 0) {
-        const std::string cmd = std::string(WM_CLI) + " live -i " + v.near_end() + " -r " +
-                                kDemoRules + " -b cpu " + flags + " >" + dir + "/out 2>" + dir +
-                                "/err";
+        const std::string cmd = wm::test::shell_quote(WM_CLI) + " live -i " + v.near_end() + " -r " +
+                                wm::test::shell_quote(kDemoRules) + " -b cpu " + flags + " >" + dir + "/out 2>" +
+                                dir + "/err";
         execl("/bin/sh", "sh", "-c", ("exec " + cmd).c_str(), (char *)nullptr);
         _exit(127);
     }
@@ -158,8 +160,8 @@ LiveRun live_replay(const VethPair &v, const std::string &flags, const std::stri
 
 std::string replay_out(const std::string &flags) {
     const std::string out = "/tmp/wm-live-offline-" + std::to_string(getpid());
-    sh(std::string(WM_CLI) + " replay " + kDemoPcap + " -r " + kDemoRules + " -b cpu " + flags +
-       " -o " + out);
+    sh(wm::test::shell_quote(WM_CLI) + " replay " + wm::test::shell_quote(kDemoPcap) + " -r " +
+       wm::test::shell_quote(kDemoRules) + " -b cpu " + flags + " -o " + out);
     std::string s = slurp(out);
     fs::remove(out);
     return s;
@@ -236,8 +238,8 @@ TEST(LiveCaptureTunnels, VxlanOnAGivenPortGivesTheCarriedTrafficsAlerts) {
 }
 
 TEST(LiveCaptureCli, UnknownInterfaceFailsWithAReason) {
-    const std::string cmd = std::string(WM_CLI) + " live -i wm-no-such-if0 -r " + kDemoRules +
-                            " --duration 1 2>&1";
+    const std::string cmd = wm::test::shell_quote(WM_CLI) + " live -i wm-no-such-if0 -r " +
+                            wm::test::shell_quote(kDemoRules) + " --duration 1 2>&1";
     FILE *p = popen(cmd.c_str(), "r");
     ASSERT_NE(p, nullptr);
     std::string out;
