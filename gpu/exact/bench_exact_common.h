@@ -32,8 +32,11 @@ void fill_random_letters(uint8_t *dst, uint64_t n, uint64_t seed);
 
 // CPU peers over the whole text, split into one slice per host thread (each
 // slice extended by m-1 bytes so no occurrence is lost or counted twice).
-// Return sorted start positions.
+// Return sorted start positions. One thread runs on the caller's (no
+// thread is started), so a small text is not timed mostly starting threads.
 std::vector<uint32_t> kmp_parallel(const uint8_t *text, uint64_t n, const std::string &p, int threads);
+// Its scratch spaces (one per host thread) are allocated once, here, not in
+// the timed search.
 class HyperscanLiteral {
   public:
     explicit HyperscanLiteral(const std::string &p);
@@ -42,6 +45,7 @@ class HyperscanLiteral {
 
   private:
     void *db_ = nullptr;
+    std::vector<void *> scratch_; // hs_scratch_t per thread
     uint32_t m_ = 0;
 };
 int host_threads();

@@ -21,6 +21,7 @@ double median(std::vector<double> v) {
 int host_threads() { return std::max(1u, std::thread::hardware_concurrency()); }
 
 template <class F> static void parallel_for(int threads, F f) {
+    if (threads == 1) return f(0);
     std::vector<std::thread> ts;
     for (int t = 0; t < threads; ++t) ts.emplace_back(f, t);
     for (auto &t : ts) t.join();
@@ -46,7 +47,7 @@ static std::vector<uint32_t> sliced(const uint8_t *text, uint64_t n, uint32_t m,
         const uint64_t lo = n * t / threads, hi = n * (t + 1) / threads;
         const uint64_t end = std::min<uint64_t>(n, hi + m - 1);
         if (end <= lo) return;
-        s(text + lo, end - lo, parts[t]);
+        s(t, text + lo, end - lo, parts[t]);
         for (auto &p : parts[t]) p += static_cast<uint32_t>(lo);
     });
     std::vector<uint32_t> out;
@@ -59,7 +60,7 @@ static std::vector<uint32_t> sliced(const uint8_t *text, uint64_t n, uint32_t m,
 std::vector<uint32_t> kmp_parallel(const uint8_t *text, uint64_t n, const std::string &p, int threads) {
     const auto f = kmp_failure(p);
     return sliced(text, n, static_cast<uint32_t>(p.size()), threads,
-                  [&](const uint8_t *t, uint64_t len, std::vector<uint32_t> &o) { kmp_search(t, len, p, f, o); });
+                  [&](int, const uint8_t *t, uint64_t len, std::vector<uint32_t> &o) { kmp_search(t, len, p, f, o); });
 }
 
 HyperscanLiteral::HyperscanLiteral(const std::string &p) : m_(static_cast<uint32_t>(p.size())) {
@@ -74,16 +75,25 @@ HyperscanLiteral::HyperscanLiteral(const std::string &p) : m_(static_cast<uint32
         throw std::runtime_error("hs_compile: " + msg);
     }
     db_ = db;
+    for (int t = 0; t < host_threads(); ++t) {
+        hs_scratch_t *scratch = nullptr;
+        if (hs_alloc_scratch(db, &scratch) != HS_SUCCESS) throw std::runtime_error("hs_alloc_scratch");
+        scratch_.push_back(scratch);
+    }
 }
 
-HyperscanLiteral::~HyperscanLiteral() { hs_free_database(static_cast<hs_database_t *>(db_)); }
+HyperscanLiteral::~HyperscanLiteral() {
+    for (void *s : scratch_) hs_free_scratch(static_cast<hs_scratch_t *>(s));
+    hs_free_database(static_cast<hs_database_t *>(db_));
+}
 
 std::vector<uint32_t> HyperscanLiteral::search(const uint8_t *text, uint64_t n, int threads) const {
     auto *db = static_cast<hs_database_t *>(db_);
     const uint32_t m = m_;
-    return sliced(text, n, m, threads, [&](const uint8_t *t, uint64_t len, std::vector<uint32_t> &o) {
-        hs_scratch_t *scratch = nullptr;
-        if (hs_alloc_scratch(db, &scratch) != HS_SUCCESS) throw std::runtime_error("hs_alloc_scratch");
+    if (threads < 1 || threads > static_cast<int>(scratch_.size()))
+        throw std::invalid_argument("HyperscanLiteral::search: 1.." + std::to_string(scratch_.size()) + " threads");
+    return sliced(text, n, m, threads, [&](int thread, const uint8_t *t, uint64_t len, std::vector<uint32_t> &o) {
+        auto *scratch = static_cast<hs_scratch_t *>(scratch_[thread]);
         struct Ctx { std::vector<uint32_t> *o; uint32_t m; } ctx{&o, m};
         hs_scan(db, reinterpret_cast<const char *>(t), static_cast<unsigned>(len), 0, scratch,
                 [](unsigned, unsigned long long, unsigned long long to, unsigned, void *c) -> int {
@@ -92,7 +102,6 @@ std::vector<uint32_t> HyperscanLiteral::search(const uint8_t *text, uint64_t n, 
                     return 0;
                 },
                 &ctx);
-        hs_free_scratch(scratch);
     });
 }
 

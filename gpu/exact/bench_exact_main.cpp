@@ -31,8 +31,8 @@ int parse(int argc, char **argv, Options &o, Command &cmd) {
         "tables", "the seed's Tables 1-4 (brute force, duel, KMP) + device-resident kernel throughput");
     tables->add_option("--sizes", o.log_sizes, "log2 of the text sizes")
         ->delimiter(',')
-        ->check(CLI::Range(10, 32)); // 1 KiB .. 4 GiB: match positions are 32-bit
-    tables->add_option("--m", o.m, "pattern length")->check(CLI::Range(1u, std::numeric_limits<uint32_t>::max()));
+        ->check(CLI::Range(10, 31)); // 1 KiB .. 2 GiB: the matcher takes texts below 2^32 bytes
+    tables->add_option("--m", o.m, "pattern length")->check(CLI::Range(1u, 65535u)); // ExactMatcher's limit
     tables->add_option("--cpu-reps", o.cpu_reps, "repeats of the CPU peers")
         ->check(CLI::Range(1, std::numeric_limits<int>::max()));
     CLI::App *engine = app.add_subcommand(
