@@ -9,10 +9,12 @@
 
 #include <gtest/gtest.h>
 
+#include <atomic>
 #include <chrono>
 #include <cmath>
 #include <string>
 #include <thread>
+#include <vector>
 
 TEST(AbiLive, ASecondRunOfOneCaptureIsRefusedWhileTheFirstRuns) {
     const char rules[] = "version: 1\nrules:\n  - {id: 1, msg: m, pattern: abc}\n";
@@ -37,17 +39,29 @@ TEST(AbiLive, ASecondRunOfOneCaptureIsRefusedWhileTheFirstRuns) {
     ASSERT_EQ(wm_scanner_create(rs, &so, &first, nullptr), WM_SUCCESS);
     ASSERT_EQ(wm_scanner_create(rs, &so, &second, nullptr), WM_SUCCESS);
 
-    int first_rc = -100;
-    std::thread runner([&] { first_rc = wm_live_run(live, first, nullptr, nullptr, nullptr); });
-    std::this_thread::sleep_for(std::chrono::milliseconds(300)); // the first run is capturing by now
-    wm_error_t *second_err = nullptr;
-    EXPECT_EQ(wm_live_run(live, second, nullptr, nullptr, &second_err), WM_BAD_STATE);
-    ASSERT_NE(second_err, nullptr);
-    EXPECT_NE(std::string(second_err->message).find("already running"), std::string::npos) << second_err->message;
-    wm_error_free(second_err);
+    // Two runs at once, whichever starts first: the other one must come back
+    // at once with WM_BAD_STATE (no sleep guessing which one captures).
+    struct Run {
+        wm_scanner_t *scanner;
+        std::atomic<int> rc{-100};
+        wm_error_t *err = nullptr;
+    } runs[2] = {{first}, {second}};
+    std::vector<std::thread> threads;
+    for (Run &r : runs)
+        threads.emplace_back([&r, live] { r.rc = wm_live_run(live, r.scanner, nullptr, nullptr, &r.err); });
+    const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(30);
+    while (runs[0].rc == -100 && runs[1].rc == -100 && std::chrono::steady_clock::now() < deadline)
+        std::this_thread::sleep_for(std::chrono::milliseconds(5));
+    const int refused = runs[0].rc != -100 ? 0 : 1;
+    EXPECT_EQ(runs[refused].rc, WM_BAD_STATE) << "neither run came back within 30 s";
     wm_live_stop(live);
-    runner.join();
-    EXPECT_EQ(first_rc, WM_SUCCESS);
+    for (auto &t : threads) t.join();
+    EXPECT_EQ(runs[1 - refused].rc, WM_SUCCESS);
+    ASSERT_NE(runs[refused].err, nullptr);
+    EXPECT_NE(std::string(runs[refused].err->message).find("already running"), std::string::npos)
+        << runs[refused].err->message;
+    wm_error_free(runs[refused].err);
+    wm_error_free(runs[1 - refused].err);
     // The first run ended on wm_live_stop: the capture is over, and another
     // run says so instead of returning at once with nothing captured.
     wm_error_t *after_err = nullptr;
