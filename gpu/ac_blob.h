@@ -258,6 +258,31 @@ inline AcView make_ac_view(const uint8_t *host_blob, const uint8_t *base) {
     return v;
 }
 
+// The most output records one payload byte can end in Positions mode (Set
+// keys are fewer): every group's longest output list, plus the most one-byte
+// literals of one class. Host-only, over the host copy. The kernels' record
+// counter is 32-bit, so a chunk's bytes are bounded by it (CudaMatcher).
+inline uint64_t max_records_per_byte(const uint8_t *host_blob) {
+    const AcView v = make_ac_view(host_blob, host_blob);
+    uint64_t n = 0;
+    for (uint32_t g = 0; g < v.num_groups && g < kMaxGroups; ++g) {
+        const AcGroupView &o = v.groups[g];
+        uint32_t most = 0;
+        for (uint32_t s = 0; s < o.num_states; ++s)
+            most = o.out_off[s + 1] - o.out_off[s] > most ? o.out_off[s + 1] - o.out_off[s] : most;
+        n += most;
+        if (o.one_byte_lits) {
+            uint32_t most_one = 0;
+            for (uint32_t c = 0; c < kMaxOneByteClasses; ++c) {
+                const uint32_t k = o.one_byte_lits[c + 1] - o.one_byte_lits[c];
+                most_one = k > most_one ? k : most_one;
+            }
+            n += most_one;
+        }
+    }
+    return n ? n : 1;
+}
+
 // Whether every state of every group has a dense row: the kernels then walk
 // with no sparse step at all (ac_step's SPARSE = false).
 inline bool ac_all_dense(const AcView &v) {

@@ -87,7 +87,11 @@ void CudaMatcher::build_on_device() {
     count_counters_ = ac_prepare_kernels(dev_, d_view_);
 
     const size_t max_chunk = g_max_chunk_bytes.load() ? g_max_chunk_bytes.load() : tuning::kMaxChunkBytes;
-    chunk_target_ = std::max<size_t>(std::min<size_t>({opts.max_batch_bytes, max_chunk, UINT32_MAX / 2}),
+    // The kernels count a chunk's records in 32 bits: a chunk must not end
+    // more than that can hold (slabs' holes at most double the records; a
+    // quarter of 2^32 leaves room). ET Open: 9 a byte, no bound below 119 MB.
+    const size_t record_bound = (size_t{UINT32_MAX} / 4) / max_records_per_byte(blob_.bytes.data());
+    chunk_target_ = std::max<size_t>(std::min<size_t>({opts.max_batch_bytes, max_chunk, UINT32_MAX / 2, record_bound}),
                                      size_t{blob_.header().max_len} + tuning::kTileBytes);
     chunk_bytes_ = chunk_target_ + chunk_target_ / tuning::kChunkTailSlackDivisor;
     chunk_segs_ = std::max<size_t>(1, opts.max_batch_payloads);

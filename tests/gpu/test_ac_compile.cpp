@@ -8,6 +8,8 @@
 
 #include <gtest/gtest.h>
 
+#include <map>
+
 using namespace wm::gpu;
 using namespace wm::gpu::test;
 
@@ -407,4 +409,27 @@ TEST(AcTuning, AllDenseOnlyWithoutSparseStates) {
             EXPECT_EQ(t, (ac_step<uint16_t, true>(g, st, c))) << "state " << st << " class " << c;
             EXPECT_EQ(t, (ac_step<uint16_t, true>(gr, st, c))) << "state " << st << " class " << c;
         }
+}
+
+// The kernels count a chunk's records in 32 bits, so a chunk is bounded by
+// the most records one byte can end: the bound must hold for any text, for
+// case-split and case-folded groups and one-byte literals alike.
+TEST(AcCompile, MaxRecordsPerByteBoundsEveryPosition) {
+    for (uint32_t seed = 1; seed <= 6; ++seed) {
+        CaseSpec s;
+        s.alphabet = "aAb";
+        s.patterns = 40;
+        s.max_len = 8;
+        const Case c = random_case(seed, s);
+        for (const bool folded : {true, false}) {
+            AcCompileOptions o;
+            o.case_groups = folded ? CaseGroups::Folded : CaseGroups::Split;
+            const uint64_t bound = max_records_per_byte(compile_ac(c.pats, o).bytes.data());
+            std::map<std::pair<uint32_t, uint32_t>, uint64_t> at; // (payload, end) -> records
+            uint64_t most = 0;
+            for (const Match &m : naive_matches(c.pats, c.view())) most = std::max(most, ++at[{m.payload, m.end}]);
+            EXPECT_GE(bound, most) << "seed " << seed << (folded ? " folded" : " split");
+            EXPECT_GT(most, 1u) << "seed " << seed << ": no byte ended two records";
+        }
+    }
 }
