@@ -4,6 +4,7 @@
 // literal rule beside them. Every align alert must carry align.score >=
 // min_score and the aligned region; the expectation is the plain CPU DP run
 // on the payloads decoded from the capture.
+#include "tests/rule_applies.h"
 #include "capture/offline_capture.h"
 #include "compiled_ruleset.h"
 #include "run_command.h"
@@ -86,7 +87,7 @@ std::map<Key, Alert> expected_align_alerts(const std::string &rules_path) {
     while (cap.next(&p) == WM_SUCCESS) {
         const wm_payload_meta_t meta{p.proto, p.src_port, p.dst_port};
         for (const auto &r : rs.rules()) {
-            if (!r.align || p.payload_len == 0 || !wm::CompiledRuleSet::applies(r, meta)) continue;
+            if (!r.align || p.payload_len == 0 || !wm::test::rule_applies(r, meta)) continue;
             wm::align::ScoreParams sp;
             std::tie(sp.match, sp.mismatch, sp.gap_open, sp.gap_extend) =
                 std::make_tuple(r.align->match, r.align->mismatch, r.align->gap_open, r.align->gap_extend);

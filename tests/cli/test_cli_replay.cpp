@@ -1,5 +1,6 @@
 // `warpmatch replay` end to end: alert JSON schema, expected demo alerts,
 // alerts equal to the reference matcher on real captures, truncated files.
+#include "tests/rule_applies.h"
 #include "capture/offline_capture.h"
 #include "compiled_ruleset.h"
 #include "reference_matcher.h"
@@ -83,7 +84,7 @@ std::set<AlertKey> reference_alerts(const std::string &pcap, const std::string &
         std::vector<wm::Match> m;
         ref.scan(b, WM_OUTPUT_SET, m);
         for (const auto &x : m)
-            if (wm::CompiledRuleSet::applies(rs.rules()[x.rule], meta))
+            if (wm::test::rule_applies(rs.rules()[x.rule], meta))
                 out.emplace(p.number, rs.rules()[x.rule].id);
     }
     return out;

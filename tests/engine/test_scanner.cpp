@@ -88,6 +88,24 @@ TEST(Scanner, ProtocolAndPortsFilterMatches) {
     // Without metadata the constraints cannot be checked and are not applied.
     ASSERT_EQ(sc.scan(b.view(false), out), WM_SUCCESS);
     EXPECT_EQ(out.size(), 9u);
+
+    // A range takes both its ends, by source or destination port, and
+    // nothing past them.
+    auto ranged = make_rule(4, "evil");
+    ranged.ports = {{8000, 8080}};
+    rules::RuleSet rs2;
+    rs2.rules = {ranged};
+    CompiledRuleSet crs2(rs2);
+    Scanner sc2(crs2, cpu_options());
+    test::OwnedBatch r;
+    r.add("evil", {WM_PROTO_TCP, 40000, 8080}); // the top, as destination
+    r.add("evil", {WM_PROTO_UDP, 8000, 40000}); // the bottom, as source
+    r.add("evil", {WM_PROTO_TCP, 40000, 8081});
+    r.add("evil", {WM_PROTO_TCP, 7999, 40000});
+    ASSERT_EQ(sc2.scan(r.view(), out), WM_SUCCESS);
+    std::vector<uint32_t> payloads;
+    for (const auto &m : out) payloads.push_back(m.payload);
+    EXPECT_EQ(payloads, (std::vector<uint32_t>{0, 1}));
 }
 
 TEST(Scanner, SetModeGivesDistinctRulesPerPayload) {

@@ -6,6 +6,7 @@
 // replay says why. The UDP tunnels' ports vary with the input's size: the
 // standard ones, the same spelled out (the bitmap path), or more ports.
 // WM_FUZZ_BACKEND=gpu runs it on the GPU (fuzz_backend.h).
+#include "tests/rule_applies.h"
 #include "plugin/src/capture/offline_capture.h"
 #include "plugin/src/capture/tunnel_ports.h"
 #include "plugin/src/compiled_ruleset.h"
@@ -77,7 +78,7 @@ std::set<AlertKey> reference_alerts(const std::string &path, const wm::capture::
             std::vector<wm::Match> m;
             e.reference.scan(wm::BatchView{p.payload, offsets, 1, &meta}, WM_OUTPUT_SET, m);
             for (const auto &x : m)
-                if (wm::CompiledRuleSet::applies(e.compiled.rules()[x.rule], meta))
+                if (wm::test::rule_applies(e.compiled.rules()[x.rule], meta))
                     out.emplace(p.number, e.compiled.rules()[x.rule].id);
         }
     } catch (const wm::capture::CaptureError &err) {

@@ -9,6 +9,7 @@
 // 255: 300 bytes, past a GPU tile) and its bytes. Pattern and payload bytes
 // are drawn from 8 symbols (letters in both cases, 0x00, 0x01), so matches
 // are dense. WM_FUZZ_BACKEND=gpu scans on the GPU (fuzz_backend.h).
+#include "tests/rule_applies.h"
 #include "plugin/src/compiled_ruleset.h"
 #include "plugin/src/reference_matcher.h"
 #include "tests/fuzz/fuzz_backend.h"
@@ -99,7 +100,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     reference.scan(view, WM_OUTPUT_POSITIONS, ref);
     std::vector<Hit> want;
     for (const auto &m : ref)
-        if (compiled.applies(m.rule, meta[m.payload]))
+        if (wm::test::rule_applies(compiled.rules()[m.rule], meta[m.payload]))
             want.emplace_back(compiled.rules()[m.rule].id, m.payload, m.start, m.end);
     std::sort(want.begin(), want.end());
 
