@@ -202,8 +202,8 @@ int main(int argc, char **argv) {
     replay->add_option("-b,--backend", ra.backend, "auto|cpu|gpu")
         ->check(CLI::IsMember({"auto", "cpu", "gpu"}));
     replay->add_option("--matches", ra.matches,
-                       "positions: alerts carry payload offsets; set: rule ids only; "
-                       "auto: positions on CPU, set on GPU")
+                       "positions: alerts carry payload offsets; set: rule ids only (align alerts keep "
+                       "their region); auto: positions on CPU, set on GPU")
         ->check(CLI::IsMember({"auto", "positions", "set"}));
     replay->add_flag("--verify", ra.verify,
                      "cross-check every GPU batch against Hyperscan; with --streams also "

@@ -165,7 +165,7 @@ typedef struct wm_ruleset_info {
     size_t max_pattern_len;   /**< longest pattern in bytes                 */
     char hash[17];            /**< content hash, 16 hex digits + NUL: equal
                                    rule sets give equal hashes              */
-    size_t database_bytes;    /**< size of the serialized CPU database     */
+    size_t database_bytes;    /**< size of the serialized literal database */
 } wm_ruleset_info_t;
 
 WM_API void wm_ruleset_info_init(wm_ruleset_info_t *info);
@@ -187,7 +187,10 @@ WM_API int wm_ruleset_rule(const wm_ruleset_t *rs, uint32_t rule_id, wm_rule_inf
 
 /**
  * Serialize the compiled CPU database (Hyperscan) into a malloc'ed buffer
- * the caller frees with wm_free(). Equal rule sets give equal bytes.
+ * the caller frees with wm_free(). Equal rule sets give equal bytes. Only
+ * the literal rules' database: approximate rules (their own Hyperscan
+ * database) and align rules are not in it, and a rule set with no literal
+ * rule returns WM_BAD_STATE (database_bytes is then 0).
  */
 WM_API int wm_ruleset_serialize(const wm_ruleset_t *rs, char **bytes, size_t *len);
 WM_API void wm_free(void *p);
@@ -353,7 +356,8 @@ typedef struct wm_batch {
 
 /**
  * Match callback. start/end are byte offsets inside the payload
- * [start, end); both 0 in WM_OUTPUT_SET mode. Return non-zero to stop the
+ * [start, end); both 0 in WM_OUTPUT_SET mode, except for align rules, whose
+ * [start, end) is the aligned region in every mode. Return non-zero to stop the
  * scan (wm_scan_batch then returns WM_SCAN_TERMINATED).
  */
 typedef int (*wm_match_fn)(uint32_t rule_id, uint32_t payload_index, uint32_t start,

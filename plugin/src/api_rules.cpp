@@ -154,7 +154,7 @@ WM_API int wm_ruleset_serialize(const wm_ruleset_t *rs, char **bytes, size_t *le
     *bytes = nullptr;
     *len = 0;
     if (!rs->compiled->hs_database())
-        return WM_BAD_STATE; // an empty rule set has no database
+        return WM_BAD_STATE; // no literal rule: no database (documented in warpmatch.h)
     char *hs_bytes = nullptr;
     size_t n = 0;
     if (hs_serialize_database(rs->compiled->hs_database(), &hs_bytes, &n) != HS_SUCCESS)
