@@ -4,7 +4,7 @@
 //   bench_ac_kernel --extract CAPTURE.pcap OUT.corpus      (host only: payloads -> corpus)
 //   bench_ac_kernel --import-rules OUT.txt FILE.rules...   (host only: ET/Snort -> literal list)
 //   bench_ac_kernel --literals L.txt --corpus C [--gb 4] [--sweep 1000,3000,10000,0]
-//                   [--hs-threads 16] [--hs-mb 256] [--hs-sweep 0|1] [--plugin-mb 1024] [--json OUT.json]
+//                   [--hs-threads N (default: every core)] [--hs-mb 256] [--hs-sweep 0|1] [--plugin-mb 1024] [--json OUT.json]
 //                   [--key-bytes 16] [--dense-mb 24|auto] (automaton of the kernel rows; auto: the matcher's own, ac_tuning.h)
 //                   [--blocks-per-sm N]  (kernel rows: grid of N blocks per SM instead of all that fit; occupancy study)
 //                   [--carveout PCT]     (kernel rows: preferred shared-memory carveout, % of the maximum; the rest is L1)
@@ -35,6 +35,7 @@
 #include "gpu/gpu_testing.h"
 
 #include <algorithm>
+#include <thread>
 #include <chrono>
 #include <cstdio>
 #include <cstring>
@@ -149,7 +150,7 @@ struct Options {
     std::string literals, corpus, json = "bench_ac.json", dense_mb = "auto", case_groups = "folded", unit_trace;
     double gb = 4;
     std::vector<size_t> sweep{0, 1000, 3000, 10000};
-    int hs_threads = 16;
+    int hs_threads = static_cast<int>(std::max(1u, std::thread::hardware_concurrency())); // every core
     size_t hs_mb = 256, plugin_mb = 1024, chunk_mb = 1024;
     uint32_t key_bytes = tuning::kKeyBytes;
     bool hs_sweep = false, dynamic = true, unit_index = true;

@@ -73,6 +73,22 @@ bool line_has_node_property(const std::string &t, const Line &l) {
     return false;
 }
 
+// Whether a text may hold a block scalar (`|` or `>`, with chomping and
+// indentation indicators, ending a line outside quotes), whose last line
+// keeps a newline added after it.
+bool has_block_scalar(const std::string &t) {
+    for (size_t b = 0; b < t.size();) {
+        size_t e = t.find('\n', b);
+        if (e == std::string::npos) e = t.size();
+        size_t k = e;
+        while (k > b && (t[k - 1] == ' ' || t[k - 1] == '\r' || t[k - 1] == '\t')) --k;
+        while (k > b && (t[k - 1] == '+' || t[k - 1] == '-' || (t[k - 1] >= '1' && t[k - 1] <= '9'))) --k;
+        if (k > b && (t[k - 1] == '|' || t[k - 1] == '>') && (k - 1 == b || t[k - 2] == ' ')) return true;
+        b = e + 1;
+    }
+    return false;
+}
+
 struct Slice {
     size_t begin, end;   // bytes of the text
     int first_line;      // 0-based line of `begin`
@@ -100,7 +116,10 @@ bool parse_slice(const std::string &yaml, const Slice &sl, const std::string &na
     ctx.pos_offset = static_cast<int>(sl.begin);
     try {
         std::string text = yaml.substr(sl.begin, sl.end - sl.begin);
-        if (!text.empty() && text.back() != '\n') return false; // a newline added would join a block scalar
+        if (!text.empty() && text.back() != '\n') {
+            if (has_block_scalar(text)) return false; // the newline added would join it: `|` keeps it
+            text += '\n';
+        }
         text += std::string(sl.indent, ' ') + "- " + kSliceEnd + "\n";
         const YAML::Node seq = YAML::Load(text);
         if (!seq.IsSequence() || seq.size() != sl.items + 1) return false;

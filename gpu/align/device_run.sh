@@ -14,8 +14,8 @@ echo "== SASS of the 16-bit wavefront kernel (DPX: VIMNMX3 / VIADDMNMX)"
 cuobjdump -sass "$B/bin/bench_align" 2>/dev/null | awk '/Function : .*wavefront_kernel.*Lanes16x2ELi32ELb0/{on=1} /Function :/ && !/Lanes16x2ELi32ELb0/{on=0} on' \
   | grep -oE '^ +/\*[0-9a-f]+\*/ +[A-Z0-9]+' | awk '{print $2}' | sort | uniq -c | sort -rn | head -14
 echo "== bench, 1 GPU"
-CUDA_VISIBLE_DEVICES=0 timeout 110 bench_align --corpus "$B/payload_corpus.bin" --peer-threads 16 --json "$O/bench_1gpu.json"
+CUDA_VISIBLE_DEVICES=0 timeout 110 bench_align --corpus "$B/payload_corpus.bin" --peer-threads "$(nproc)" --json "$O/bench_1gpu.json"
 echo "rc=$?"
 echo "== bench, all GPUs"
-timeout 70 bench_align --devices all --corpus "$B/payload_corpus.bin" --peer-threads 16 --sizes-mb 16,64,128,256 --json "$O/bench_allgpu.json"
+timeout 70 bench_align --devices all --corpus "$B/payload_corpus.bin" --peer-threads "$(nproc)" --sizes-mb 16,64,128,256 --json "$O/bench_allgpu.json"
 echo "rc=$?"

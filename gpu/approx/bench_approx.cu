@@ -8,7 +8,7 @@
 //   3. 100 approximate rules (k = 1..3) over a capture's payloads: GPU direct
 //      and prefilter routes vs Hyperscan (extended parameters) on all cores.
 //
-//   bench_approx [--pcap FILE] [--json OUT] [--threads 16] [--repeats 5] [--only seed|kdiff|rules] [--no-seed-cpu]
+//   bench_approx [--pcap FILE] [--json OUT] [--threads N (default: every core)] [--repeats 5] [--only seed|kdiff|rules] [--no-seed-cpu]
 #include "gpu/approx/bench_common.h"
 #include "gpu/approx/seed_asm.h"
 #include "gpu/approx/seed_kernels.h"

@@ -6,6 +6,9 @@
 #include <nlohmann/json.hpp>
 
 #include <algorithm>
+#include <thread>
+
+#include <algorithm>
 #include <chrono>
 #include <string>
 #include <vector>
@@ -62,7 +65,7 @@ struct DeviceTimer {
 struct Options {
     std::string pcap;          // replay part (empty: skipped)
     std::string json = "bench_approx.json";
-    int threads = 16;          // CPU peers
+    int threads = static_cast<int>(std::max(1u, std::thread::hardware_concurrency())); // CPU peers: every core
     int repeats = 5;
     bool seed = true, kdiff = true, rules = true;
     bool seed_cpu = true;      // sequential CPU column of Table 1 (slow: ~15 s)

@@ -7,6 +7,7 @@
 #include "capture/offline_capture.h"
 #include "gpu/approx/approx_matcher.h"
 #include "gpu/approx/bench_common.h"
+#include "gpu/bench_thread_pool.h"
 
 #include <hs/hs.h>
 
@@ -71,7 +72,9 @@ void run_rules_replay(const Options &o, nlohmann::json &out) {
                     bits / (gpu_ms[r] * 1e-3) / 1e9, gpu_out[r].size());
         res[std::string("gpu_") + route_name(routes[r]) + "_ms"] = gpu_ms[r];
     }
-    // Auto: what the matcher picks by measuring both on the first batch.
+    // Auto: what the matcher picks by measuring both on the first batch;
+    // the ratio below is that route's, the one the product scans with.
+    double auto_ms = gpu_ms[0];
     {
         auto mt = ApproxMatcher::create(pats, {});
         std::vector<ApproxMatch> tmp;
@@ -81,6 +84,7 @@ void run_rules_replay(const Options &o, nlohmann::json &out) {
         std::printf("GPU auto      : picked %s (first-batch timings direct %.2f ms, prefilter %.2f ms)\n",
                     route_name(mt->route()), d, p);
         res["auto_route"] = route_name(mt->route());
+        auto_ms = gpu_ms[mt->route() == Route::Prefilter ? 1 : 0];
     }
     // Hyperscan on all cores: compile once, one scratch per thread.
     std::vector<std::string> re;
@@ -111,25 +115,23 @@ void run_rules_replay(const Options &o, nlohmann::json &out) {
         if (hs_alloc_scratch(db, &s) != HS_SUCCESS) throw std::runtime_error("hs_alloc_scratch");
     std::vector<uint64_t> hs_counts(o.threads);
     std::vector<double> t;
+    wm::gpu::bench::ThreadPool pool(o.threads); // started once: no repeat times thread start-up
     for (int rep = 0; rep < o.repeats + 1; ++rep) {
         std::atomic<uint32_t> next{0};
         const double ms = wall_ms([&] {
-            std::vector<std::thread> th;
-            for (int w = 0; w < o.threads; ++w)
-                th.emplace_back([&, w] {
-                    uint64_t n = 0;
-                    auto cb = [](unsigned, unsigned long long, unsigned long long, unsigned, void *c) -> int {
-                        ++*static_cast<uint64_t *>(c);
-                        return 0;
-                    };
-                    for (uint32_t b; (b = next.fetch_add(256)) < count;)
-                        for (uint32_t i = b; i < std::min(count, b + 256); ++i)
-                            if (offsets[i + 1] > offsets[i])
-                                hs_scan(db, reinterpret_cast<const char *>(data.data() + offsets[i]),
-                                        offsets[i + 1] - offsets[i], 0, scratch[w], cb, &n);
-                    hs_counts[w] = n;
-                });
-            for (auto &x : th) x.join();
+            pool.run(o.threads, [&](int w) {
+                uint64_t n = 0;
+                auto cb = [](unsigned, unsigned long long, unsigned long long, unsigned, void *c) -> int {
+                    ++*static_cast<uint64_t *>(c);
+                    return 0;
+                };
+                for (uint32_t b; (b = next.fetch_add(256)) < count;)
+                    for (uint32_t i = b; i < std::min(count, b + 256); ++i)
+                        if (offsets[i + 1] > offsets[i])
+                            hs_scan(db, reinterpret_cast<const char *>(data.data() + offsets[i]),
+                                    offsets[i + 1] - offsets[i], 0, scratch[w], cb, &n);
+                hs_counts[w] = n;
+            });
         });
         if (rep) t.push_back(ms);
     }
@@ -138,15 +140,14 @@ void run_rules_replay(const Options &o, nlohmann::json &out) {
     const double hs_ms = median(t);
     std::printf("Hyperscan x%-2d : %9.2f ms  %7.2f Gbit/s  (%llu matches; compile %.0f ms)\n", o.threads, hs_ms,
                 bits / (hs_ms * 1e-3) / 1e9, (unsigned long long)hs_matches, compile_ms);
-    const double best = std::min(gpu_ms[0], gpu_ms[1]);
     const bool agree = gpu_out[0] == gpu_out[1] && gpu_out[0].size() == hs_matches;
-    std::printf("GPU best / Hyperscan: %.1fx; match sets %s\n", hs_ms / best,
+    std::printf("GPU (auto's route) / Hyperscan: %.1fx; match sets %s\n", hs_ms / auto_ms,
                 agree ? "agree (direct == prefilter, count == Hyperscan)" : "DIFFER");
     for (auto *s : scratch) hs_free_scratch(s);
     hs_free_database(db);
     res.update({{"payloads", count}, {"bytes", data.size()}, {"rules", pats.size()}, {"hs_ms", hs_ms},
                 {"hs_threads", o.threads}, {"hs_compile_ms", compile_ms}, {"gpu_matches", gpu_out[0].size()},
-                {"hs_matches", hs_matches}, {"agree", agree}, {"speedup_best_gpu_vs_hs", hs_ms / best}});
+                {"hs_matches", hs_matches}, {"agree", agree}, {"speedup_auto_route_gpu_vs_hs", hs_ms / auto_ms}});
     out["rules_replay"] = res;
 }
 

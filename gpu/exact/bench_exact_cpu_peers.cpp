@@ -1,6 +1,7 @@
 // gpu/exact/bench_exact_cpu_peers.cpp - random text and the CPU peers of the
 // benchmark: KMP (the seed's baseline) and Hyperscan, each on all host cores.
 #include "gpu/exact/bench_exact_common.h"
+#include "gpu/bench_thread_pool.h"
 #include "gpu/exact/exact_pattern.h"
 
 #include <hs/hs.h>
@@ -20,11 +21,11 @@ double median(std::vector<double> v) {
 
 int host_threads() { return std::max(1u, std::thread::hardware_concurrency()); }
 
+// Threads started once (bench_thread_pool.h): a timed call starts none.
 template <class F> static void parallel_for(int threads, F f) {
+    static wm::gpu::bench::ThreadPool pool(host_threads());
     if (threads == 1) return f(0);
-    std::vector<std::thread> ts;
-    for (int t = 0; t < threads; ++t) ts.emplace_back(f, t);
-    for (auto &t : ts) t.join();
+    pool.run(threads, f);
 }
 
 void fill_random_letters(uint8_t *dst, uint64_t n, uint64_t seed) {

@@ -53,32 +53,39 @@ ApproxEngine::ApproxEngine(const std::vector<rules::Rule> &rules, ApproxBackend 
 
 ApproxEngine::~ApproxEngine() { hs_free_scratch(scratch_); }
 
-bool ApproxEngine::keep(uint32_t i, const uint8_t *payload, uint32_t end, Match *m) const {
-    if (depth_[i] != 0 && end > offset_[i] + depth_[i]) return false;
-    const approx::ApproxPattern &p = patterns_[i];
-    const uint32_t m_len = static_cast<uint32_t>(p.bytes.size());
-    uint32_t start = 0;
-    if (p.metric == approx::Metric::Hamming) {
-        if (end < m_len || end - m_len < offset_[i]) return false;
-        start = end - m_len;
-    } else {
-        const auto s = approx_match_start(payload, end, p.bytes, p.nocase, p.k, offset_[i]);
-        if (!s) return false;
-        start = *s;
+void ApproxEngine::keep(std::vector<Hit> &hits, const BatchView &batch, wm_output_mode mode,
+                        std::vector<Match> &out) const {
+    std::sort(hits.begin(), hits.end()); // Hyperscan may report an (id, end) more than once: one match each
+    hits.erase(std::unique(hits.begin(), hits.end()), hits.end());
+    std::vector<uint32_t> starts; // of the (payload, pattern) in hand, for Levenshtein
+    for (size_t h = 0; h < hits.size(); ++h) {
+        const auto [payload, i, end] = hits[h];
+        if (depth_[i] != 0 && end > offset_[i] + depth_[i]) continue;
+        const approx::ApproxPattern &p = patterns_[i];
+        const uint32_t m_len = static_cast<uint32_t>(p.bytes.size());
+        uint32_t start = 0;
+        if (p.metric == approx::Metric::Hamming) {
+            if (end < m_len || end - m_len < offset_[i]) continue;
+            start = end - m_len;
+        } else if (mode != WM_OUTPUT_SET || offset_[i] != 0) { // set mode at offset 0: any start will do
+            if (h == 0 || std::get<0>(hits[h - 1]) != payload || std::get<1>(hits[h - 1]) != i)
+                starts = approx_match_starts(batch.payload(payload), batch.payload_len(payload), p.bytes, p.nocase,
+                                             p.k, offset_[i]);
+            if (starts[end] == kNoApproxStart) continue;
+            start = starts[end];
+        }
+        out.push_back(Match{rule_index_[i], payload, start, end});
     }
-    m->rule = rule_index_[i];
-    m->start = start;
-    m->end = end;
-    return true;
 }
 
 namespace {
 struct HsCtx {
-    const ApproxEngine *engine;
-    std::vector<std::pair<uint32_t, uint32_t>> *hits; // (pattern, end)
+    uint32_t payload;
+    std::vector<ApproxEngine::Hit> *hits;
 };
 int on_hs_match(unsigned id, unsigned long long, unsigned long long to, unsigned, void *p) {
-    static_cast<HsCtx *>(p)->hits->emplace_back(id, static_cast<uint32_t>(to));
+    auto *c = static_cast<HsCtx *>(p);
+    c->hits->emplace_back(c->payload, id, static_cast<uint32_t>(to));
     return 0;
 }
 } // namespace
@@ -91,29 +98,24 @@ void ApproxEngine::scan(const BatchView &batch, wm_output_mode mode, std::vector
         approx::PayloadBatch pb{packed.data, packed.offsets, static_cast<uint32_t>(packed.count)};
         std::vector<approx::ApproxMatch> res;
         gpu_->scan(pb, res);
-        for (const auto &r : res) {
-            Match m{0, r.payload, 0, 0};
-            if (keep(r.pattern, packed.payload(r.payload), r.end, &m)) out.push_back(m);
-        }
+        std::vector<Hit> hits;
+        hits.reserve(res.size());
+        for (const auto &r : res) hits.emplace_back(r.payload, r.pattern, r.end);
+        keep(hits, packed, mode, out);
     } else {
-        std::vector<std::pair<uint32_t, uint32_t>> hits;
-        HsCtx ctx{this, &hits};
+        std::vector<Hit> hits;
+        HsCtx ctx{0, &hits};
         for (size_t i = 0; i < batch.count; ++i) {
             const uint32_t n = batch.payload_len(i);
             if (n == 0) continue;
             hits.clear();
+            ctx.payload = static_cast<uint32_t>(i);
             hs_error_t rc = hs_scan(db_, reinterpret_cast<const char *>(batch.payload(i)), n, 0,
                                     scratch_, on_hs_match, &ctx);
             if (rc != HS_SUCCESS)
                 throw StatusError(WM_ENGINE_ERROR,
                                   fmt::format("hs_scan failed on payload {} (error {})", i, rc));
-            // Hyperscan may report an (id, end) more than once; one match each.
-            std::sort(hits.begin(), hits.end());
-            hits.erase(std::unique(hits.begin(), hits.end()), hits.end());
-            for (const auto &[id, end] : hits) {
-                Match m{0, static_cast<uint32_t>(i), 0, 0};
-                if (keep(id, batch.payload(i), end, &m)) out.push_back(m);
-            }
+            keep(hits, batch, mode, out);
         }
     }
     std::vector<Match> tail(out.begin() + first, out.end());

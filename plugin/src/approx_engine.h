@@ -29,6 +29,7 @@
 
 #include <memory>
 #include <string>
+#include <tuple>
 #include <vector>
 
 namespace wm {
@@ -73,9 +74,13 @@ class ApproxEngine final : public Engine {
     // to compile it here (owned_db_).
     ApproxEngine(const std::vector<rules::Rule> &rules, ApproxBackend backend, int device, gpu::HostWait wait,
                  const hs_database_t *shared_db);
-    // Whether approximate pattern i's match ending at `end` of `payload` is
-    // kept (offset, depth), and its start.
-    bool keep(uint32_t i, const uint8_t *payload, uint32_t end, Match *m) const;
+  public:
+    using Hit = std::tuple<uint32_t, uint32_t, uint32_t>; // (payload, approximate pattern, end)
+
+  private:
+    // Appends to out the hits that offset and depth keep, with their starts
+    // (approx_start.h: one DP per payload and pattern). Sorts hits.
+    void keep(std::vector<Hit> &hits, const BatchView &batch, wm_output_mode mode, std::vector<Match> &out) const;
 
     ApproxBackend backend_;
     std::vector<uint32_t> rule_index_;  // approximate pattern i -> rule index

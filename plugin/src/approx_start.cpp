@@ -1,42 +1,49 @@
 #include "approx_start.h"
 
 #include <algorithm>
-#include <vector>
 
 namespace wm {
 namespace {
 
 inline uint8_t fold(uint8_t c, bool nocase) { return nocase && c >= 'A' && c <= 'Z' ? c + 32 : c; }
 
+// A cell: the fewest edits of an alignment ending here, and of those the
+// latest start. Better = fewer edits, then a later start; the start travels
+// unchanged along a path, so keeping each cell's best pair keeps the best
+// of every path through it.
+struct Cell {
+    uint32_t cost, start;
+};
+inline Cell better(Cell a, Cell b) { return a.cost != b.cost ? (a.cost < b.cost ? a : b) : (a.start >= b.start ? a : b); }
+
 } // namespace
 
-std::optional<uint32_t> approx_match_start(const uint8_t *payload, uint32_t end, const std::string &pattern,
-                                           bool nocase, uint32_t k, uint32_t min_start) {
-    const uint64_t m = pattern.size();
-    // A substring within k edits of m bytes is at least m - k and at most m + k long.
-    const uint64_t reach = m + k;
-    const uint32_t lo = std::max<uint64_t>(min_start, end > reach ? end - reach : 0);
-    if (lo > end) return std::nullopt;
-    const uint32_t span = end - lo;
-    // Both read backwards from `end`: row i is the pattern's last i bytes,
-    // column j the payload's j bytes before end, so row m, column j is the
-    // distance of the whole pattern to payload[end - j, end).
-    std::vector<uint32_t> prev(span + 1), cur(span + 1);
-    for (uint32_t j = 0; j <= span; ++j) prev[j] = j;
-    for (uint64_t i = 1; i <= m; ++i) {
-        const uint8_t p = fold(static_cast<uint8_t>(pattern[m - i]), nocase);
-        cur[0] = static_cast<uint32_t>(i);
-        for (uint32_t j = 1; j <= span; ++j) {
-            const uint32_t sub = prev[j - 1] + (fold(payload[end - j], nocase) != p);
-            cur[j] = std::min({sub, prev[j] + 1, cur[j - 1] + 1});
+std::vector<uint32_t> approx_match_starts(const uint8_t *payload, uint32_t n, const std::string &pattern,
+                                          bool nocase, uint32_t k, uint32_t min_start) {
+    std::vector<uint32_t> starts(size_t{n} + 1, kNoApproxStart);
+    if (min_start > n) return starts;
+    const size_t m = pattern.size();
+    std::vector<uint8_t> p(m);
+    for (size_t i = 0; i < m; ++i) p[i] = fold(static_cast<uint8_t>(pattern[i]), nocase);
+    // Column j: row i aligns the pattern's first i bytes to a text ending at j.
+    std::vector<Cell> col(m + 1);
+    for (size_t i = 0; i <= m; ++i) col[i] = {static_cast<uint32_t>(i), min_start}; // deletions only
+    if (col[m].cost <= k) starts[min_start] = min_start;
+    for (uint32_t j = min_start + 1; j <= n; ++j) {
+        const uint8_t t = fold(payload[j - 1], nocase);
+        Cell diag = col[0]; // column j - 1, row i - 1
+        col[0] = {0, j};    // an alignment may start at any byte
+        for (size_t i = 1; i <= m; ++i) {
+            const Cell up = col[i]; // column j - 1, row i: payload byte j - 1 inserted
+            Cell c = {diag.cost + (p[i - 1] != t), diag.start};
+            c = better(c, {up.cost + 1, up.start});
+            c = better(c, {col[i - 1].cost + 1, col[i - 1].start}); // pattern byte i - 1 deleted
+            diag = up;
+            col[i] = c;
         }
-        std::swap(prev, cur);
+        if (col[m].cost <= k) starts[j] = col[m].start;
     }
-    uint32_t best = 0;
-    for (uint32_t j = 1; j <= span; ++j)
-        if (prev[j] < prev[best]) best = j; // strictly fewer edits: ties keep the shorter span
-    if (prev[best] > k) return std::nullopt;
-    return end - best;
+    return starts;
 }
 
 } // namespace wm

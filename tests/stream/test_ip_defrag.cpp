@@ -214,6 +214,32 @@ TEST(IpDefrag, Ipv6DuplicateFragmentIsDroppedAloneAndTheDatagramCompletes) {
     EXPECT_EQ(d.d->datagrams(), 0u);
 }
 
+// A "last" fragment that ends inside bytes already held would have made a
+// datagram of them, cut short: a decoy in the first fragment then stood for
+// the real bytes sent after it. Linux drops such a datagram, and one whose
+// fragment reaches past a known end; so do we, IPv4 and IPv6 alike.
+TEST(IpDefrag, AnEndBeforeHeldBytesOrPastTheLastFragmentDropsTheDatagram) {
+    auto l4 = udp_l4(std::string(100, 'q'));
+    for (const bool v6 : {false, true}) {
+        SCOPED_TRACE(v6 ? "IPv6" : "IPv4");
+        auto frag = [&](size_t off, size_t len, bool more, uint16_t id) {
+            return v6 ? frag6(l4, off, len, more, id) : frag4(l4, off, len, more, id);
+        };
+        Defrag d;
+        EXPECT_FALSE(d.add(frag(0, 48, true, 21)));
+        EXPECT_FALSE(d.add(frag(8, 16, false, 21))); // ends at 24, inside [0, 48)
+        EXPECT_EQ(d.st.frag_invalid, 1u);
+        EXPECT_EQ(d.d->datagrams(), 0u);
+        EXPECT_FALSE(d.add(frag(56, l4.size() - 56, false, 21))); // the real end starts a datagram of its own
+        EXPECT_EQ(d.d->datagrams(), 1u);
+
+        EXPECT_FALSE(d.add(frag(16, 8, false, 22))); // the end: 24
+        EXPECT_FALSE(d.add(frag(8, 32, true, 22)));  // reaches 40
+        EXPECT_EQ(d.st.frag_invalid, 2u);
+        EXPECT_EQ(d.st.frag_reassembled, 0u);
+    }
+}
+
 TEST(IpDefrag, DatagramCapEvictsTheOldest) {
     auto cfg = default_config();
     cfg.frag_max_datagrams = 2;

@@ -200,14 +200,14 @@ for k in $which; do
   seedac)
     run timeout 120 bench_seed_ac --json "$O/bench_seed_ac.json" ;;
   approx)
-    run timeout 120 bench_approx --pcap "$pcap" --json "$O/bench_approx.json" --threads 16 --repeats 5 ;;
+    run timeout 120 bench_approx --pcap "$pcap" --json "$O/bench_approx.json" --threads "$(nproc)" --repeats 5 ;;
   align)
     bench_align --make-corpus "$pcap" /tmp/align_corpus_full.bin >/dev/null
     head -c 3145728 /tmp/align_corpus_full.bin > /tmp/align_corpus.bin
-    run env CUDA_VISIBLE_DEVICES=0 timeout 110 bench_align --corpus /tmp/align_corpus.bin --peer-threads 16 \
+    run env CUDA_VISIBLE_DEVICES=0 timeout 110 bench_align --corpus /tmp/align_corpus.bin --peer-threads "$(nproc)" \
       --json "$O/bench_align_1gpu.json"
     if [ "$(nvidia-smi -L | wc -l)" -gt 1 ]; then
-      run timeout 70 bench_align --devices all --corpus /tmp/align_corpus.bin --peer-threads 16 \
+      run timeout 70 bench_align --devices all --corpus /tmp/align_corpus.bin --peer-threads "$(nproc)" \
         --sizes-mb 16,64,128,256 --json "$O/bench_align_allgpu.json"
     fi ;;
   esac

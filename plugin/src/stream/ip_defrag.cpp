@@ -177,14 +177,24 @@ bool IpDefrag::add(const uint8_t *ip, size_t caplen, const IpInfo &info, uint32_
         d.bytes += d.header.size();
         bytes_ += d.header.size();
     }
+    // The datagram's end, as Linux checks it (ip_frag_queue, ip6_frag_queue):
+    // a last fragment ending before bytes already held, or any fragment
+    // reaching past a known end, makes the whole datagram invalid. Taking
+    // the shorter end instead would rebuild a datagram of whatever came
+    // first, cut short, which no host receives.
+    const uint32_t frag_end = info.frag_offset + len;
+    const uint32_t held_end =
+        d.parts.empty() ? 0 : d.parts.rbegin()->first + static_cast<uint32_t>(d.parts.rbegin()->second.size());
     if (!info.more_fragments) {
-        const uint32_t total = info.frag_offset + len;
-        if (d.total_known && d.total != total) { // two different "last" fragments
+        if ((d.total_known && d.total != frag_end) || held_end > frag_end) { // two different ends
             drop(it, st_.frag_invalid);
             return false;
         }
         d.total_known = true;
-        d.total = total;
+        d.total = frag_end;
+    } else if (d.total_known && frag_end > d.total) {
+        drop(it, st_.frag_invalid);
+        return false;
     }
     if (!insert_part(d, info.frag_offset, ip + info.frag_data_offset, len, v6)) {
         drop(it, st_.frag_overlap_drops);

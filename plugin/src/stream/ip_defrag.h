@@ -9,7 +9,10 @@
 // Suricata's default behave the same for the common cases); IPv6 drops the
 // whole datagram on a partial overlap, as RFC 5722 requires of hosts, so we
 // never reassemble something the receiver would not, and drops alone a
-// fragment whose bytes are all held already (a duplicate), as Linux does.
+// fragment whose bytes are all held already (a duplicate; Linux does so
+// within a run of in-order fragments). Either version: a last fragment that
+// ends before held bytes, or a fragment past the known end, drops the
+// datagram, as Linux does.
 //
 // Bounded: at most frag_max_datagrams datagrams and frag_memcap_bytes of
 // fragment data at once; the oldest datagram is dropped to make room, and
