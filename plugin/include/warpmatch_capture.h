@@ -90,7 +90,7 @@ WM_API void wm_packet_init(wm_packet_t *pkt);
 typedef enum wm_skip_reason {
     WM_SKIP_NOT_IP = 0,       /**< ARP, STP, LLDP, ...                      */
     WM_SKIP_UNSUPPORTED_LINK, /**< link type we do not decode               */
-    WM_SKIP_TRUNCATED,        /**< header cut short inside the frame        */
+    WM_SKIP_TRUNCATED,        /**< cut by the snap length (caplen < wire)   */
     WM_SKIP_FRAGMENT,         /**< IPv4/IPv6 fragment (not reassembled)     */
     WM_SKIP_OTHER_PROTO,      /**< ICMP, ESP, GRE carrying no IP, ...       */
     WM_SKIP_NO_PAYLOAD,       /**< TCP/UDP with empty payload               */

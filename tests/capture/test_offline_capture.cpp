@@ -45,7 +45,7 @@ TEST(OfflineCapture, CountsEveryRecordOnce) {
         b::ethernet_ip(b::ipv4(v4(), b::kProtoIcmp, b::icmp_echo(true, 1, 1, {}))),
         b::ethernet_ip(b::ipv4(v4(), b::kProtoTcp, b::tcp(syn, {}))),
         b::ethernet_ip(b::ipv4(frag, b::kProtoUdp, b::udp(1, 2, Bytes(100, 0)))),
-        Bytes(10, 0), // runt: truncated Ethernet header
+        Bytes(10, 0), // runt, captured whole: malformed (short on the wire, not cut by a snap length)
         b::ethernet_ip(b::ipv6(v6(), b::kProtoUdp, b::udp(5353, 53, b::bytes("sixth")))),
     };
     uint64_t bytes = 0;
@@ -89,7 +89,8 @@ TEST(OfflineCapture, CountsEveryRecordOnce) {
     EXPECT_EQ(st.skipped[WM_SKIP_OTHER_PROTO], 1u);
     EXPECT_EQ(st.skipped[WM_SKIP_NO_PAYLOAD], 1u);
     EXPECT_EQ(st.skipped[WM_SKIP_FRAGMENT], 1u);
-    EXPECT_EQ(st.skipped[WM_SKIP_TRUNCATED], 1u);
+    EXPECT_EQ(st.skipped[WM_SKIP_TRUNCATED], 0u);
+    EXPECT_EQ(st.skipped[WM_SKIP_MALFORMED], 1u);
     EXPECT_EQ(st.payloads + skipped_total(st), st.packets);
 }
 

@@ -76,7 +76,8 @@ bool StreamPipeline::frame(int dlt, const uint8_t *data, uint32_t caplen, uint32
     pkt.caplen = caplen;
     pkt.wirelen = wirelen;
     capture::FrameLayers where;
-    const int rc = capture::decode_frame(dlt, data, caplen, &pkt, &where, opts_.tunnel_ports);
+    int rc = capture::decode_frame(dlt, data, caplen, &pkt, &where, opts_.tunnel_ports);
+    if (rc == WM_SKIP_TRUNCATED && caplen >= wirelen) rc = WM_SKIP_MALFORMED; // as capture::decode_record
     if (where.tunnels > 0) { // copied where the packet is kept (a batch, a flow's last packet)
         carrier_ = capture::tunnel_of(where);
         pkt.tunnel = &carrier_;
