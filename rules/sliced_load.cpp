@@ -73,18 +73,26 @@ bool line_has_node_property(const std::string &t, const Line &l) {
     return false;
 }
 
-// Whether a text may hold a block scalar (`|` or `>`, with chomping and
-// indentation indicators, ending a line outside quotes), whose last line
-// keeps a newline added after it.
+// Whether a text may hold a block scalar, whose last line keeps a newline
+// added after it: any `|` or `>` outside quotes after a blank or at a line's
+// start (the indicator may be followed by chomping, indentation or a
+// comment). Plain text with such a character only costs the whole parse.
 bool has_block_scalar(const std::string &t) {
-    for (size_t b = 0; b < t.size();) {
-        size_t e = t.find('\n', b);
-        if (e == std::string::npos) e = t.size();
-        size_t k = e;
-        while (k > b && (t[k - 1] == ' ' || t[k - 1] == '\r' || t[k - 1] == '\t')) --k;
-        while (k > b && (t[k - 1] == '+' || t[k - 1] == '-' || (t[k - 1] >= '1' && t[k - 1] <= '9'))) --k;
-        if (k > b && (t[k - 1] == '|' || t[k - 1] == '>') && (k - 1 == b || t[k - 2] == ' ')) return true;
-        b = e + 1;
+    char quote = 0;
+    for (size_t i = 0; i < t.size(); ++i) {
+        const char c = t[i];
+        if (c == '\n') {
+            quote = 0; // the emitter writes quoted values on one line; a longer one's later lines read as plain
+            continue;
+        }
+        if (quote) {
+            if (quote == '"' && c == '\\') ++i;
+            else if (c == quote) quote = 0;
+            continue;
+        }
+        const bool after_blank = i == 0 || t[i - 1] == ' ' || t[i - 1] == '\t' || t[i - 1] == '\n';
+        if ((c == '"' || c == '\'') && after_blank) quote = c;
+        else if ((c == '|' || c == '>') && after_blank) return true;
     }
     return false;
 }

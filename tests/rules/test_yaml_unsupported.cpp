@@ -127,4 +127,16 @@ TEST(YamlUnsupported, TheSlicedPathReadsALastBlockScalarAsTheWholeParseDoes) {
     ASSERT_EQ(sliced.rules.size(), 40u);
     EXPECT_EQ(whole.rules.back().pattern, "abc");
     EXPECT_EQ(sliced.rules.back().pattern, "abc");
+    // The indicator followed by a comment, or after a tab, is still one.
+    for (const std::string &indicator : {"| # the signature", "|-", "\t|", ">"}) {
+        SCOPED_TRACE(indicator);
+        std::string y = kHead;
+        for (int id = 1; id < 40; ++id) y += rule(id, "p" + std::to_string(id));
+        y += "  - id: 40\n    msg: m\n    pattern: " + indicator + "\n      abc";
+        const std::string want = load_rules_string(y, "f.yaml").rules.back().pattern;
+        detail::set_parallel_rules_min_bytes(1);
+        const std::string got = load_rules_string(y, "f.yaml").rules.back().pattern;
+        detail::set_parallel_rules_min_bytes(0);
+        EXPECT_EQ(got, want);
+    }
 }

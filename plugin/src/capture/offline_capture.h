@@ -64,9 +64,10 @@ inline int decode_record(int dlt, uint64_t number, int64_t ts_sec, int64_t ts_us
     pkt->caplen = caplen;
     pkt->wirelen = wirelen;
     const int r = decode_frame(dlt, frame, caplen, pkt, where, ports);
-    // A frame captured whole that still ends inside a header, or before the
-    // payload its IP length declares, was short on the wire: malformed, not
-    // cut by the snap length (which `truncated` warns of).
+    // A frame captured whole that still ends inside a header, or before any
+    // byte of the payload its IP length declares, was short on the wire:
+    // malformed, not cut by the snap length (which `truncated` warns of). One
+    // that keeps some payload bytes is still scanned (what was captured).
     return r == WM_SKIP_TRUNCATED && caplen >= wirelen ? WM_SKIP_MALFORMED : r;
 }
 
