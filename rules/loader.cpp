@@ -85,14 +85,27 @@ YAML::Mark item_mark(const YAML::Node &n, const LoadContext &ctx) {
     if (!n.IsNull() || !ctx.text || m.pos < 0 || ctx.pos_offset != 0) return m;
     const std::string &t = *ctx.text;
     size_t j = std::min(t.size(), static_cast<size_t>(m.pos) + ctx.bom);
-    while (j > ctx.bom && std::strchr(" \t\r\n", t[j - 1])) --j;
-    if (j == ctx.bom || t[j - 1] != '-') return m;
-    const size_t dash = j - 1, line_start = std::max(ctx.bom, t.rfind('\n', dash) + 1); // npos + 1 == 0
+    for (;;) { // back over blanks and comments (`- # empty`, comment lines)
+        while (j > ctx.bom && std::strchr(" \t\r\n", t[j - 1])) --j;
+        if (j == ctx.bom) return m;
+        const size_t line = std::max(ctx.bom, t.rfind('\n', j - 1) + 1); // npos + 1 == 0
+        size_t hash = j;
+        for (size_t x = line; x < j && hash == j; ++x)
+            if (t[x] == '#' && (x == line || t[x - 1] == ' ' || t[x - 1] == '\t')) hash = x;
+        if (hash == j) break;
+        j = hash;
+    }
+    if (t[j - 1] != '-') return m;
+    return mark_of_byte(t, j - 1, ctx.bom);
+}
+
+YAML::Mark mark_of_byte(const std::string &t, size_t byte, size_t bom) {
+    const size_t line_start = std::max(bom, t.rfind('\n', byte) + 1); // npos + 1 == 0
     YAML::Mark at;
-    at.pos = static_cast<int>(dash - ctx.bom);
-    at.line = static_cast<int>(std::count(t.begin() + static_cast<std::ptrdiff_t>(ctx.bom),
-                                          t.begin() + static_cast<std::ptrdiff_t>(dash), '\n'));
-    at.column = static_cast<int>(dash - line_start);
+    at.pos = static_cast<int>(byte - bom);
+    at.line = static_cast<int>(std::count(t.begin() + static_cast<std::ptrdiff_t>(bom),
+                                          t.begin() + static_cast<std::ptrdiff_t>(byte), '\n'));
+    at.column = static_cast<int>(byte - line_start);
     return at;
 }
 
@@ -224,7 +237,11 @@ struct DocumentScan {
 size_t skip_node_properties(const std::string &t, size_t at) {
     while (at < t.size() && (t[at] == '&' || t[at] == '!')) {
         while (at < t.size() && t[at] != ' ' && t[at] != '\t' && t[at] != '\n' && t[at] != '\r') ++at;
-        while (at < t.size() && (t[at] == ' ' || t[at] == '\t' || t[at] == '\n' || t[at] == '\r')) ++at;
+        for (;;) { // blanks, and a comment to its line's end
+            while (at < t.size() && (t[at] == ' ' || t[at] == '\t' || t[at] == '\n' || t[at] == '\r')) ++at;
+            if (at >= t.size() || t[at] != '#') break;
+            while (at < t.size() && t[at] != '\n') ++at;
+        }
     }
     return at;
 }
@@ -309,7 +326,7 @@ DocumentScan scan_documents(const std::string &yaml) {
     if (h.marks.size() == 2 && h.marks[1].pos == h.marks[0].pos) scan.stuck = h.marks[1];
     else scan.starts = h.marks;
     if (h.quoted) {
-        scan.last_quoted = h.quoted;
+        scan.last_quoted = detail::mark_of_byte(yaml, h.quoted_at, h.bom); // the quote, not an anchor or tag before it
         scan.last_quoted_at = h.quoted_at;
     }
     scan.unsupported = std::move(h.unsupported);

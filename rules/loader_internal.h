@@ -57,6 +57,10 @@ std::optional<size_t> value_start(const YAML::Node &n, const LoadContext &ctx);
 // or a `-` not found right before the mark, keep the node's mark.
 YAML::Mark item_mark(const YAML::Node &n, const LoadContext &ctx);
 
+// The mark of byte `byte` of text t, whose first `bom` bytes are a byte order
+// mark (yaml-cpp's positions leave it out).
+YAML::Mark mark_of_byte(const std::string &t, size_t byte, size_t bom);
+
 // "a sequence", "a mapping", "an empty value" or "a scalar", for messages.
 const char *kind_name(const YAML::Node &n);
 

@@ -77,8 +77,14 @@ TEST(YamlUnsupported, AQuoteLeftOpenAfterAnAnchorOrTagIsStillAnError) {
         SCOPED_TRACE(props);
         const auto got = diagnostics(kHead + rule(1, props + "\"abc") + rule(2, "def"));
         ASSERT_FALSE(got.empty());
-        EXPECT_EQ(got[0], "f.yaml:5:14: YAML syntax error: " + open);
+        // At the quote itself, past the properties.
+        EXPECT_EQ(got[0], "f.yaml:5:" + std::to_string(14 + props.size()) + ": YAML syntax error: " + open);
     }
+    // A comment between the properties and the quote.
+    const auto got =
+        diagnostics(kHead + "  - id: 1\n    pattern: abc\n    msg: &a # c\n      \"abc\n" + rule(2, "def"));
+    ASSERT_FALSE(got.empty());
+    EXPECT_EQ(got[0], "f.yaml:6:7: YAML syntax error: " + open);
 }
 
 // yaml-cpp marks an empty item at the token after it: the next item, or a
@@ -88,6 +94,11 @@ TEST(YamlUnsupported, AnEmptyItemIsNamedAtItsDash) {
     EXPECT_EQ(diagnostics(kHead + rule(5, "abc") + "  -\n\n" + rule(6, "abd") + "  -\n"),
               (std::vector<std::string>{"f.yaml:6:3: " + empty, "f.yaml:11:3: " + empty}));
     EXPECT_EQ(diagnostics(kHead + rule(5, "abc") + "  -"), std::vector<std::string>{"f.yaml:6:3: " + empty});
+    // A comment on the item's line, or comment lines after it.
+    EXPECT_EQ(diagnostics(kHead + rule(5, "abc") + "  -   # empty\n" + rule(6, "abd")),
+              std::vector<std::string>{"f.yaml:6:3: " + empty});
+    EXPECT_EQ(diagnostics(kHead + rule(5, "abc") + "  -\n  # one\n\n  # two\n" + rule(6, "abd")),
+              std::vector<std::string>{"f.yaml:6:3: " + empty});
 }
 
 TEST(YamlUnsupported, ARepeatedTopLevelKeyNamesTheFirstKeysLine) {
