@@ -1,6 +1,7 @@
 #include "stream/stream_pipeline.h"
 
 #include "capture/decoder.h"
+#include "capture/offline_capture.h"
 #include "compiled_ruleset.h"
 #include "stream/frame_layers.h"
 
@@ -69,15 +70,10 @@ bool StreamPipeline::frame(int dlt, const uint8_t *data, uint32_t caplen, uint32
         defrag_->expire(now_sec_);
     }
     wm_packet_t pkt{};
-    pkt.struct_size = sizeof(pkt);
-    pkt.number = ++records_;
-    pkt.ts_sec = ts_sec;
-    pkt.ts_usec = ts_usec;
-    pkt.caplen = caplen;
-    pkt.wirelen = wirelen;
     capture::FrameLayers where;
-    int rc = capture::decode_frame(dlt, data, caplen, &pkt, &where, opts_.tunnel_ports);
-    if (rc == WM_SKIP_TRUNCATED && caplen >= wirelen) rc = WM_SKIP_MALFORMED; // as capture::decode_record
+    // The readers' one record decoder: the same fields, skip reasons and counts.
+    const int rc = capture::decode_record(dlt, ++records_, ts_sec, ts_usec, caplen, wirelen, data, &pkt,
+                                          opts_.tunnel_ports, &where);
     if (where.tunnels > 0) { // copied where the packet is kept (a batch, a flow's last packet)
         carrier_ = capture::tunnel_of(where);
         pkt.tunnel = &carrier_;
