@@ -57,9 +57,9 @@ void ApproxEngine::keep(std::vector<Hit> &hits, const BatchView &batch, wm_outpu
                         std::vector<Match> &out) const {
     std::sort(hits.begin(), hits.end()); // Hyperscan may report an (id, end) more than once: one match each
     hits.erase(std::unique(hits.begin(), hits.end()), hits.end());
-    std::vector<uint32_t> starts; // of the (payload, pattern) in hand, for Levenshtein
-    for (size_t h = 0; h < hits.size(); ++h) {
-        const auto [payload, i, end] = hits[h];
+    std::vector<uint32_t> starts; // Levenshtein starts of (payload, pattern) starts_of
+    std::pair<uint32_t, uint32_t> starts_of{UINT32_MAX, UINT32_MAX};
+    for (const auto &[payload, i, end] : hits) {
         if (depth_[i] != 0 && end > offset_[i] + depth_[i]) continue;
         const approx::ApproxPattern &p = patterns_[i];
         const uint32_t m_len = static_cast<uint32_t>(p.bytes.size());
@@ -68,9 +68,11 @@ void ApproxEngine::keep(std::vector<Hit> &hits, const BatchView &batch, wm_outpu
             if (end < m_len || end - m_len < offset_[i]) continue;
             start = end - m_len;
         } else if (mode != WM_OUTPUT_SET || offset_[i] != 0) { // set mode at offset 0: any start will do
-            if (h == 0 || std::get<0>(hits[h - 1]) != payload || std::get<1>(hits[h - 1]) != i)
+            if (starts_of != std::make_pair(payload, i)) {
                 starts = approx_match_starts(batch.payload(payload), batch.payload_len(payload), p.bytes, p.nocase,
                                              p.k, offset_[i]);
+                starts_of = {payload, i};
+            }
             if (starts[end] == kNoApproxStart) continue;
             start = starts[end];
         }
