@@ -252,7 +252,8 @@ int main(int argc, char **argv) {
     bench->add_option("--batch-mb", ba.batch_mb, "batch size in MiB (payload offsets are 32-bit)")
         ->check(CLI::Range(size_t{1}, size_t{4095}));
     bench->add_option("--threads", ba.threads, "Hyperscan threads (0: all cores)")->check(CLI::Range(0, 1024));
-    bench->add_option("--repeats", ba.repeats, "timed repeats (median reported)")->check(CLI::Range(1, 1000));
+    bench->add_option("--repeats", ba.repeats, "timed repeats after one untimed warm-up pass (median reported)")
+        ->check(CLI::Range(1, 1000));
     bench->add_option("--json", ba.json, "also write the results here");
     bench->add_flag("--positions", ba.positions, "also time positions mode (every match delivered)");
     bench->add_option("--replay-capture", ba.replay_capture,
