@@ -86,8 +86,8 @@ typedef struct wm_stream_stats {
     uint64_t frag_reassembled;
     uint64_t frag_timeouts;
     uint64_t frag_evicted;       /**< pushed out by the datagram or byte cap */
-    uint64_t frag_overlap_bytes; /**< bytes not kept: IPv4 first-wins overlaps, IPv6 duplicates */
-    uint64_t frag_overlap_drops; /**< IPv6 datagrams dropped for overlaps (RFC 5722) */
+    uint64_t frag_overlap_bytes; /**< bytes of duplicate fragments, dropped alone */
+    uint64_t frag_overlap_drops; /**< datagrams dropped for a partial overlap (RFC 5722; IPv4 as Linux) */
     uint64_t frag_invalid;       /**< bad offset/length, too large, cut short */
     uint64_t frag_memory_peak_bytes;
     /* verification against Hyperscan stream mode */

@@ -157,6 +157,16 @@ TEST(FlowTable, ASynWithAnotherIsnMidConnectionDoesNotRestartTheStream) {
     EXPECT_EQ(h.stats().flows_created, 1u);
     EXPECT_EQ(h.stats().retransmitted_bytes, 0u);
     EXPECT_EQ(h.alerts_of(1).size(), 1u);
+    // Only the server sends (an FTP data channel): a forged client SYN with
+    // another ISN must not end the flow either.
+    Harness one_way(kRules);
+    handshake(one_way, c, 100, 900);
+    one_way.feed(c.frame(false, 901, kAck | kPsh, "xxatt"));
+    one_way.feed(c.frame(true, 100101, kSyn, "")); // forged
+    one_way.feed(c.frame(false, 906, kAck | kPsh, "ackyy"));
+    one_way.finish();
+    EXPECT_EQ(one_way.stats().flows_reused, 0u);
+    EXPECT_EQ(one_way.alerts_of(1).size(), 1u);
     // The old connection's FINs not captured: the peer's SYN-ACK to the new
     // SYN shows a real new connection, which replaces the flow.
     Harness missed(kRules);
@@ -201,6 +211,23 @@ TEST(FlowTable, AForgedFinDoesNotHideTheBytesAfterIt) {
     }
 }
 
+// A FIN at exactly the next byte that never reached the host (its TTL ran
+// out on the way): the host ACKs the data sent after it at the same sequence
+// number, so the stream goes on through it.
+TEST(FlowTable, DataAtAFinAlreadyReachedVoidsIt) {
+    Harness h(kRules);
+    Conversation c;
+    handshake(h, c, 100, 900);
+    h.feed(c.frame(true, 101, kAck | kPsh, "xxatt"));
+    h.feed(c.frame(true, 106, kAck | kFin, ""));
+    h.feed(c.frame(true, 106, kAck | kPsh, "ackyy"));
+    h.feed(c.frame(false, 901, kAck, ""));
+    h.finish();
+    EXPECT_EQ(h.stats().bytes_after_fin, 5u);
+    EXPECT_EQ(h.stats().retransmitted_bytes, 0u);
+    EXPECT_EQ(h.alerts_of(1).size(), 1u);
+}
+
 // A RST for a direction not seen yet (a one-sided tap, or before the
 // server's first packet) is checked against what the client acknowledged
 // of it: a forged one with any sequence number no longer ends the flow.
@@ -210,7 +237,7 @@ TEST(FlowTable, ARstFromAnUnseenSideIsCheckedAgainstThePeersAck) {
     h.feed(c.frame(true, 100, kSyn, ""));
     h.feed(c.frame(true, 101, kAck | kPsh, "xxatt", 5000)); // the client has seen the server up to 5000
     h.feed(c.frame(false, 4000, kRst | kAck, ""));                         // behind it
-    h.feed(c.frame(false, 5000 + 2 * TcpDirection::kRstWindow, kRst | kAck, "")); // far past it
+    h.feed(c.frame(false, 5001, kRst | kAck, ""));                         // past it
     EXPECT_EQ(h.stats().rst_ignored, 2u);
     h.feed(c.frame(true, 106, kAck | kPsh, "ackyy", 5000));
     h.feed(c.frame(false, 5000, kRst | kAck, "")); // where the client expects it: accepted

@@ -1,5 +1,5 @@
-// IPv4 and IPv6 fragment reassembly: order, overlaps (IPv4 first wins,
-// IPv6 drops the datagram), caps, timeouts, bad fragments; and a pattern
+// IPv4 and IPv6 fragment reassembly: order, overlaps (a partial overlap
+// drops the datagram, a duplicate is dropped alone), caps, timeouts, bad fragments; and a pattern
 // split across fragments found by the pipeline.
 #include "stream_test_util.h"
 #include "stream/ip_defrag.h"
@@ -79,26 +79,35 @@ TEST(IpDefrag, Ipv4FragmentsInAnyOrderMakeTheDatagram) {
     EXPECT_EQ(d.d->memory_bytes(), 0u);
 }
 
-TEST(IpDefrag, Ipv4OverlapKeepsTheBytesThatCameFirst) {
+// Linux (4.19 on) drops an IPv4 datagram on a partial overlap, as RFC 5722
+// has IPv6 do: a first-wins datagram no host accepts would otherwise stand,
+// at the TCP level, for the real bytes of a later retransmission.
+TEST(IpDefrag, Ipv4PartialOverlapDropsTheDatagram) {
     const std::string msg(40, 'a');
     auto l4 = udp_l4(msg);
     auto evil = l4;
     for (size_t i = 16; i < 32; ++i) evil[i] = 'E';
     Defrag d;
     EXPECT_FALSE(d.add(frag4(l4, 0, 24, true)));
-    EXPECT_FALSE(d.add(frag4(evil, 16, 16, true))); // rewrites 16..24, adds 24..32
-    EXPECT_TRUE(d.add(frag4(l4, 32, l4.size() - 32, false)));
-    std::string want = msg;
-    for (size_t i = 16; i < 24; ++i) want[i] = 'E'; // l4 offset 24..32 = payload 16..24
-    EXPECT_EQ(d.payload(), want);
-    EXPECT_EQ(d.st.frag_overlap_bytes, 8u);
+    EXPECT_FALSE(d.add(frag4(evil, 16, 16, true))); // overlaps 16..24: the datagram goes
+    EXPECT_EQ(d.st.frag_overlap_drops, 1u);
+    EXPECT_EQ(d.d->datagrams(), 0u);
+    EXPECT_FALSE(d.add(frag4(l4, 32, l4.size() - 32, false))); // the start is gone with it
+    EXPECT_FALSE(d.add(frag4(l4, 0, 16, true)));
+    EXPECT_FALSE(d.add(frag4(l4, 0, 16, true))); // a duplicate: dropped alone
+    EXPECT_EQ(d.st.frag_overlap_bytes, 16u);
+    EXPECT_TRUE(d.add(frag4(l4, 16, 16, true)));
+    EXPECT_EQ(d.payload(), msg);
+    EXPECT_EQ(d.st.frag_overlap_drops, 1u);
 }
 
 // Random IPv4 fragments (any order, overlapping, each with bytes of its
-// own) against a model of the first-wins policy: the datagram completes with
-// the fragment that covers its last missing byte once the last fragment is
-// in, and holds at every offset the byte of the first fragment that covered it.
-TEST(IpDefrag, RandomIpv4FragmentsEqualTheFirstWinsModel) {
+// own) against a model of the policy: a fragment wholly held already is
+// dropped alone, one partly held drops the datagram (a later fragment starts
+// a new one), any other is kept. The datagram completes with the fragment
+// that covers its last missing byte once the last fragment is in, and holds
+// at every offset the byte of the fragment that covered it.
+TEST(IpDefrag, RandomIpv4FragmentsEqualTheDropOnOverlapModel) {
     std::mt19937 rng(2027);
     auto pick = [&](size_t lo, size_t hi) { return lo + size_t(rng() % (hi - lo + 1)); };
     for (int round = 0; round < 300; ++round) {
@@ -114,9 +123,15 @@ TEST(IpDefrag, RandomIpv4FragmentsEqualTheFirstWinsModel) {
             const bool last = off + len == total;
             build::Bytes bytes(total);
             for (auto &b : bytes) b = uint8_t(rng());
-            for (size_t k = 0; k < len; ++k)
-                if (model[off + k] < 0) model[off + k] = bytes[off + k];
-            last_in |= last;
+            const auto held =
+                std::count_if(model.begin() + off, model.begin() + off + len, [](int b) { return b >= 0; });
+            if (held > 0 && size_t(held) < len) { // a partial overlap: the datagram is dropped
+                std::fill(model.begin(), model.end(), -1);
+                last_in = false;
+            } else if (held == 0) {
+                for (size_t k = 0; k < len; ++k) model[off + k] = bytes[off + k];
+                last_in |= last;
+            }
             return d.add(frag4(bytes, off, len, !last));
         };
         for (size_t n = pick(0, 12); n > 0; --n) {

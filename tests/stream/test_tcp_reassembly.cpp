@@ -112,7 +112,11 @@ TEST(TcpReassembly, SequenceNumbersWrapAroundTwoToThe32) {
     EXPECT_EQ(t.rec.bytes.size(), 30u);
 }
 
-TEST(TcpReassembly, FinEndsTheStreamAndLaterDataIsIgnored) {
+// A FIN ends the stream once every byte before it is in. Data at the FIN's
+// own sequence number afterwards means the host never got that FIN (a
+// sender writes nothing after one that arrived; a forged or TTL-limited FIN
+// would otherwise hide the rest): the FIN is void and the data scanned.
+TEST(TcpReassembly, FinEndsTheStreamUntilDataPastItVoidsIt) {
     Dir t;
     t.d.syn(0);
     t.seg(6, "world", /*fin=*/true); // out of order FIN: not finished yet
@@ -121,17 +125,24 @@ TEST(TcpReassembly, FinEndsTheStreamAndLaterDataIsIgnored) {
     EXPECT_TRUE(t.d.finished());
     EXPECT_EQ(t.rec.bytes, "helloworld");
     t.seg(11, "more");
-    EXPECT_EQ(t.rec.bytes, "helloworld");
+    EXPECT_FALSE(t.d.finished());
+    EXPECT_EQ(t.rec.bytes, "helloworldmore");
     EXPECT_EQ(t.st.bytes_after_fin, 4u);
+    EXPECT_EQ(t.st.retransmitted_bytes, 0u);
+    t.seg(15, "!", /*fin=*/true); // a later FIN ends it again
+    EXPECT_TRUE(t.d.finished());
+    EXPECT_EQ(t.rec.bytes, "helloworldmore!");
 }
 
-TEST(TcpReassembly, BufferedDataPastTheFinIsDroppedNotDelivered) {
+TEST(TcpReassembly, BufferedDataPastTheFinIsScannedAfterAGap) {
     Dir t;
     t.d.syn(0);
     t.seg(20, "beyond");
     t.seg(1, "short", /*fin=*/true);
+    EXPECT_TRUE(t.d.finished());
     t.d.flush(t.rec);
-    EXPECT_EQ(t.rec.bytes, "short");
+    EXPECT_EQ(t.rec.bytes, "shortbeyond");
+    ASSERT_EQ(t.rec.gaps.size(), 1u);
     EXPECT_EQ(t.st.bytes_after_fin, 6u);
 }
 
@@ -150,9 +161,7 @@ TEST(TcpReassembly, OldAndCoveredFinsDoNotEndTheStream) {
     EXPECT_EQ(t.rec.bytes, "abcdefghijklmn");
     t.d.segment(15, nullptr, 0, 0, true, t.rec); // in order: the end
     EXPECT_TRUE(t.d.finished());
-    t.seg(15, "zz");
     EXPECT_EQ(t.rec.bytes, "abcdefghijklmn");
-    EXPECT_EQ(t.st.bytes_after_fin, 2u);
 }
 
 // A FIN that comes on a retransmission (the first FIN lost) ends the
@@ -175,19 +184,20 @@ TEST(TcpReassembly, FinsOnRetransmissionsAndSkippedOverFinsSettle) {
     EXPECT_EQ(cut.rec.bytes, "012abc");
 }
 
-// A pending FIN inside a hole that is given up on ends the stream there:
-// what was buffered past it goes, as a receiver purges it at the FIN.
-TEST(TcpReassembly, FlushEndsAtAPendingFinInsideTheHole) {
+// A pending FIN inside a hole that is given up on ends the stream there;
+// what was buffered past it is data past a FIN, which voids it: scanned
+// after a second gap.
+TEST(TcpReassembly, FlushReachesAPendingFinInsideTheHoleThenTheDataPastIt) {
     Dir t;
     t.d.syn(0);
     t.seg(1, "ab");
     t.d.segment(6, nullptr, 0, 0, true, t.rec); // FIN at offset 5, bytes 2-4 missing
     t.seg(9, "past");
     t.d.flush(t.rec);
-    EXPECT_TRUE(t.d.finished());
-    EXPECT_EQ(t.rec.bytes, "ab");
+    EXPECT_EQ(t.rec.bytes, "abpast");
     EXPECT_EQ(t.st.bytes_after_fin, 4u);
-    EXPECT_EQ(t.st.gap_bytes, 3u);
+    EXPECT_EQ(t.st.gap_bytes, 6u);
+    EXPECT_EQ(t.rec.gaps.size(), 2u);
 }
 
 TEST(TcpReassembly, SegmentCutBySnapLengthLeavesAGapNotAStall) {
@@ -226,14 +236,21 @@ TEST(TcpReassembly, FlushDeliversEverythingBufferedWithGaps) {
     EXPECT_EQ(t.d.buffered_bytes(), 0u);
 }
 
-TEST(TcpReassembly, RstIsAcceptedOnlyInsideTheWindow) {
+// RFC 5961 as Linux has it: a RST ends the connection only at exactly the
+// next expected sequence number; one elsewhere in the window (what a blind
+// injector sends) draws a challenge ACK, and the connection goes on.
+TEST(TcpReassembly, RstIsAcceptedOnlyAtTheNextExpectedByte) {
     Dir t;
     t.d.syn(1000);
     t.seg(1001, "abc");
-    EXPECT_TRUE(t.d.rst_in_window(1004));
-    EXPECT_TRUE(t.d.rst_in_window(1004 + TcpDirection::kRstWindow));
-    EXPECT_FALSE(t.d.rst_in_window(1003));  // behind the data already seen
-    EXPECT_FALSE(t.d.rst_in_window(1005 + TcpDirection::kRstWindow));
+    EXPECT_TRUE(t.d.rst_acceptable(1004));
+    EXPECT_FALSE(t.d.rst_acceptable(1005)); // in the window, not exact
+    EXPECT_FALSE(t.d.rst_acceptable(1004 + 1000));
+    EXPECT_FALSE(t.d.rst_acceptable(1003)); // behind the data already seen
+    Dir unseen;
+    EXPECT_TRUE(unseen.d.rst_acceptable(7));   // nothing seen or acknowledged: accepted
+    EXPECT_TRUE(unseen.d.rst_acceptable(7, 7)); // where the peer's ACK says it is
+    EXPECT_FALSE(unseen.d.rst_acceptable(8, 7));
 }
 
 // Random segments (any order, overlapping, each retransmission with other

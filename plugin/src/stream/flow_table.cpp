@@ -130,12 +130,16 @@ void FlowTable::on_tcp(const wm_packet_t &pkt, const TcpHeader &tcp, size_t seg_
         Flow &old = *found->second;
         const int d = direction_of(old, pkt);
         // A new connection on the same 5-tuple, not a retransmitted SYN: once
-        // the old one is closing (a FIN), or had no data from this side. In
-        // the middle of a connection a receiver ignores a SYN (RFC 5961's
+        // the old one is closing (a FIN), or had no data either way. In the
+        // middle of a connection a receiver ignores a SYN (RFC 5961's
         // challenge ACK), and so does the flow: one forged SYN would restart
-        // the stream at its ISN and hide every real byte after it.
+        // the stream at its ISN and hide every real byte after it (also on a
+        // flow where only the peer sends, such as an FTP data channel).
         if (old.tcp[d].started() && (!old.tcp[d].had_syn() || old.tcp[d].isn() != tcp.seq)) {
-            const bool no_data = old.tcp[d].next_offset() == 0 && old.tcp[d].buffered_bytes() == 0;
+            auto quiet = [&](int side) {
+                return old.tcp[side].next_offset() == 0 && old.tcp[side].buffered_bytes() == 0;
+            };
+            const bool no_data = quiet(0) && quiet(1);
             if (!no_data && !old.tcp[0].finished() && !old.tcp[1].finished()) {
                 old.ignored_syn = std::make_pair(d, tcp.seq);
                 return;
@@ -183,7 +187,7 @@ void FlowTable::on_tcp(const wm_packet_t &pkt, const TcpHeader &tcp, size_t seg_
     }
 
     if (rst) {
-        if (!f.tcp[dir].rst_in_window(tcp.seq, f.side[1 - dir].acked)) {
+        if (!f.tcp[dir].rst_acceptable(tcp.seq, f.side[1 - dir].acked)) {
             ++st_.rst_ignored;
             return;
         }

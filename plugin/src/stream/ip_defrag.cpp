@@ -48,41 +48,29 @@ bool IpDefrag::covered(const Datagram &d, uint32_t off, uint32_t end) {
     return true;
 }
 
-// First-wins: only the parts of [off, off+len) not already held are kept.
-// IPv6 refuses a partial overlap (returns false: the datagram must be
-// dropped); a fragment whose bytes are all held already is a duplicate and
-// is dropped alone, as Linux does (inet_frag_queue_insert's IPFRAG_DUP):
-// a resent fragment must not cost the datagram the host still reassembles.
-bool IpDefrag::insert_part(Datagram &d, uint32_t off, const uint8_t *data, uint32_t len,
-                           bool v6) {
-    uint32_t end = off + len, cur = off;
-    if (v6 && len > 0 && covered(d, off, end)) {
+// A partial overlap is refused (returns false: the datagram must be
+// dropped), as RFC 5722 requires of IPv6 and Linux (4.19 on) does for IPv4
+// too: first-wins here would let a fragment no host accepts stand for the
+// real bytes of a later retransmission. A fragment whose bytes are all held
+// already is a duplicate and is dropped alone, as Linux does
+// (inet_frag_queue_insert's IPFRAG_DUP): a resent fragment must not cost the
+// datagram the host still reassembles.
+bool IpDefrag::insert_part(Datagram &d, uint32_t off, const uint8_t *data, uint32_t len) {
+    const uint32_t end = off + len;
+    if (len == 0) return true;
+    if (covered(d, off, end)) {
         st_.frag_overlap_bytes += len;
         return true;
     }
-    auto it = d.parts.upper_bound(off);
-    if (it != d.parts.begin()) --it;
-    std::vector<std::pair<uint32_t, std::string>> fresh;
-    for (; cur < end; ++it) {
-        const bool have = it != d.parts.end();
-        const uint32_t s = have ? it->first : end;
-        const uint32_t e = have ? s + uint32_t(it->second.size()) : end;
-        if (have && e <= cur) continue;
-        if (cur < std::min(s, end))
-            fresh.emplace_back(cur, std::string(reinterpret_cast<const char *>(data + (cur - off)),
-                                                std::min(s, end) - cur));
-        if (!have || s >= end) break;
-        // [max(s,cur), min(e,end)) overlaps held bytes.
-        const uint32_t os = std::max(s, cur), oe = std::min(e, end);
-        if (v6) return false;
-        st_.frag_overlap_bytes += oe - os;
-        cur = oe;
+    const auto next = d.parts.upper_bound(off); // parts are disjoint: only neighbours can overlap
+    if (next != d.parts.end() && next->first < end) return false;
+    if (next != d.parts.begin()) {
+        const auto prev = std::prev(next);
+        if (prev->first + prev->second.size() > off) return false;
     }
-    for (auto &f : fresh) {
-        d.bytes += f.second.size() + kPartOverhead;
-        bytes_ += f.second.size() + kPartOverhead;
-        d.parts.emplace(f.first, std::move(f.second));
-    }
+    d.bytes += len + kPartOverhead;
+    bytes_ += len + kPartOverhead;
+    d.parts.emplace(off, std::string(reinterpret_cast<const char *>(data), len));
     return true;
 }
 
@@ -196,7 +184,7 @@ bool IpDefrag::add(const uint8_t *ip, size_t caplen, const IpInfo &info, uint32_
         drop(it, st_.frag_invalid);
         return false;
     }
-    if (!insert_part(d, info.frag_offset, ip + info.frag_data_offset, len, v6)) {
+    if (!insert_part(d, info.frag_offset, ip + info.frag_data_offset, len)) {
         drop(it, st_.frag_overlap_drops);
         return false;
     }

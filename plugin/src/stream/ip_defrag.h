@@ -5,12 +5,11 @@
 // the data covers [0, total) without holes; it is then rebuilt as one
 // unfragmented IP packet that capture::decode_frame() reads like any other.
 //
-// Overlaps: IPv4 keeps the bytes that arrived first (first-wins, Linux and
-// Suricata's default behave the same for the common cases); IPv6 drops the
-// whole datagram on a partial overlap, as RFC 5722 requires of hosts, so we
-// never reassemble something the receiver would not, and drops alone a
-// fragment whose bytes are all held already (a duplicate; Linux does so
-// within a run of in-order fragments). Either version: a last fragment that
+// Overlaps: a partial overlap drops the whole datagram, as RFC 5722
+// requires of IPv6 hosts and Linux (4.19 on) does for IPv4 too, so we never
+// reassemble something the receiver would not; a fragment whose bytes are
+// all held already is a duplicate, dropped alone (Linux does so within a run
+// of in-order fragments). Either version: a last fragment that
 // ends before held bytes, or a fragment past the known end, drops the
 // datagram, as Linux does.
 //
@@ -73,7 +72,7 @@ class IpDefrag {
     using Lru = std::list<Datagram>; // oldest first
 
     void drop(Lru::iterator it, uint64_t &counter);
-    bool insert_part(Datagram &d, uint32_t off, const uint8_t *data, uint32_t len, bool v6);
+    bool insert_part(Datagram &d, uint32_t off, const uint8_t *data, uint32_t len);
     // Whether d holds every byte of [off, end).
     static bool covered(const Datagram &d, uint32_t off, uint32_t end);
     bool complete(const Datagram &d) const;

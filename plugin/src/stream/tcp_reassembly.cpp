@@ -13,12 +13,11 @@ void TcpDirection::syn(uint32_t seq) {
     next_off_ = 0;
 }
 
-bool TcpDirection::rst_in_window(uint32_t seq, std::optional<uint32_t> peer_acked) const {
+bool TcpDirection::rst_acceptable(uint32_t seq, std::optional<uint32_t> peer_acked) const {
     // Nothing of this direction seen: the peer's acknowledgements say where
     // it is (what a receiver checks a RST against); without them, accepted.
     if (!started_ && !peer_acked) return true;
-    const int32_t d = static_cast<int32_t>(seq - (started_ ? next_seq() : *peer_acked));
-    return d >= 0 && uint32_t(d) <= kRstWindow;
+    return seq == (started_ ? next_seq() : *peer_acked);
 }
 
 // First-wins insert into the out-of-order map: only bytes not held yet.
@@ -139,8 +138,12 @@ void TcpDirection::segment(uint32_t seq, const uint8_t *bytes, size_t captured_l
         ++st_->segments_out_of_order;
     off += skip;
     if (fin_seen_ && static_cast<uint64_t>(off) >= fin_off_) {
+        // New data at or past a FIN already reached. A host that got the FIN
+        // takes no more data, so a sender only writes on when it never
+        // arrived (forged, or cut short by its TTL): the FIN is void and the
+        // bytes are scanned, as a host that missed it would take them.
         st_->bytes_after_fin += seg_len - skip;
-        return;
+        fin_seen_ = false;
     }
     if (static_cast<size_t>(skip) < captured_len)
         insert(static_cast<uint64_t>(off), bytes + skip, captured_len - skip);
@@ -156,19 +159,17 @@ void TcpDirection::segment(uint32_t seq, const uint8_t *bytes, size_t captured_l
     while (ooo_bytes_ > max_ooo_ && !ooo_.empty()) skip_to_first(out);
 }
 
-// Skips the hole before the first buffered segment; buffered data at or
-// past the FIN is dropped instead (the sender ended the stream before it).
+// Skips the hole before the first buffered segment (past a pending FIN:
+// the stream ends at the FIN instead).
 void TcpDirection::skip_to_first(StreamReceiver &out) {
     const uint64_t k = ooo_.begin()->first;
     if (fin_pending_ && k > fin_off_) { // the hole holds the pending FIN: the stream ends there
         skip_to(fin_off_, out);
         if (ooo_.empty()) return;
     }
-    if (fin_seen_ && k >= fin_off_) {
+    if (fin_seen_ && k >= fin_off_) { // data past a FIN reached voids it (segment())
         st_->bytes_after_fin += ooo_bytes_;
-        ooo_.clear();
-        ooo_bytes_ = 0;
-        return;
+        fin_seen_ = false;
     }
     skip_to(k, out);
 }

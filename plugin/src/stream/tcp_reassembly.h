@@ -20,9 +20,11 @@
 //                  receiver takes the data), so a forged FIN cannot hide
 //                  the bytes after it;
 //   RST            accepted (ends the flow) only when its sequence number
-//                  is in [next expected, next expected + kRstWindow]; for a
-//                  direction not seen yet, next expected is what the peer
-//                  last acknowledged (any RST when it acknowledged nothing).
+//                  is exactly the next expected one, as Linux has it (RFC
+//                  5961: any other RST in the window draws a challenge ACK
+//                  and the connection goes on); for a direction not seen
+//                  yet, next expected is what the peer last acknowledged
+//                  (any RST when it acknowledged nothing).
 #pragma once
 
 #include "warpmatch.h"
@@ -46,8 +48,6 @@ class StreamReceiver {
 
 class TcpDirection {
   public:
-    static constexpr uint32_t kRstWindow = 1u << 20;
-
     TcpDirection(uint64_t max_ooo_bytes, wm_stream_stats_t &stats)
         : max_ooo_(max_ooo_bytes), st_(&stats) {}
 
@@ -64,7 +64,7 @@ class TcpDirection {
 
     bool started() const { return started_; }
     // peer_acked: the other direction's latest acknowledgement number.
-    bool rst_in_window(uint32_t seq, std::optional<uint32_t> peer_acked = std::nullopt) const;
+    bool rst_acceptable(uint32_t seq, std::optional<uint32_t> peer_acked = std::nullopt) const;
     // Every byte up to the FIN was delivered.
     bool finished() const { return fin_seen_; }
     uint32_t isn() const { return base_seq_ - 1; }
