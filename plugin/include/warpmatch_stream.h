@@ -69,7 +69,10 @@ typedef struct wm_stream_stats {
     uint64_t segments_no_flow;   /**< no payload, no SYN, unknown flow       */
     uint64_t segments_in_order;
     uint64_t segments_out_of_order;
-    uint64_t retransmitted_bytes;/**< data already delivered, ignored        */
+    uint64_t retransmitted_bytes;/**< data at offsets already passed: ignored when
+                                      delivered before; scanned on its own (as packet
+                                      mode) when it fills a hole given up on or comes
+                                      before the stream's first byte */
     uint64_t overlap_bytes;      /**< buffered data overlapped, first kept   */
     uint64_t overlap_conflicts;  /**< overlapping bytes that differed        */
     uint64_t gaps;               /**< holes skipped (cap, flush, snap length) */

@@ -45,6 +45,23 @@ struct Checker final : wm::stream::StreamReceiver {
         delivered.append(reinterpret_cast<const char *>(b), n);
         next += n;
     }
+    // Late bytes: each a copy that arrived, at an offset passed without it,
+    // and never delivered twice.
+    std::vector<bool> late_seen;
+    void late(int64_t off, const uint8_t *b, size_t n) override {
+        require(off + int64_t(n) <= int64_t(next), "late bytes at or past the next delivery");
+        for (size_t i = 0; i < n; ++i) {
+            const int64_t s = off + int64_t(i) + int64_t(shift);
+            require(s >= 0 && uint64_t(s) < seen_variant.size(), "late bytes outside the stream");
+            const uint8_t v = seen_variant[size_t(s)];
+            const bool ok = (b[i] == stream_byte(uint64_t(s)) && (v & 1)) ||
+                            (b[i] == conflicting_byte(uint64_t(s)) && (v & 2));
+            if (!ok) fail("late byte at stream offset " + std::to_string(s) + " is no copy that arrived");
+            if (late_seen.size() <= size_t(s)) late_seen.resize(size_t(s) + 1);
+            require(!late_seen[size_t(s)], "late byte at stream offset " + std::to_string(s) + " delivered twice");
+            late_seen[size_t(s)] = true;
+        }
+    }
     void gap(uint64_t from, uint64_t to) override {
         require(from == next && to > from, "a gap [" + std::to_string(from) + ", " + std::to_string(to) +
                                                ") where the next delivery is " + std::to_string(next));

@@ -44,6 +44,10 @@ struct Recorder final : StreamReceiver {
         gaps.emplace_back(from, to);
         expect_next = to;
     }
+    std::vector<std::pair<int64_t, std::string>> late_bytes; // (offset, bytes) of each late delivery
+    void late(int64_t off, const uint8_t *b, size_t n) override {
+        late_bytes.emplace_back(off, std::string(reinterpret_cast<const char *>(b), n));
+    }
 };
 
 inline const uint8_t *u8(const std::string &s) {

@@ -211,6 +211,20 @@ TEST(FlowTable, AForgedFinDoesNotHideTheBytesAfterIt) {
     }
 }
 
+// A capture that picked the connection up late sees the second segment
+// before the first, which holds the whole signature: it is scanned late, as
+// packet mode would, and named by its own packet.
+TEST(FlowTable, AnEarlierSegmentAfterAMidConnectionPickupIsScanned) {
+    Harness h(kRules);
+    Conversation c;
+    h.feed(c.frame(true, 1020, kAck | kPsh, "and then"));
+    h.feed(c.frame(true, 1000, kAck | kPsh, "xx attack here xxxxx"));
+    h.finish();
+    EXPECT_EQ(h.stats().flows_created, 1u);
+    ASSERT_EQ(h.alerts_of(1).size(), 1u);
+    EXPECT_EQ(h.alerts_of(1)[0].packet, 2u);
+}
+
 // A FIN at exactly the next byte that never reached the host (its TTL ran
 // out on the way): the host ACKs the data sent after it at the same sequence
 // number, so the stream goes on through it.

@@ -54,6 +54,46 @@ TEST(TcpReassembly, RetransmissionOfDeliveredBytesIsIgnoredEvenWithOtherContent)
     EXPECT_EQ(t.st.retransmitted_bytes, 6u);
     t.seg(1001, "abc"); // wholly old
     EXPECT_EQ(t.st.retransmitted_bytes, 9u);
+    EXPECT_TRUE(t.rec.late_bytes.empty()); // delivered bytes are never late
+}
+
+// A hole given up on (here the out-of-order cap of 8 bytes) was never
+// scanned: the segment that fills it later goes out as late bytes, once,
+// and only its part inside the hole.
+TEST(TcpReassembly, BytesFillingAHoleGivenUpOnGoOutLateOnce) {
+    Dir t(8);
+    t.d.syn(0);
+    t.seg(1, "ab");
+    t.seg(10, "0123456789"); // offsets 9..19, over the cap: the hole 2..9 is given up
+    ASSERT_EQ(t.rec.gaps.size(), 1u);
+    EXPECT_EQ(t.rec.bytes, "ab0123456789");
+    t.seg(2, "xcdefghi01"); // offsets 1..11: 'x' and "01" delivered before, "cdefghi" the hole
+    ASSERT_EQ(t.rec.late_bytes.size(), 1u);
+    EXPECT_EQ(t.rec.late_bytes[0], std::make_pair(int64_t{2}, std::string("cdefghi")));
+    t.seg(3, "defg"); // the hole's bytes again: scanned already
+    EXPECT_EQ(t.rec.late_bytes.size(), 1u);
+    EXPECT_EQ(t.rec.bytes, "ab0123456789");
+    EXPECT_TRUE(t.rec.contiguous);
+}
+
+// Picked up mid-connection: the first byte seen is offset 0, so an earlier
+// segment arriving after it has negative offsets; its bytes were never
+// scanned. Bytes before a SYN's ISN likewise (a real sender has none).
+TEST(TcpReassembly, BytesBeforeTheStreamsFirstByteGoOutLate) {
+    Dir mid;
+    mid.seg(1010, "second");
+    mid.seg(1000, "the first.");
+    ASSERT_EQ(mid.rec.late_bytes.size(), 1u);
+    EXPECT_EQ(mid.rec.late_bytes[0], std::make_pair(int64_t{-10}, std::string("the first.")));
+    mid.seg(1000, "the first.");
+    EXPECT_EQ(mid.rec.late_bytes.size(), 1u);
+    EXPECT_EQ(mid.rec.bytes, "second");
+    Dir syn;
+    syn.d.syn(1000);
+    syn.seg(995, "before"); // offsets -6..0
+    ASSERT_EQ(syn.rec.late_bytes.size(), 1u);
+    EXPECT_EQ(syn.rec.late_bytes[0].first, -6);
+    EXPECT_EQ(syn.rec.bytes, "");
 }
 
 TEST(TcpReassembly, OverlapsAmongBufferedSegmentsKeepTheFirstBytes) {

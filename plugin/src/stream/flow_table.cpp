@@ -48,6 +48,7 @@ struct Forward final : StreamReceiver {
         sink.data(flow, dir, off, b, n, trigger);
     }
     void gap(uint64_t from, uint64_t to) override { sink.gap(flow, dir, from, to); }
+    void late(int64_t, const uint8_t *b, size_t n) override { sink.late(flow, dir, b, n, trigger); }
 };
 
 } // namespace

@@ -77,12 +77,38 @@ void TcpDirection::drain(StreamReceiver &out) {
     }
 }
 
+void TcpDirection::unscanned_add(int64_t from, int64_t to) {
+    unscanned_.emplace(from, to);
+    while (unscanned_.size() > kMaxUnscanned) unscanned_.erase(unscanned_.begin());
+}
+
+// Bytes [off, off + len) of a segment, all before next_off_: those in
+// unscanned ranges go out as late bytes, and the ranges give them up.
+void TcpDirection::late(int64_t off, const uint8_t *bytes, size_t len, StreamReceiver &out) {
+    const int64_t end = off + static_cast<int64_t>(len);
+    auto it = unscanned_.upper_bound(off);
+    if (it != unscanned_.begin()) --it;
+    while (it != unscanned_.end() && it->first < end) {
+        const int64_t s = it->first, e = it->second;
+        if (e <= off) {
+            ++it;
+            continue;
+        }
+        const int64_t a = std::max(s, off), b = std::min(e, end);
+        out.late(a, bytes + (a - off), static_cast<size_t>(b - a));
+        it = unscanned_.erase(it);
+        if (s < a) unscanned_.emplace(s, a);
+        if (b < e) it = unscanned_.emplace(b, e).first;
+    }
+}
+
 // Gives up on [next_off_, off): a gap, then whatever follows contiguously.
 void TcpDirection::skip_to(uint64_t off, StreamReceiver &out) {
     if (off <= next_off_) return;
     ++st_->gaps;
     st_->gap_bytes += off - next_off_;
     out.gap(next_off_, off);
+    unscanned_add(static_cast<int64_t>(next_off_), static_cast<int64_t>(off));
     next_off_ = off;
     if (fin_pending_ && fin_off_ < next_off_) fin_pending_ = false; // skipped over, as data over it
     // Buffered bytes before the new position were part of the skipped range
@@ -124,8 +150,10 @@ void TcpDirection::segment(uint32_t seq, const uint8_t *bytes, size_t captured_l
         drain(out);
         return;
     }
-    // Bytes before next_off_ were delivered already: a retransmission.
+    // Bytes before next_off_ were delivered already (a retransmission), or
+    // passed without them: those are late bytes.
     int64_t skip = std::max<int64_t>(0, static_cast<int64_t>(next_off_) - off);
+    if (skip > 0 && captured_len > 0) late(off, bytes, std::min<size_t>(size_t(skip), captured_len), out);
     if (skip >= static_cast<int64_t>(seg_len)) {
         st_->retransmitted_bytes += seg_len;
         drain(out); // a FIN on a retransmission (the first FIN lost) still ends the stream

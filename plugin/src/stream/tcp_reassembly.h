@@ -13,6 +13,11 @@
 //                  still buffered);
 //   out of order   buffered until max_ooo_bytes per direction; beyond that
 //                  the earliest hole is skipped: a gap;
+//   late bytes     bytes that land in a hole given up on, or before the
+//                  stream's first byte (a capture that picked the
+//                  connection up after it began, or data before a SYN's ISN),
+//                  were never scanned: they go out on their own (late()),
+//                  once each, and are scanned as packet mode would;
 //   FIN            the stream ends at the FIN's sequence number once every
 //                  byte before it arrived, and later data is ignored; a FIN
 //                  behind the bytes delivered is old and ignored, and one
@@ -38,12 +43,15 @@
 namespace wm::stream {
 
 // Receives the reassembled stream: data in order, and gaps (holes given up
-// on; nothing spans a gap).
+// on; nothing spans a gap); and late bytes, out of the stream's order: bytes
+// at offsets it had passed without them (in a gap, or before its first
+// byte: offset negative), each delivered once, in the current segment.
 class StreamReceiver {
   public:
     virtual ~StreamReceiver() = default;
     virtual void data(uint64_t offset, const uint8_t *bytes, size_t len) = 0;
     virtual void gap(uint64_t from, uint64_t to) = 0;
+    virtual void late(int64_t offset, const uint8_t *bytes, size_t len) = 0;
 };
 
 class TcpDirection {
@@ -79,6 +87,8 @@ class TcpDirection {
     void drain(StreamReceiver &out);
     void skip_to(uint64_t off, StreamReceiver &out);
     void skip_to_first(StreamReceiver &out);
+    void late(int64_t off, const uint8_t *bytes, size_t len, StreamReceiver &out);
+    void unscanned_add(int64_t from, int64_t to);
 
     uint64_t max_ooo_;
     wm_stream_stats_t *st_;
@@ -91,6 +101,13 @@ class TcpDirection {
     std::map<uint64_t, std::string> ooo_; // offset -> bytes, disjoint, all >= next_off_
     size_t ooo_bytes_ = 0;
     std::string run_;                     // contiguous bytes collected by drain()
+    // Offsets passed without their bytes (holes given up on, and everything
+    // before offset 0), whose bytes are still to scan when they come:
+    // disjoint [start, end). At most kMaxUnscanned ranges (the lowest go
+    // first: their bytes then count as retransmitted).
+    static constexpr int64_t kBeforeStart = INT64_MIN / 4;
+    static constexpr size_t kMaxUnscanned = 64;
+    std::map<int64_t, int64_t> unscanned_{{kBeforeStart, 0}};
 };
 
 } // namespace wm::stream
