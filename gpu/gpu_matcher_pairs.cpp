@@ -51,7 +51,11 @@ void CudaMatcher::launch_pairs(ChunkSlot &s, bool filter) {
     trace_.gpu(traced(s), ChunkTrace::kScanned, s.stream);
     const uint32_t entries = static_cast<uint32_t>(scopes_.id.size());
     const SortKeyCodec codec = sort_key_codec(entries, s.chunk.first_payload);
-    const uint64_t most_pairs = (uint64_t{s.chunk.last_payload} - s.chunk.first_payload + 1) * entries;
+    // The sort holds the distinct (pattern, payload) keys before expansion
+    // and the (entry, payload) pairs after it: bounded by the patterns or the
+    // entries per payload, whichever is more (a pattern may have no entry).
+    const uint64_t most_pairs = (uint64_t{s.chunk.last_payload} - s.chunk.first_payload + 1) *
+                                std::max<uint64_t>(entries, d_view_.num_patterns);
     s.sort_n = static_cast<uint32_t>(std::min<uint64_t>(s.capacity, most_pairs));
     auto *keys = reinterpret_cast<unsigned long long *>(s.d_matches);
     unsigned long long *alt = s.d_hash; // the dedupe table is spent: scratch of >= 2 x capacity keys

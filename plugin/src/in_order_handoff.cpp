@@ -32,7 +32,10 @@ bool hand_over_in_order(capture::WorkerPool &pool, size_t n, std::vector<std::at
                 flag.store(state, std::memory_order_release);
             }
         } mark{ready[k], state, stop};
-        if (!stop.load(std::memory_order_relaxed)) make(k);
+        // After a failure the piece is not made, and stays flagged failed: it
+        // must never be handed over (it would hold the last batch's results).
+        if (stop.load(std::memory_order_relaxed)) return true;
+        make(k);
         state = kMade;
         return true;
     };

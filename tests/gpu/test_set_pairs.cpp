@@ -335,6 +335,39 @@ TEST(GpuSetPairs, NoMatchesAndBadScopes) {
     EXPECT_THROW(m->set_scopes(identity_scopes(3)), std::invalid_argument);          // for 3 patterns, not 2
 }
 
+// Fewer scope entries than patterns (a pattern may have none): the sort
+// must still take every distinct (pattern, payload) key, before expansion
+// drops those of patterns without an entry. It took payloads x entries of
+// them, in hash order, and lost most of the pairs.
+TEST(GpuSetPairs, FewerEntriesThanPatternsLoseNoPair) {
+    REQUIRE_GPU();
+    Case c;
+    c.pats = {Literal{"aa"}, Literal{"bb"}, Literal{"cc"}, Literal{"dd"}};
+    const std::string one = "aabbccdd";
+    for (int i = 0; i < 100; ++i) {
+        c.data.insert(c.data.end(), one.begin(), one.end());
+        c.offs.push_back(static_cast<uint32_t>(c.data.size()));
+    }
+    PatternScope dd;
+    dd.id = 7;
+    dd.pattern = 3;
+    const std::vector<PatternScope> scopes{dd};
+    for (const size_t batch : {size_t{0}, size_t{4096}}) {
+        GpuOptions o;
+        if (batch) o.max_batch_bytes = batch;
+        auto m = GpuMatcher::create(c.pats, o);
+        m->set_scopes(scopes);
+        const SetPair *got = nullptr;
+        const size_t n = m->scan_set_pairs(c.view(), nullptr, &got);
+        ASSERT_EQ(n, 100u) << "batch bytes " << batch;
+        for (size_t i = 0; i < n; ++i) {
+            EXPECT_EQ(got[i].id, 7u);
+            EXPECT_EQ(got[i].payload, i);
+        }
+        ASSERT_TRUE(same_pairs(got, n, expected_pairs(c, &scopes, nullptr)));
+    }
+}
+
 
 // submit_set_pairs / collect_set_pairs with two batches in flight (seeds 0, 1,
 // 4, 5) or kPendingBatches (seeds 2, 3) return, batch by batch, what the
