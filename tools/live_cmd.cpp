@@ -36,6 +36,7 @@ void install_handlers(double duration_s) {
         itimerval t{};
         t.it_value.tv_sec = static_cast<time_t>(duration_s);
         t.it_value.tv_usec = static_cast<suseconds_t>((duration_s - t.it_value.tv_sec) * 1e6);
+        if (t.it_value.tv_sec == 0 && t.it_value.tv_usec == 0) t.it_value.tv_usec = 1; // zero would disarm it
         setitimer(ITIMER_REAL, &t, nullptr);
     }
 }
@@ -75,7 +76,7 @@ CLI::App *add_live_command(CLI::App &app, LiveArgs &a) {
     c->add_option("--tunnel-ports", a.tunnel_ports,
                   "UDP tunnels' ports, e.g. \"vxlan=4789,8472;teredo=off\" (as replay's)");
     c->add_option("--snaplen", a.snaplen, "bytes kept per packet")->check(CLI::Range(1, 262144));
-    c->add_option("--buffer-mb", a.buffer_mb, "kernel capture buffer in MiB")->check(CLI::Range(1, 65536));
+    c->add_option("--buffer-mb", a.buffer_mb, "kernel capture buffer in MiB")->check(CLI::Range(1, 2047));
     c->add_flag("--immediate", a.immediate, "deliver every packet at once (lower latency, more CPU)");
     c->add_option("--max-latency-ms", a.max_latency_ms,
                   "scan a batch at the latest this long after its first packet")
@@ -153,7 +154,7 @@ int run_live(const LiveArgs &a) {
                    wm_scanner_backend_reason(sc), a.interface);
         AlertPrinter sink{rs, out, a.payload ? unsigned{WM_EVE_PAYLOAD | WM_EVE_PAYLOAD_PRINTABLE} : 0u};
         const int run_rc = wm_live_run(g_live, sc, a.quiet ? nullptr : print_alert, &sink, &err); // -q: counted only
-        fmt::print(out, "{}\n", stats_line(g_live, a.streams));
+        if (run_rc != WM_INVALID) fmt::print(out, "{}\n", stats_line(g_live, a.streams)); // else nothing ran
         status = run_rc == WM_SUCCESS ? 0
                                       : report_failure(run_rc, err, fmt::format("capturing on {}", a.interface));
         wm_live_t *live = g_live;

@@ -13,6 +13,7 @@
 #include <nlohmann/json.hpp>
 
 #include <cerrno>
+#include <csignal>
 #include <cstdio>
 #include <cstring>
 #include <string>
@@ -184,6 +185,9 @@ int run_import(const std::vector<std::string> &files, const std::string &out, bo
 } // namespace
 
 int main(int argc, char **argv) {
+    // A reader that goes away (`| head`) must not kill us before the stats
+    // and the drain: a failed write stops the scan instead (print_alert).
+    std::signal(SIGPIPE, SIG_IGN);
     CLI::App app{"warpmatch: GPU multi-pattern matching for IDS pipelines"};
     app.require_subcommand(1);
     app.set_version_flag("--version", wm_version());

@@ -196,7 +196,7 @@ typedef struct wm_live_options {
     const char *interface;   /**< required, e.g. "eth0"                     */
     const char *bpf;         /**< capture filter, NULL or "" for all        */
     int snaplen;             /**< bytes kept per packet (default 262144)    */
-    int buffer_mb;           /**< kernel capture buffer (default 64)        */
+    int buffer_mb;           /**< kernel capture buffer (default 64, at most 2047) */
     int immediate;           /**< 1: deliver packets at once (no kernel
                                   batching); lowers latency, costs CPU      */
     unsigned max_latency_ms; /**< a batch is scanned at the latest this long
@@ -215,7 +215,8 @@ WM_API void wm_live_options_init(wm_live_options_t *opts);
 
 typedef struct wm_live_stats {
     size_t struct_size;
-    wm_replay_stats_t replay;   /**< capture counters, alerts, batches      */
+    wm_replay_stats_t replay;   /**< capture counters, alerts, batches (this run) */
+    /* The pcap_* counters are libpcap's, since wm_live_open (every run). */
     uint64_t pcap_received;     /**< pcap_stats ps_recv                     */
     uint64_t pcap_dropped;      /**< ps_drop: no room in the kernel buffer  */
     uint64_t pcap_if_dropped;   /**< ps_ifdrop: dropped by the interface    */

@@ -9,6 +9,11 @@
 
 #include <gtest/gtest.h>
 
+#include <arpa/inet.h>
+#include <netinet/in.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
 #include <atomic>
 #include <chrono>
 #include <cmath>
@@ -74,6 +79,66 @@ TEST(AbiLive, ASecondRunOfOneCaptureIsRefusedWhileTheFirstRuns) {
     wm_live_close(live);
     wm_scanner_free(first);
     wm_scanner_free(second);
+    wm_ruleset_free(rs);
+}
+
+// A run whose callback stops it leaves the packets it did not reach in the
+// capture for the next run ("can be followed by another that captures on"):
+// ten datagrams wait in the ring, the first run stops at its first alert,
+// the second gets the other nine. Before, libpcap's dispatch went on through
+// the rest of the ring's block and they were consumed unscanned.
+TEST(AbiLive, ARunStoppedByItsCallbackLeavesTheRestToTheNextRun) {
+    const char rules[] = "version: 1\nrules:\n  - {id: 1, msg: m, pattern: abcdef}\n";
+    wm_ruleset_t *rs = nullptr;
+    ASSERT_EQ(wm_ruleset_load_string(rules, sizeof(rules) - 1, "inline", &rs, nullptr), WM_SUCCESS);
+    const uint16_t port = static_cast<uint16_t>(40000 + getpid() % 20000);
+    const std::string bpf = "udp dst port " + std::to_string(port);
+    wm_live_options_t lo;
+    wm_live_options_init(&lo);
+    lo.interface = "lo";
+    lo.bpf = bpf.c_str();
+    lo.immediate = 1;
+    lo.max_batch_bytes = 1; // a batch per datagram: the callback runs before the next one is read
+    wm_live_t *live = nullptr;
+    wm_error_t *err = nullptr;
+    if (wm_live_open(&lo, &live, &err) != WM_SUCCESS) {
+        const std::string why = err && err->message ? err->message : "";
+        wm_error_free(err);
+        wm_ruleset_free(rs);
+        GTEST_SKIP() << "cannot capture on lo here: " << why;
+    }
+    const int fd = socket(AF_INET, SOCK_DGRAM, 0);
+    ASSERT_GE(fd, 0);
+    sockaddr_in to{};
+    to.sin_family = AF_INET;
+    to.sin_port = htons(port);
+    to.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+    const char msg[] = "xx abcdef xx";
+    for (int i = 0; i < 10; ++i)
+        ASSERT_EQ(sendto(fd, msg, sizeof(msg) - 1, 0, reinterpret_cast<const sockaddr *>(&to), sizeof(to)),
+                  ssize_t(sizeof(msg) - 1));
+    close(fd);
+    std::this_thread::sleep_for(std::chrono::milliseconds(50)); // all ten in the ring
+
+    wm_scanner_options_t so;
+    wm_scanner_options_init(&so);
+    so.backend = WM_BACKEND_CPU;
+    wm_scanner_t *sc = nullptr;
+    ASSERT_EQ(wm_scanner_create(rs, &so, &sc, nullptr), WM_SUCCESS);
+    int first_alerts = 0, second_alerts = 0;
+    auto stop_at_first = [](const wm_alert_t *, void *ctx) { return ++*static_cast<int *>(ctx) > 0 ? 1 : 0; };
+    EXPECT_EQ(wm_live_run(live, sc, stop_at_first, &first_alerts, nullptr), WM_SCAN_TERMINATED);
+    EXPECT_EQ(first_alerts, 1);
+    std::thread stopper([live] {
+        std::this_thread::sleep_for(std::chrono::milliseconds(300));
+        wm_live_stop(live);
+    });
+    auto count = [](const wm_alert_t *, void *ctx) { return ++*static_cast<int *>(ctx), 0; };
+    EXPECT_EQ(wm_live_run(live, sc, count, &second_alerts, nullptr), WM_SUCCESS);
+    stopper.join();
+    EXPECT_EQ(second_alerts, 9);
+    wm_live_close(live);
+    wm_scanner_free(sc);
     wm_ruleset_free(rs);
 }
 

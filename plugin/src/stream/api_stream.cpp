@@ -35,6 +35,9 @@ struct wm_live {
 
 namespace {
 
+// libpcap takes the kernel buffer's size as an int of bytes.
+constexpr int kMaxLiveBufferMb = 2047;
+
 template <typename T> bool sized(const T *p) { return p && p->struct_size == sizeof(T); }
 
 int to_malloced(const std::string &s, char **out) {
@@ -195,6 +198,9 @@ WM_API int wm_live_open(const wm_live_options_t *opts, wm_live_t **out, wm_error
     *out = nullptr;
     if (opts->snaplen <= 0 || opts->buffer_mb <= 0 || opts->max_latency_ms == 0)
         return set_error(err, WM_INVALID, "wm_live_open: snaplen, buffer_mb and max_latency_ms must be > 0");
+    if (opts->buffer_mb > kMaxLiveBufferMb) // libpcap takes the size as an int of bytes
+        return set_error(err, WM_INVALID,
+                         fmt::format("wm_live_open: buffer_mb {} is over {}", opts->buffer_mb, kMaxLiveBufferMb));
     try {
         auto live = std::make_unique<wm_live>();
         live->opts = *opts;

@@ -16,12 +16,15 @@ int64_t wall_usec() {
 
 struct FrameCtx {
     StreamPipeline *pl;
+    LiveCapture *cap;
     int dlt;
 };
 
 void on_frame(void *ctx, const pcap_pkthdr *h, const uint8_t *frame) {
     auto *c = static_cast<FrameCtx *>(ctx);
-    c->pl->frame(c->dlt, frame, h->caplen, h->len, h->ts.tv_sec, h->ts.tv_usec);
+    // The callback stopped the run: the rest of this dispatch stays in the
+    // ring for a later run, not consumed unscanned.
+    if (!c->pl->frame(c->dlt, frame, h->caplen, h->len, h->ts.tv_sec, h->ts.tv_usec)) c->cap->break_loop();
 }
 
 } // namespace
@@ -54,7 +57,7 @@ void LatencyRecorder::summarize(LiveLoopStats &st) {
 
 void run_live(LiveCapture &cap, StreamPipeline &pl, unsigned max_latency_ms,
               const std::atomic<bool> &stop, LiveLoopStats &st) {
-    FrameCtx ctx{&pl, cap.link_type()};
+    FrameCtx ctx{&pl, &cap, cap.link_type()};
     const int64_t bound_us = int64_t(max_latency_ms) * 1000;
     while (!stop.load(std::memory_order_relaxed) && !pl.stopped()) {
         int wait_ms = 100; // also how soon a stop is noticed without a signal
@@ -67,10 +70,17 @@ void run_live(LiveCapture &cap, StreamPipeline &pl, unsigned max_latency_ms,
             pl.flush();
         }
     }
-    // Drain: everything the kernel captured before the stop is scanned. Two
-    // empty reads in a row: the buffer is empty (one may be a breakloop).
-    for (int empty = 0; empty < 2 && !pl.stopped();)
-        empty = cap.poll(0, -1, on_frame, &ctx) > 0 ? 0 : empty + 1;
+    // Drain: everything the kernel captured before the stop is scanned. The
+    // kernel hands over a partly filled block only when its timer (the
+    // capture's timeout) retires it, so the drain lasts one such period at
+    // least, then until two empty reads in a row (one may be a breakloop);
+    // traffic that never pauses is cut off a second after that.
+    const int64_t settled = wall_usec() + (int64_t(cap.timeout_ms()) + 10) * 1000;
+    const int64_t give_up = settled + 1000000;
+    for (int empty = 0; !pl.stopped() && (empty < 2 || wall_usec() < settled) && wall_usec() < give_up;) {
+        const int wait_ms = static_cast<int>(std::clamp<int64_t>((settled - wall_usec()) / 1000, 0, 100));
+        empty = cap.poll(wait_ms, -1, on_frame, &ctx) > 0 ? 0 : empty + 1;
+    }
     const uint64_t before = pl.batches();
     pl.observe(nullptr);
     pl.finish();

@@ -99,7 +99,7 @@ LiveCapture::LiveCapture(const LiveSettings &s) {
     if (!p) throw PcapError("cannot open " + s.interface + ": " + errbuf);
     pcap_set_snaplen(p, s.snaplen);
     pcap_set_promisc(p, 1);
-    pcap_set_buffer_size(p, s.buffer_mb * (1 << 20));
+    pcap_set_buffer_size(p, s.buffer_mb << 20); // wm_live_open allows at most 2047 (an int of bytes)
     pcap_set_immediate_mode(p, s.immediate ? 1 : 0);
     pcap_set_timeout(p, s.timeout_ms);
     const int rc = pcap_activate(p);
@@ -132,6 +132,7 @@ LiveCapture::LiveCapture(const LiveSettings &s) {
         throw PcapError(std::string("pcap_setnonblock: ") + errbuf);
     }
     fd_ = pcap_get_selectable_fd(p);
+    timeout_ms_ = s.timeout_ms;
     dlt_ = pcap_datalink(p);
     p_ = p;
 }

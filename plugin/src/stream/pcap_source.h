@@ -83,6 +83,7 @@ class LiveCapture {
     // Makes a blocking call return early (async-signal-safe).
     void break_loop();
     int link_type() const { return dlt_; }
+    int timeout_ms() const { return timeout_ms_; }
     // pcap_stats: received, dropped by the kernel, dropped by the interface.
     void stats(uint64_t *recv, uint64_t *drop, uint64_t *ifdrop) const;
 
@@ -90,6 +91,7 @@ class LiveCapture {
     struct pcap *p_ = nullptr;
     int dlt_ = 0;
     int fd_ = -1;
+    int timeout_ms_ = 0;
 };
 
 } // namespace wm::stream
