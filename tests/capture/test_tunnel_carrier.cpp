@@ -129,8 +129,7 @@ TEST(TunnelCarrier, EveryReaderPointsTunnelledPacketsAtTheirCarrier) {
     for (const Config &c : kConfigs)
         for (const Layout layout : {Layout::Packed, Layout::InPlace}) {
             SCOPED_TRACE(std::to_string(c.window) + " bytes, " + std::to_string(c.threads) + " threads");
-            expect_same(want, read_windows(path, c.window, c.threads, WindowReader::InPlaceRead::Pread, {}, nullptr,
-                                           layout));
+            expect_same(want, read_windows(path, c.window, c.threads, {}, nullptr, layout));
         }
 }
 

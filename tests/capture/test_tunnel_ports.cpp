@@ -186,7 +186,7 @@ TEST(TunnelPorts, EveryReaderPassesThePortsOn) {
         EXPECT_EQ(read_plain(path).packets.size(), plain.packets.size());
         for (const wm_packet_t &pkt : read_plain(path).packets) EXPECT_EQ(pkt.proto, WM_PROTO_UDP);
         for (unsigned threads : {1u, 3u}) {
-            const Seen w = read_windows(path, 8192, threads, WindowReader::InPlaceRead::Pread, {}, &p);
+            const Seen w = read_windows(path, 8192, threads, {}, &p);
             expect_same(plain, w);
             if (!fallback && threads == 3) EXPECT_GT(w.most_parts, 1u);
         }

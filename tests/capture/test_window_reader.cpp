@@ -34,7 +34,7 @@ namespace fs = std::filesystem;
 
 // Payloads left where the file has them (WindowReader::set_payloads_in_place).
 Seen read_in_place(const std::string &path, uint64_t window, unsigned threads) {
-    return read_windows(path, window, threads, WindowReader::InPlaceRead::Pread, {}, nullptr, Layout::InPlace);
+    return read_windows(path, window, threads, {}, nullptr, Layout::InPlace);
 }
 
 void expect_all_configs_match(const std::string &path) {
@@ -42,7 +42,6 @@ void expect_all_configs_match(const std::string &path) {
     for (const Config &c : kConfigs) {
         SCOPED_TRACE("window " + std::to_string(c.window) + ", threads " + std::to_string(c.threads));
         expect_same(want, read_windows(path, c.window, c.threads));
-        expect_same(want, read_windows(path, c.window, c.threads, WindowReader::InPlaceRead::Faults));
         expect_same(want, read_in_place(path, c.window, c.threads));
     }
 }
@@ -62,8 +61,8 @@ TEST(WindowReader, MixedRecordsEqualThePlainReadForEveryWindowAndThreadCount) {
 }
 
 // Records far longer than a part (each part's buffer holds its bytes and 4 KB
-// more): their bytes come from the mapping, in every read mode; in place,
-// from the buffer the parts read together, a window's last one read after.
+// more): their bytes are read on their own; in place, they are then copied
+// into the buffer the parts read together.
 TEST(WindowReader, RecordsLongerThanAPartAreReadWhole) {
     const std::string path = temp_path("jumbo.pcap");
     {
@@ -80,12 +79,8 @@ TEST(WindowReader, RecordsLongerThanAPartAreReadWhole) {
     }
     const Seen want = read_plain(path);
     ASSERT_EQ(want.packets.size(), 60u);
-    for (auto mode : {WindowReader::InPlaceRead::Pread, WindowReader::InPlaceRead::Faults,
-                      WindowReader::InPlaceRead::Prefault}) {
-        SCOPED_TRACE("read mode " + std::to_string(int(mode)));
-        expect_same(want, read_windows(path, 16 << 10, 4, mode));
-        expect_same(want, read_windows(path, 200 << 10, 2, mode));
-    }
+    expect_same(want, read_windows(path, 16 << 10, 4));
+    expect_same(want, read_windows(path, 200 << 10, 2));
     for (uint64_t window : {uint64_t{1}, uint64_t{16} << 10, uint64_t{200} << 10}) {
         SCOPED_TRACE("in place, window " + std::to_string(window));
         const Seen got = read_in_place(path, window, 4);
@@ -363,10 +358,7 @@ TEST(WindowReader, EveryRealCaptureEqualsThePlainRead) {
         const Seen want = read_plain(e.path().string());
         expect_same(want, read_windows(e.path().string(), 256 << 10, 4));
         expect_same(want, read_windows(e.path().string(), 4 << 20, 1));
-        // Through the mapping (each part faulted in, or mapped first), as
-        // from the parts' buffers.
-        expect_same(want, read_windows(e.path().string(), 1 << 20, 3, WindowReader::InPlaceRead::Faults));
-        expect_same(want, read_windows(e.path().string(), 1 << 20, 3, WindowReader::InPlaceRead::Prefault));
+        expect_same(want, read_windows(e.path().string(), 1 << 20, 3));
         // Left in place, in windows of several parts and of one.
         expect_same(want, read_in_place(e.path().string(), 256 << 10, 4));
         expect_same(want, read_in_place(e.path().string(), 4 << 20, 1));

@@ -10,6 +10,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -19,14 +20,13 @@ namespace wm::capture::test {
 // (WindowReader::set_payloads_in_place).
 enum class Layout { Packed, InPlace };
 
+// after_window(i): called after window i was read (the file may change).
 inline Seen read_windows(const std::string &path, uint64_t window, unsigned threads,
-                         WindowReader::InPlaceRead mode = WindowReader::InPlaceRead::Pread,
                          const std::string &filter = {}, const TunnelPorts *ports = nullptr,
-                         Layout layout = Layout::Packed) {
+                         Layout layout = Layout::Packed, const std::function<void(size_t)> &after_window = {}) {
     Seen s;
     WindowReader r(path, window, threads, filter);
     r.set_tunnel_ports(ports);
-    r.set_in_place_read(mode);
     r.set_payloads_in_place(layout == Layout::InPlace);
     PayloadWindow w;
     std::vector<uint8_t> buf;
@@ -41,9 +41,9 @@ inline Seen read_windows(const std::string &path, uint64_t window, unsigned thre
         EXPECT_TRUE(s.error.empty()) << "a window after the error";
         EXPECT_EQ(w.offsets.size(), w.count() + 1);
         EXPECT_EQ(w.meta.size(), w.count());
-        // In place only with pread (from a file read in place); the buffer
+        // In place only when asked (from a file read in place); the buffer
         // then holds the window's bytes and a record past its end at most.
-        if (layout == Layout::Packed || mode != WindowReader::InPlaceRead::Pread) EXPECT_FALSE(w.in_place());
+        if (layout == Layout::Packed) EXPECT_FALSE(w.in_place());
         if (w.in_place()) {
             ++s.in_place;
             EXPECT_LE(asked, window + WindowReader::kInPlaceSlack);
@@ -73,6 +73,7 @@ inline Seen read_windows(const std::string &path, uint64_t window, unsigned thre
         s.stats.snaplen_truncated += w.stats.snaplen_truncated;
         for (int k = 0; k < WM_SKIP_REASON_COUNT; ++k) s.stats.skipped[k] += w.stats.skipped[k];
         if (!w.error.empty()) s.error = w.error;
+        if (after_window) after_window(s.windows - 1);
     }
     return s;
 }

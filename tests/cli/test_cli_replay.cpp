@@ -239,6 +239,31 @@ TEST(CliReplay, TruncatedCaptureReportsEverythingBeforeTheCut) {
     fs::remove(cut);
 }
 
+// "-" is standard input, for libpcap and so for the in-place readers too:
+// a file named "-" in the working directory is not read instead (it was,
+// with and without --streams, while libpcap read the stream).
+TEST(CliReplay, DashIsStandardInputNeverAFileNamedDash) {
+    ASSERT_TRUE(fs::exists(kDemoPcap));
+    const std::string demo = wm::test::slurp(kDemoPcap);
+    const fs::path dir = wm::test::scratch_path("dash-dir");
+    fs::create_directories(dir);
+    { // the demo's records twice: another capture, twice as long
+        std::ofstream f(dir / "-", std::ios::binary);
+        f << demo << demo.substr(24);
+    }
+    const fs::path was = fs::current_path();
+    fs::current_path(dir);
+    const auto full = replay(kDemoPcap + " --rules " + kDemoRules + " --backend cpu");
+    for (const char *streams : {"--no-streams", "--streams"}) {
+        SCOPED_TRACE(streams);
+        const auto r = replay("- --rules " + kDemoRules + " --backend cpu " + streams + " < " + kDemoPcap);
+        EXPECT_EQ(r.status, 0) << r.err;
+        EXPECT_EQ(r.stats["packets"], full.stats["packets"]);
+    }
+    fs::current_path(was);
+    fs::remove_all(dir);
+}
+
 TEST(CliReplay, RealCapturesMatchTheReference) {
     fs::path data(WM_TEST_DATA_DIR);
     fs::path et = data / "rules/et-open-suricata5-2024-04-21";

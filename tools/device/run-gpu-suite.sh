@@ -122,11 +122,9 @@ done
 # 3a''. Whether the GPU's copies slow the reader: bench_window_reader on the
 #       tiled capture alone, then while `warpmatch bench` streams a 3 GB
 #       corpus to the GPU (the pipelined plugin path, its thread sleeping in
-#       --gpu-wait block), then alone again. CONTEND_MODES: the reader's
-#       read modes (pread, faults, prefault; comma-separated).
+#       --gpu-wait block), then alone again.
 rd_windows() {
-  "$B/bin/bench_window_reader" "$Z32" --threads ${CONTEND_THREADS:-15} --repeats ${CONTEND_REPEATS:-5} \
-    --read-mode ${CONTEND_MODES:-pread} 2>&1 |
+  "$B/bin/bench_window_reader" "$Z32" --threads ${CONTEND_THREADS:-15} --repeats ${CONTEND_REPEATS:-5} 2>&1 |
     grep -A1 '^windows' | tr -s ' \n' ' '
 }
 want readcontend && { [ -e "$Z32" ] || tile 32 "$Z32"; }

@@ -2,7 +2,7 @@
 // decoded into packed windows, by number of threads, against libpcap's own
 // sequential read (OfflineCapture) of the same file in the same run.
 //
-//   bench_window_reader FILE [--threads 1,4,15] [--window-mb 32] [--repeats 3] [--read-mode pread,faults,prefault]
+//   bench_window_reader FILE [--threads 1,4,15] [--window-mb 32] [--repeats 3]
 //                       [--layout packed,in-place]  (payloads packed, or left where the file has them)
 //                       [--bpf FILTER]  (each row also with this capture filter: what it costs)
 #include "capture/offline_capture.h"
@@ -40,12 +40,11 @@ Result read_libpcap(const std::string &path) {
     return {now() - t0, cap.stats().packets, cap.stats().payload_bytes};
 }
 
-Result read_windows(const std::string &path, unsigned threads, uint64_t window, WindowReader::InPlaceRead mode,
-                    bool in_place, uint64_t *redone, const std::string &filter = {}) {
+Result read_windows(const std::string &path, unsigned threads, uint64_t window, bool in_place, uint64_t *redone,
+                    const std::string &filter = {}) {
     std::vector<uint8_t> buf(window + WindowReader::kInPlaceSlack);
     const double t0 = now();
     WindowReader r(path, window, threads, filter);
-    r.set_in_place_read(mode);
     r.set_payloads_in_place(in_place);
     PayloadWindow w;
     Result res;
@@ -80,20 +79,12 @@ int main(int argc, char **argv) {
     std::vector<unsigned> threads{1, 4, 15};
     unsigned window_mb = 32;
     int repeats = 3;
-    std::vector<std::string> modes{"pread"};
     std::vector<std::string> layouts{"packed"};
     std::string filter;
-    const std::map<std::string, WindowReader::InPlaceRead> mode_of{
-        {"pread", WindowReader::InPlaceRead::Pread},
-        {"faults", WindowReader::InPlaceRead::Faults},
-        {"prefault", WindowReader::InPlaceRead::Prefault}};
     app.add_option("file", path, "classic pcap or pcapng file")->required()->check(CLI::ExistingFile);
     app.add_option("--threads", threads, "thread counts to run")->delimiter(',');
     app.add_option("--window-mb", window_mb, "window size in MB of file")->check(CLI::Range(1, 1024));
     app.add_option("--repeats", repeats, "best of N runs")->check(CLI::Range(1, 100));
-    app.add_option("--read-mode", modes, "how parts read in place reach the decoder: pread (default), faults, prefault")
-        ->delimiter(',')
-        ->check(CLI::IsMember({"pread", "faults", "prefault"}));
     app.add_option("--layout", layouts, "payloads packed (default) or in-place (left where the file has them)")
         ->delimiter(',')
         ->check(CLI::IsMember({"packed", "in-place"}));
@@ -109,23 +100,23 @@ int main(int argc, char **argv) {
                        base.seconds / r.seconds);
         };
         row("libpcap sequential (OfflineCapture)", base);
-        for (unsigned t : threads) for (const std::string &mode : modes) for (const std::string &layout : layouts) {
+        for (unsigned t : threads) for (const std::string &layout : layouts) {
             uint64_t redone = 0;
             const bool in_place = layout == "in-place";
             const Result r = best_of(repeats, [&] {
-                return read_windows(path, t, uint64_t{window_mb} << 20, mode_of.at(mode), in_place, &redone);
+                return read_windows(path, t, uint64_t{window_mb} << 20, in_place, &redone);
             });
             if (r.records != base.records || r.payload_bytes != base.payload_bytes) {
                 fmt::print(stderr, "window reader with {} threads read {} records / {} bytes, libpcap {} / {}\n",
                            t, r.records, r.payload_bytes, base.records, base.payload_bytes);
                 return 1;
             }
-            row(fmt::format("windows, {} threads, {} MB, {}{}", t, window_mb, mode, in_place ? ", in place" : ""), r);
+            row(fmt::format("windows, {} threads, {} MB{}", t, window_mb, in_place ? ", in place" : ""), r);
             fmt::print("  (decode {:.4f} s, assemble {:.4f} s)\n", r.decode, r.assemble);
             if (redone > 0) fmt::print("  ({} parts decoded again after a wrong guess)\n", redone);
             if (filter.empty()) continue;
             const Result f = best_of(repeats, [&] {
-                return read_windows(path, t, uint64_t{window_mb} << 20, mode_of.at(mode), in_place, &redone, filter);
+                return read_windows(path, t, uint64_t{window_mb} << 20, in_place, &redone, filter);
             });
             row(fmt::format("  the same, --bpf '{}'", filter), f);
             fmt::print("  ({} of {} records kept, {} payload bytes)\n", f.records, base.records, f.payload_bytes);

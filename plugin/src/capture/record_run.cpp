@@ -12,6 +12,7 @@ void RecordRun::clear() {
     bytes.clear();
     packets.clear();
     tunnels.clear();
+    outside.clear();
     numbered_in_run = false;
     records = 0;
     stats = wm_capture_stats_t{};
@@ -19,7 +20,17 @@ void RecordRun::clear() {
     error.clear();
 }
 
-void decode_in_place(const PcapMap &map, int dlt, uint64_t begin, uint64_t stop, RecordRun &run,
+uint64_t RecordRun::file_offset_of(const uint8_t *p) const {
+    const auto in = [p](const uint8_t *data, uint64_t n) {
+        return reinterpret_cast<uintptr_t>(p) - reinterpret_cast<uintptr_t>(data) < n; // below wraps high
+    };
+    if (in(span.data(), span.size())) return span_file + static_cast<uint64_t>(p - span.data());
+    for (const OutsideFrame &o : outside)
+        if (in(o.bytes.get(), o.len)) return o.file_pos + static_cast<uint64_t>(p - o.bytes.get());
+    return UINT64_MAX;
+}
+
+void decode_in_place(const PcapFile &file, int dlt, uint64_t begin, uint64_t stop, RecordRun &run,
                      const FileSpan *span, const FrameFilter *filter, const TunnelPorts *ports) {
     run.clear();
     run.begin = begin;
@@ -28,12 +39,24 @@ void decode_in_place(const PcapMap &map, int dlt, uint64_t begin, uint64_t stop,
     FrameLayers where; // reset by every decode: constructed once, not per record
     while (pos < stop) {
         RecordHeader h;
-        const uint64_t n = map.record_at(pos, &h, span);
+        const uint64_t n = file.record_at(pos, &h, span);
         if (n == 0) {
-            run.stopped_short = pos != map.size();
+            run.stopped_short = pos != file.size();
             break;
         }
-        const uint8_t *frame = map.bytes(pos + PcapMap::kRecordHeader, h.caplen, span);
+        const uint64_t at = pos + PcapFile::kRecordHeader;
+        const uint8_t *frame;
+        if (span && span->holds(at, h.caplen)) {
+            frame = span->data + (at - span->begin);
+        } else {
+            auto copy = std::make_unique<uint8_t[]>(h.caplen > 0 ? h.caplen : 1);
+            if (!file.read(at, h.caplen, copy.get())) { // the file ends before it now
+                run.stopped_short = true;
+                break;
+            }
+            frame = copy.get();
+            run.outside.push_back({at, std::move(copy), h.caplen});
+        }
         pos += n;
         ++number;
         if (filter && !filter->accepts(frame, h.caplen, h.wirelen)) continue;

@@ -4,11 +4,12 @@
 
 #include "capture/frame_filter.h"
 #include "capture/tunnel_ports.h"
-#include "capture/pcap_map.h"
+#include "capture/pcap_file.h"
 #include "capture/uninit_vector.h"
 #include "warpmatch.h"
 
 #include <cstdint>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -21,11 +22,23 @@ struct RecordRun {
     // In place: stopped at `end` before a record that libpcap must read.
     bool stopped_short = false;
     // Payload copies, for runs read through libpcap; in-place runs leave
-    // it empty and point their payloads into `span` or the mapping.
+    // it empty and point their payloads into the window's bytes, `span` or
+    // `outside`.
     std::vector<uint8_t> bytes;
-    // In place: the part's file bytes, read ahead of decoding it (kept,
-    // with its capacity, across clear()).
+    // In place: file bytes from span_file, read ahead of decoding the part
+    // (kept, with its capacity, across clear()).
     UninitVector<uint8_t> span;
+    uint64_t span_file = 0;
+    // In place: frames that lay outside the bytes read for the part (the
+    // last record running past its end), each read on its own.
+    struct OutsideFrame {
+        uint64_t file_pos;
+        std::unique_ptr<uint8_t[]> bytes;
+        uint32_t len;
+    };
+    std::vector<OutsideFrame> outside;
+    // The file offset of byte p of `span` or `outside`, or UINT64_MAX.
+    uint64_t file_offset_of(const uint8_t *p) const;
     // Packets with payloads; number counts from 1 within the run for
     // in-place runs (the reader adds the records before it), and is the
     // file's packet number for libpcap runs.
@@ -48,10 +61,11 @@ struct RecordRun {
 
 // Decodes, in place, every record that starts in [begin, stop), following
 // the chain of record lengths from begin; stops early before a record that
-// libpcap must read (run.stopped_short). Records inside `span` are read
-// from it, others from the mapping. Records `filter` (if any) rejects are
+// libpcap must read, or that cannot be read whole now (the file shrank):
+// run.stopped_short. Records inside `span` are read from it, others from
+// the file into run.outside. Records `filter` (if any) rejects are
 // numbered and passed over.
-void decode_in_place(const PcapMap &map, int dlt, uint64_t begin, uint64_t stop, RecordRun &run,
+void decode_in_place(const PcapFile &file, int dlt, uint64_t begin, uint64_t stop, RecordRun &run,
                      const FileSpan *span = nullptr, const FrameFilter *filter = nullptr,
                      const TunnelPorts *ports = nullptr);
 

@@ -66,6 +66,21 @@ SliceReader::~SliceReader() = default;
 
 int SliceReader::link_type() const { return impl_->dlt; }
 
+int SliceReader::file_descriptor() const {
+    FILE *f = pcap_file(impl_->pcap);
+    return f ? fileno(f) : -1;
+}
+
+void SliceReader::seek(uint64_t offset, uint64_t first_number) {
+    Impl &s = *impl_;
+    FILE *f = pcap_file(s.pcap);
+    if (f == nullptr || std::fseek(f, static_cast<long>(offset), SEEK_SET) != 0)
+        throw CaptureError("cannot seek " + s.path + " to byte " + std::to_string(offset));
+    s.next_number = first_number;
+    s.over = false;
+    s.has_pending = false;
+}
+
 void SliceReader::set_filter(const FrameFilter *filter) { impl_->filter = filter; }
 
 void SliceReader::set_tunnel_ports(const TunnelPorts *ports) { impl_->ports = ports; }

@@ -36,6 +36,13 @@ class SliceReader {
     void set_tunnel_ports(const TunnelPorts *ports);
 
     int link_type() const;
+    // The descriptor libpcap reads the file through (-1 if none).
+    int file_descriptor() const;
+    // Reads on from the record header at file offset `offset`, whose packet
+    // number is first_number, through the same handle (so the same file,
+    // even when its path was renamed over since it was opened). Throws
+    // CaptureError when the seek fails.
+    void seek(uint64_t offset, uint64_t first_number);
 
   private:
     bool read_records(uint64_t max_records, size_t max_bytes, RecordRun &out);

@@ -12,10 +12,11 @@ namespace wm::capture {
 
 namespace {
 
-// Bytes past a part's end that its last record usually runs into (read or
-// mapped with the part; a record running further is read from the mapping).
+// Bytes past a part's end that its last record usually runs into (read with
+// the part when its payloads are packed; a record running further is read
+// on its own).
 constexpr uint64_t kPartPast = 4096;
-static_assert(WindowReader::kInPlaceSlack >= kPartPast + 262144 + PcapMap::kRecordHeader,
+static_assert(WindowReader::kInPlaceSlack >= kPartPast + 262144 + PcapFile::kRecordHeader,
               "in place, a window's last record fits past its end");
 
 double seconds_since(std::chrono::steady_clock::time_point t0) {
@@ -30,22 +31,24 @@ WindowReader::WindowReader(const std::string &path, uint64_t window_bytes, unsig
       threads_(std::clamp(threads, 1u, 64u)), pool_(threads_) {
     // Opening with libpcap first gives the error of a plain read for a file
     // that is missing or not a capture, and the link type as libpcap maps it.
+    // The handle stays open: in-place reads use its descriptor, and it reads
+    // on (seek()) from a record it must read itself.
     sequential_ = std::make_unique<SliceReader>(path, 0, 1);
     dlt_ = sequential_->link_type();
     if (!filter.empty()) filter_ = std::make_unique<FrameFilter>(filter, dlt_);
     sequential_->set_filter(filter_.get());
-    map_ = std::make_unique<PcapMap>(path, dlt_);
-    if (map_->usable())
-        sequential_.reset();
-    else
-        map_.reset();
+    if (path != "-") { // standard input: libpcap's, perhaps not from its start
+        file_ = std::make_unique<PcapFile>(sequential_->file_descriptor(), dlt_);
+        if (!file_->usable()) file_.reset();
+    }
+    opened_in_place_ = file_ != nullptr;
 }
 
 WindowReader::~WindowReader() = default;
 
 void WindowReader::set_tunnel_ports(const TunnelPorts *ports) {
     ports_ = ports;
-    if (sequential_) sequential_->set_tunnel_ports(ports);
+    sequential_->set_tunnel_ports(ports);
 }
 
 bool WindowReader::next(PayloadWindow &w, const BufferFn &buffer) {
@@ -58,14 +61,21 @@ bool WindowReader::next(PayloadWindow &w, const BufferFn &buffer) {
     w.stats.struct_size = sizeof(w.stats);
     w.error.clear();
     if (over_) return false;
-    return sequential_ ? next_sequential(w, buffer) : next_in_place(w, buffer);
+    return file_ ? next_in_place(w, buffer) : next_sequential(w, buffer);
+}
+
+void WindowReader::hand_over(uint64_t number) {
+    sequential_->seek(pos_, number);
+    file_.reset();
 }
 
 bool WindowReader::next_in_place(PayloadWindow &w, const BufferFn &buffer) {
-    const uint64_t size = map_->size();
+    const uint64_t size = file_->size();
     if (pos_ >= size) {
-        over_ = true;
-        return false;
+        // The size the file had when opened: libpcap reads on from here, so
+        // records appended since are read too (or it reports the end).
+        hand_over(next_number_);
+        return next_sequential(w, buffer);
     }
     const uint64_t base = pos_, end = std::min(size, pos_ + window_bytes_);
     const size_t n = static_cast<size_t>(std::clamp<uint64_t>(end - pos_, 1, uint64_t{threads_} * kPartsPerThread));
@@ -75,27 +85,27 @@ bool WindowReader::next_in_place(PayloadWindow &w, const BufferFn &buffer) {
     if (runs_.size() < n) runs_.resize(n);
     // In place: each part reads its own bytes (no read-ahead, which would
     // write bytes another part writes) into the window's buffer; its last
-    // record then comes from the mapping, and its bytes are in the buffer
-    // once every part is read. The last part reads a little past the window.
+    // record is read on its own (RecordRun::outside) and copied into the
+    // buffer by assemble(). The last part reads a little past the window.
     uint8_t *raw = nullptr;
     const uint64_t raw_cap = std::min(size, end + kInPlaceSlack) - base;
     const uint64_t read_end = std::min(size, end + kPartPast);
-    if (payloads_in_place_ && mode_ == InPlaceRead::Pread) raw = buffer(raw_cap);
+    if (payloads_in_place_) raw = buffer(raw_cap);
     const auto t0 = std::chrono::steady_clock::now();
     pool_.run(n, [&](size_t k) {
         const uint64_t lo = k == 0 ? pos_ : stop[k - 1], hi = std::min(size, stop[k] + kPartPast);
         RecordRun &run = runs_[k];
         FileSpan span;
         if (raw) {
-            span = read_in_place(lo, k + 1 == n ? read_end : stop[k], raw + (lo - base));
-        } else if (mode_ == InPlaceRead::Pread) {
+            span = file_->read_span(lo, k + 1 == n ? read_end : stop[k], raw + (lo - base));
+        } else {
             run.span.resize(static_cast<size_t>(hi - lo));
-            span = map_->read_span(lo, hi, run.span.data());
-        } else if (mode_ == InPlaceRead::Prefault) {
-            map_->prefault(lo, hi);
+            span = file_->read_span(lo, hi, run.span.data());
         }
-        const uint64_t from = k == 0 ? pos_ : map_->guess_record_start(lo, stop[k], &span);
-        decode_in_place(*map_, dlt_, from, stop[k], run, &span, filter_.get(), ports_);
+        const uint64_t from = k == 0 ? pos_ : file_->guess_record_start(lo, stop[k], &span);
+        decode_in_place(*file_, dlt_, from, stop[k], run, &span, filter_.get(), ports_);
+        run.span_file = raw ? 0 : lo;
+        if (raw) run.span.clear();
     });
     // Chain the parts: each must begin where the previous one ended.
     uint64_t at = pos_;
@@ -103,8 +113,13 @@ bool WindowReader::next_in_place(PayloadWindow &w, const BufferFn &buffer) {
     for (size_t k = 0; k < n; ++k) {
         RecordRun &run = runs_[k];
         if (run.begin != at) {
-            // A wrong guess; a record that spans the whole part leaves it empty.
-            decode_in_place(*map_, dlt_, at, std::max(at, stop[k]), run, nullptr, filter_.get(), ports_);
+            // A wrong guess (a record that spans the whole part leaves it
+            // empty): decoded again from `at`, its bytes read again.
+            const uint64_t hi = std::min(size, std::max(at, stop[k]) + kPartPast);
+            run.span.resize(static_cast<size_t>(hi - at));
+            const FileSpan span = file_->read_span(at, hi, run.span.data());
+            decode_in_place(*file_, dlt_, at, std::max(at, stop[k]), run, &span, filter_.get(), ports_);
+            run.span_file = at;
             if (at < stop[k]) ++redone_;
         }
         at = run.end;
@@ -115,18 +130,13 @@ bool WindowReader::next_in_place(PayloadWindow &w, const BufferFn &buffer) {
     }
     pos_ = at;
     used_ = static_cast<unsigned>(used);
-    // The last record ran past what the last part read (at most the
-    // longest record past the window's end: within raw_cap).
-    if (raw && at > read_end) read_in_place(read_end, at, raw + (read_end - base));
     decode_s_ += seconds_since(t0);
     if (runs_[used - 1].stopped_short) {
         // A record libpcap must read itself (cut, refused, or truncated by
-        // the end of the file): it reads on from there, alone.
+        // the end of the file, or the file shrank): it reads on from there.
         uint64_t records = 0;
         for (size_t k = 0; k < used; ++k) records += runs_[k].records;
-        sequential_ = std::make_unique<SliceReader>(path_, pos_, next_number_ + records);
-        sequential_->set_filter(filter_.get());
-        sequential_->set_tunnel_ports(ports_);
+        hand_over(next_number_ + records);
         if (records == 0) return next_sequential(w, buffer);
     }
     const InPlaceBytes bytes{raw, base, std::max(at, read_end) - base};
@@ -134,21 +144,12 @@ bool WindowReader::next_in_place(PayloadWindow &w, const BufferFn &buffer) {
     return true;
 }
 
-// File bytes [begin, end) into dst, by pread or (should that fail) from the mapping.
-FileSpan WindowReader::read_in_place(uint64_t begin, uint64_t end, uint8_t *dst) const {
-    FileSpan span = map_->read_span(begin, end, dst);
-    if (span.data == nullptr && end > begin) {
-        std::memcpy(dst, map_->data() + begin, end - begin);
-        span = FileSpan{dst, begin, end};
-    }
-    return span;
-}
-
 bool WindowReader::next_sequential(PayloadWindow &w, const BufferFn &buffer) {
     if (runs_.empty()) runs_.resize(1);
     RecordRun &run = runs_[0];
     run.clear();
     const bool more = sequential_->read(UINT64_MAX, window_bytes_, run);
+    libpcap_records_ += run.records;
     used_ = 1;
     if (!more || !run.error.empty()) over_ = true;
     if (run.records == 0 && run.error.empty()) {
@@ -161,9 +162,9 @@ bool WindowReader::next_sequential(PayloadWindow &w, const BufferFn &buffer) {
 
 // Packs runs [0, n) into one buffer, in order, the runs shared by the
 // threads; or, in place (raw: the window's file bytes from `base`, raw_bytes
-// of them read), leaves the payloads there: a payload decoded from the
-// mapping (a record across two parts, or a part decoded again) points at
-// its copy in raw instead.
+// of them read), leaves the payloads there: a payload read on its own (a
+// record across two parts, or a part decoded again) is copied into raw where
+// the file has it.
 void WindowReader::assemble(size_t n, PayloadWindow &w, const BufferFn &buffer, const InPlaceBytes *raw) {
     std::vector<size_t> byte_base(n + 1, 0), packet_base(n + 1, 0), tunnel_base(n + 1, 0);
     std::vector<uint64_t> number_base(n, 0);
@@ -187,7 +188,6 @@ void WindowReader::assemble(size_t n, PayloadWindow &w, const BufferFn &buffer, 
     w.packets.resize(packet_base[n]);
     w.tunnels.resize(tunnel_base[n]);
     const uintptr_t in_raw = reinterpret_cast<uintptr_t>(data);
-    const uintptr_t in_map = raw ? reinterpret_cast<uintptr_t>(map_->data() + raw->base) : 0;
     pool_.run(n, [&](size_t i) {
         const RecordRun &r = runs_[i];
         size_t at = byte_base[i];
@@ -197,9 +197,16 @@ void WindowReader::assemble(size_t n, PayloadWindow &w, const BufferFn &buffer, 
             pkt = r.packets[j];
             if (raw) {
                 const uintptr_t p = reinterpret_cast<uintptr_t>(pkt.payload);
-                const uint64_t source = p - in_raw < raw->bytes ? p - in_raw : p - in_map; // below wraps high
-                if (source + pkt.payload_len > raw->bytes)
-                    throw std::logic_error("window reader: a payload outside the window's bytes read in place");
+                uint64_t source = p - in_raw; // below wraps high
+                if (source >= raw->bytes) {
+                    // Read on its own (a record across two parts, or a part
+                    // decoded again): copied to where the file has it.
+                    const uint64_t file_pos = r.file_offset_of(pkt.payload);
+                    source = file_pos - raw->base;
+                    if (file_pos == UINT64_MAX || file_pos < raw->base || source + pkt.payload_len > raw->bytes)
+                        throw std::logic_error("window reader: a payload outside the window's bytes read in place");
+                    std::memcpy(data + source, pkt.payload, pkt.payload_len);
+                }
                 pkt.payload = data + source;
                 w.sources[k] = static_cast<uint32_t>(source);
             } else {
@@ -216,8 +223,6 @@ void WindowReader::assemble(size_t n, PayloadWindow &w, const BufferFn &buffer, 
             carrier = r.tunnels[t].carrier;
             w.packets[packet_base[i] + r.tunnels[t].packet].tunnel = &carrier;
         }
-        // Copied out: what was read through the mapping is unmapped here, in parallel.
-        if (map_ && r.numbered_in_run && mode_ != InPlaceRead::Pread) map_->release(r.begin, r.end);
     });
     assemble_s_ += seconds_since(t0);
 }

@@ -1,20 +1,24 @@
 // plugin/src/capture/window_reader.h - a capture file read window by window,
 // each window's payloads packed back to back in a buffer the caller gives.
 //
-// A classic pcap file is read in place (capture/pcap_map.h): each window is
+// A classic pcap file is read in place (capture/pcap_file.h): each window is
 // cut into parts that threads decode in parallel. A part after the first
 // starts where a few records in a row look sound; since a guess can be
 // wrong (a payload may hold something that looks like records), each part
 // is checked, in order, to start exactly where the one before it ended, and
 // is decoded again from there when it does not. pcapng files, and whatever
 // follows a record that libpcap must read itself, are read by one libpcap
-// handle in sequence. Either way the packets, their numbers, the counters
+// handle in sequence (the one that opened the file: in-place reads go
+// through its descriptor, so a path renamed over during the read does not
+// change the file; a file that shrinks ends the in-place reading where its
+// reads come up short, and libpcap reads on from there, as it does past the
+// size the file had when it was opened). Either way the packets, their numbers, the counters
 // and the error of a corrupt record are those of one plain sequential read
 // (OfflineCapture); tests/capture/test_window_reader.cpp holds it to that.
 #pragma once
 
 #include "capture/frame_filter.h"
-#include "capture/pcap_map.h"
+#include "capture/pcap_file.h"
 #include "capture/record_run.h"
 #include "capture/slice_reader.h"
 #include "capture/uninit_vector.h"
@@ -77,11 +81,10 @@ class WindowReader {
     // are read straight into the buffer and w.sources says where each
     // payload starts, so the reader copies no payload (the GPU gathers
     // them; packing was about a third of the reader's time, run 297).
-    // Windows read by libpcap, and reads other than InPlaceRead::Pread,
-    // stay packed. Off by default; set before the first next().
+    // Windows read by libpcap stay packed. Off by default; set before the first next().
     void set_payloads_in_place(bool on) { payloads_in_place_ = on; }
     // Room past a window's end that its last record may need in place: the
-    // longest record read in place (PcapMap), a part's read-ahead besides.
+    // longest record read in place (PcapFile), a part's read-ahead besides.
     static constexpr uint64_t kInPlaceSlack = 262144 + 16 + 4096;
 
     // The UDP tunnels' ports (nullptr: the standard ones), set before the
@@ -96,15 +99,8 @@ class WindowReader {
     static constexpr unsigned kPartsPerThread = 4;
     // Parts whose guessed start was wrong and that were decoded again.
     uint64_t parts_redone() const { return redone_; }
-    // Whether the file is being read in place (else by libpcap).
-    bool in_place() const { return !sequential_; }
-    // How a part of a file read in place gets from the page cache to the
-    // decoder: read into the part's buffer first (the default), through the
-    // mapping page fault by page fault, or through the mapping with its
-    // pages mapped in one call first (PcapMap::prefault). The last two are
-    // for comparison (bench_window_reader --read-mode).
-    enum class InPlaceRead { Pread, Faults, Prefault };
-    void set_in_place_read(InPlaceRead mode) { mode_ = mode; }
+    // Whether every record so far was read in place (none by libpcap).
+    bool in_place() const { return opened_in_place_ && libpcap_records_ == 0; }
     // Wall seconds so far in decoding the parts (and chaining them) and in
     // assembling windows (payload copies, packet records, meta, offsets).
     double decode_seconds() const { return decode_s_; }
@@ -118,7 +114,8 @@ class WindowReader {
         uint64_t base, bytes; // from file offset base, this many
     };
     void assemble(size_t parts, PayloadWindow &w, const BufferFn &buffer, const InPlaceBytes *raw = nullptr);
-    FileSpan read_in_place(uint64_t begin, uint64_t end, uint8_t *dst) const;
+    // From here on libpcap reads, from file offset pos_ (numbered from `number`).
+    void hand_over(uint64_t number);
 
     std::string path_;
     uint64_t window_bytes_;
@@ -127,14 +124,15 @@ class WindowReader {
     unsigned used_ = 1;
     uint64_t redone_ = 0;
     double decode_s_ = 0, assemble_s_ = 0;
-    InPlaceRead mode_ = InPlaceRead::Pread;
     bool payloads_in_place_ = false;
     bool over_ = false;
     int dlt_ = -1;
     std::unique_ptr<FrameFilter> filter_;
     const TunnelPorts *ports_ = nullptr;
-    std::unique_ptr<PcapMap> map_;
-    uint64_t pos_ = PcapMap::kFirstRecord; // next record to read in place
+    std::unique_ptr<PcapFile> file_;        // null once libpcap reads
+    bool opened_in_place_ = false;
+    uint64_t libpcap_records_ = 0;
+    uint64_t pos_ = PcapFile::kFirstRecord; // next record to read in place
     uint64_t next_number_ = 1;             // its packet number
     std::vector<RecordRun> runs_;
     std::unique_ptr<SliceReader> sequential_;

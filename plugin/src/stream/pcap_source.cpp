@@ -1,10 +1,11 @@
 #include "stream/pcap_source.h"
 
-#include "capture/pcap_map.h"
+#include "capture/pcap_file.h"
 
 #include <pcap/pcap.h>
 #include <poll.h>
 
+#include <algorithm>
 #include <cstdio>
 #include <stdexcept>
 #include <string>
@@ -12,9 +13,8 @@
 namespace wm::stream {
 
 namespace {
-// Mapping pages behind the reader are dropped in steps of this: the
-// unmapping of a whole large file at the end took ~23 ms per GB (run 76).
-constexpr uint64_t kReleaseStep = 32u << 20;
+// File bytes read at once; a record running past them starts the next read.
+constexpr uint64_t kChunkBytes = 4u << 20;
 } // namespace
 
 OfflineFrames::OfflineFrames(const std::string &path, bool in_place)
@@ -23,12 +23,24 @@ OfflineFrames::OfflineFrames(const std::string &path, bool in_place)
     p_ = pcap_open_offline(path.c_str(), errbuf);
     if (!p_) throw PcapError("cannot open " + path + ": " + errbuf);
     dlt_ = pcap_datalink(p_);
-    if (!in_place) return;
-    map_ = std::make_unique<capture::PcapMap>(path, dlt_);
-    if (map_->usable())
-        pos_ = capture::PcapMap::kFirstRecord;
+    if (!in_place || path == "-") return; // standard input: libpcap's, perhaps not from its start
+    FILE *f = pcap_file(p_);
+    file_ = std::make_unique<capture::PcapFile>(f ? fileno(f) : -1, dlt_);
+    if (file_->usable())
+        pos_ = capture::PcapFile::kFirstRecord;
     else
-        map_.reset();
+        file_.reset();
+}
+
+bool OfflineFrames::hand_over() {
+    // The end of what was read in place, or a record libpcap must read (and
+    // perhaps refuse) itself: it reads on from this record, as in a plain read.
+    if (std::fseek(pcap_file(p_), static_cast<long>(pos_), SEEK_SET) != 0)
+        throw PcapError(path_ + ": packet " + std::to_string(read_ + 1) + ": cannot seek to byte " +
+                        std::to_string(pos_));
+    file_.reset();
+    chunk_ = std::vector<uint8_t>();
+    return false;
 }
 
 OfflineFrames::~OfflineFrames() {
@@ -36,27 +48,24 @@ OfflineFrames::~OfflineFrames() {
 }
 
 bool OfflineFrames::next_in_place(const pcap_pkthdr **hdr, const uint8_t **data) {
+    using capture::PcapFile;
+    capture::FileSpan span{chunk_.data(), chunk_begin_, chunk_end_};
     capture::RecordHeader h;
-    const uint64_t n = map_->record_at(pos_, &h);
-    if (n == 0) {
-        // The end of the file, or a record libpcap must read (and perhaps
-        // refuse) itself: it reads on from this record, as in a plain read.
-        if (std::fseek(pcap_file(p_), static_cast<long>(pos_), SEEK_SET) != 0)
-            throw PcapError(path_ + ": packet " + std::to_string(read_ + 1) + ": cannot seek to byte " +
-                            std::to_string(pos_));
-        map_.reset();
-        return false;
+    uint64_t n = file_->record_at(pos_, &h, &span);
+    if (n != 0 && !span.holds(pos_, n)) { // the record runs past the bytes read: read on from it
+        chunk_.resize(std::max<uint64_t>(kChunkBytes, n));
+        span = file_->read_span(pos_, pos_ + chunk_.size(), chunk_.data());
+        chunk_begin_ = span.begin, chunk_end_ = span.end;
+        n = file_->record_at(pos_, &h, &span);
     }
+    // The end, a record libpcap must read, or one the file no longer holds.
+    if (n == 0 || !span.holds(pos_, n)) return hand_over();
     hdr_->ts.tv_sec = static_cast<time_t>(h.ts_sec);
     hdr_->ts.tv_usec = static_cast<suseconds_t>(h.ts_usec);
     hdr_->caplen = h.caplen;
     hdr_->len = h.wirelen;
     *hdr = hdr_.get();
-    *data = map_->data() + pos_ + capture::PcapMap::kRecordHeader;
-    if (pos_ - released_ >= kReleaseStep) { // the frame before this one may still be in use: keep a step
-        map_->release(released_, pos_ - kReleaseStep / 2);
-        released_ = pos_ - kReleaseStep / 2;
-    }
+    *data = span.data + (pos_ - span.begin) + PcapFile::kRecordHeader;
     pos_ += n;
     ++read_;
     ++in_place_;
@@ -64,7 +73,7 @@ bool OfflineFrames::next_in_place(const pcap_pkthdr **hdr, const uint8_t **data)
 }
 
 int OfflineFrames::next(const pcap_pkthdr **hdr, const uint8_t **data) {
-    if (map_ && next_in_place(hdr, data)) return 1;
+    if (file_ && next_in_place(hdr, data)) return 1;
     pcap_pkthdr *h = nullptr;
     const u_char *d = nullptr;
     const int rc = pcap_next_ex(p_, &h, &d);

@@ -9,12 +9,13 @@
 #include <memory>
 #include <stdexcept>
 #include <string>
+#include <vector>
 
 struct pcap;
 struct pcap_pkthdr;
 
 namespace wm::capture {
-class PcapMap;
+class PcapFile;
 }
 
 namespace wm::stream {
@@ -28,10 +29,12 @@ class PcapError : public std::runtime_error {
 using FrameFn = void (*)(void *ctx, const pcap_pkthdr *hdr, const uint8_t *frame);
 
 // A pcap/pcapng file read frame by frame. A classic pcap file is read in
-// place (capture::PcapMap: the headers libpcap would return, the frames
-// straight from the mapping) until a record libpcap must read itself; from
-// there, and for pcapng files, libpcap reads on. Through libpcap's stdio,
-// reading was a quarter of a streams replay's time (perf, merged-zeek x8).
+// place (capture::PcapFile: the headers libpcap would return, the frames
+// from large reads of the file through libpcap's own descriptor) until a
+// record libpcap must read itself, the size the file had when opened, or a
+// read that comes up short (the file shrank); from there, and for pcapng
+// files, libpcap reads on. Through libpcap's stdio, reading was a quarter of
+// a streams replay's time (perf, merged-zeek x8).
 class OfflineFrames {
   public:
     // in_place false: libpcap reads every record (for comparison).
@@ -53,9 +56,11 @@ class OfflineFrames {
     struct pcap *p_ = nullptr;
     int dlt_ = 0;
     uint64_t read_ = 0;
-    std::unique_ptr<capture::PcapMap> map_; // null once libpcap reads on
-    uint64_t pos_ = 0;                      // next record in the mapping
-    uint64_t released_ = 0;                 // mapping pages dropped below this
+    bool hand_over();                          // libpcap reads on from pos_
+    std::unique_ptr<capture::PcapFile> file_;  // null once libpcap reads on
+    uint64_t pos_ = 0;                         // next record to read in place
+    std::vector<uint8_t> chunk_;               // file bytes [chunk_begin_, chunk_end_)
+    uint64_t chunk_begin_ = 0, chunk_end_ = 0;
     uint64_t in_place_ = 0;
     std::unique_ptr<pcap_pkthdr> hdr_;      // the header next() points at
 };
