@@ -78,6 +78,7 @@ void ChunkSlot::release() {
 }
 
 std::atomic<size_t> g_fail_output_allocation{0};
+std::atomic<size_t> g_fail_pair_buffer_allocation{0};
 
 void ChunkSlot::alloc_outputs(size_t cap) {
     cap = std::min<size_t>(cap, UINT32_MAX);

@@ -30,6 +30,7 @@ template <typename T> T *host_alloc(size_t count, const char *what) {
 
 // testing::fail_output_allocation: output allocations left before the one that fails (0: none).
 extern std::atomic<size_t> g_fail_output_allocation;
+extern std::atomic<size_t> g_fail_pair_buffer_allocation; // testing::fail_pair_buffer_allocation
 
 struct ChunkSlot {
     // Buffers for chunks of up to chunk_bytes and chunk_segs segments, per-

@@ -96,6 +96,7 @@ class CudaMatcher final : public GpuMatcher {
     void finish_pending_chunks(const PairBatch *only = nullptr);
     void sync_slots();
     void drop_after_failure();
+    void use_device();
     ChunkSlot &slot_at(uint32_t j) { return *slots_[(next_seq_ + j) % tuning::kStreams]; } // j = 0: oldest chunk
     uint32_t traced(const ChunkSlot &s) const { return s.seq - trace_base_; }
     void upload_scopes(FlatScopes f);
@@ -131,7 +132,11 @@ class CudaMatcher final : public GpuMatcher {
 
 template <typename T> inline T *upload(const std::vector<T> &v, const char *what) {
     T *d = dev_alloc<T>(std::max<size_t>(v.size(), 1), what);
-    if (!v.empty()) WM_CUDA_CHECK(cudaMemcpy(d, v.data(), v.size() * sizeof(T), cudaMemcpyHostToDevice));
+    if (v.empty()) return d;
+    if (const cudaError_t e = cudaMemcpy(d, v.data(), v.size() * sizeof(T), cudaMemcpyHostToDevice); e != cudaSuccess) {
+        cudaFree(d);
+        throw_cuda(e, what, __FILE__, __LINE__);
+    }
     return d;
 }
 

@@ -265,6 +265,18 @@ void CudaMatcher::finish_positions(ChunkSlot &s, const BatchView &batch,
     s.busy = false;
 }
 
+// The matcher's device for this thread's calls. A failure drops the pending
+// batches, as any failure after them does: the caller (Scanner) drops its own
+// then, and the two queues must stay in step.
+void CudaMatcher::use_device() {
+    try {
+        WM_CUDA_CHECK(cudaSetDevice(opts_.device));
+    } catch (...) {
+        drop_after_failure();
+        throw;
+    }
+}
+
 // After a failure: waits for every stream, frees the slots and drops the
 // pending batches (their chunks are half done).
 void CudaMatcher::drop_after_failure() {
@@ -284,7 +296,7 @@ void CudaMatcher::scan(const BatchView &batch, OutputMode mode, std::vector<Matc
         return;
     }
     if (batch.count == 0 || d_view_.num_groups == 0) return;
-    WM_CUDA_CHECK(cudaSetDevice(opts_.device));
+    use_device();
     finish_pending_chunks(); // the slots are this call's now
     const bool split = run_chunks(
         batch,
@@ -301,7 +313,7 @@ void CudaMatcher::scan(const BatchView &batch, OutputMode mode, std::vector<Matc
 void CudaMatcher::scan_positions(const BatchView &batch, const std::function<void(const PositionsChunk &)> &sink,
                                  PositionsKept kept) {
     if (batch.count == 0 || d_view_.num_groups == 0) return;
-    WM_CUDA_CHECK(cudaSetDevice(opts_.device));
+    use_device();
     finish_pending_chunks(); // the slots are this call's now
     run_chunks(
         batch,
@@ -316,7 +328,7 @@ void CudaMatcher::count(const BatchView &batch, std::vector<uint64_t> &per_patte
     const uint32_t P = d_view_.num_patterns;
     per_pattern.assign(P, 0);
     if (batch.count == 0 || d_view_.num_groups == 0) return;
-    WM_CUDA_CHECK(cudaSetDevice(opts_.device));
+    use_device();
     finish_pending_chunks(); // the slots are this call's now
     for (auto &slot : slots_)
         WM_CUDA_CHECK(cudaMemsetAsync(slot->d_counters, 0, size_t{P} * 8, slot->stream));
@@ -393,6 +405,7 @@ void testing::set_dense_budget_bytes(size_t bytes) { g_dense_budget_bytes = byte
 void testing::set_case_columns(bool on) { g_case_columns = on; }
 size_t testing::output_rescans() { return detail::g_output_rescans.load(); }
 void testing::fail_output_allocation(size_t nth) { g_fail_output_allocation = nth; }
+void testing::fail_pair_buffer_allocation(size_t nth) { g_fail_pair_buffer_allocation = nth; }
 size_t testing::device_free_bytes() {
     size_t free_bytes = 0, total = 0;
     if (cudaSetDevice(0) != cudaSuccess || cudaMemGetInfo(&free_bytes, &total) != cudaSuccess) return 0;

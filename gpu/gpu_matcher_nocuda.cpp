@@ -22,6 +22,7 @@ void testing::set_dense_budget_bytes(size_t) {}
 void testing::set_case_columns(bool) {}
 size_t testing::output_rescans() { return 0; }
 void testing::fail_output_allocation(size_t) {}
+void testing::fail_pair_buffer_allocation(size_t) {}
 size_t testing::device_free_bytes() { return 0; }
 void testing::fail_positions_chunk(size_t) {}
 bool testing::is_page_locked(const void *, size_t) { return false; }

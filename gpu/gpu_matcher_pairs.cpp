@@ -15,13 +15,22 @@ namespace wm::gpu::detail {
 
 void CudaMatcher::upload_scopes(FlatScopes f) {
     WM_CUDA_CHECK(cudaSetDevice(opts_.device));
+    // Built aside and swapped in whole: a failed upload leaves the scopes
+    // the matcher had, on the device and on the host alike.
+    DeviceScopes d;
+    try {
+        d.entry_begin = upload(f.entry_begin, "scope entry index");
+        d.entry = upload(f.entry, "scope entries");
+        d.proto = upload(f.proto, "scope protocols");
+        d.port_begin = upload(f.port_begin, "scope port index");
+        d.ports = upload(f.ports, "scope ports");
+        d.id = upload(f.id, "scope ids");
+    } catch (...) {
+        d.free();
+        throw;
+    }
     d_scopes_.free();
-    d_scopes_.entry_begin = upload(f.entry_begin, "scope entry index");
-    d_scopes_.entry = upload(f.entry, "scope entries");
-    d_scopes_.proto = upload(f.proto, "scope protocols");
-    d_scopes_.port_begin = upload(f.port_begin, "scope port index");
-    d_scopes_.ports = upload(f.ports, "scope ports");
-    d_scopes_.id = upload(f.id, "scope ids");
+    d_scopes_ = d;
     scopes_ = std::move(f);
     entry_by_id_.resize(scopes_.id.size());
     for (uint32_t e = 0; e < entry_by_id_.size(); ++e) entry_by_id_[e] = {scopes_.id[e], e};
@@ -134,10 +143,16 @@ void CudaMatcher::submit_set_pairs(const BatchView &batch, const PayloadMeta *me
         throw std::logic_error("submit_set_pairs: " + std::to_string(kPendingBatches) +
                                " batches already submitted and not collected; collect one first");
     PairBatch &b = pair_batches_[submitted_ % kPendingBatches];
-    WM_CUDA_CHECK(cudaSetDevice(opts_.device));
+    use_device();
     // Pairs expected as output records are (one per kBytesPerOutput bytes):
-    // the ET set on real traffic gives one per ~54 bytes.
-    b.start(meta && scopes_.any_constraint, batch.count ? batch.offsets[batch.count] / tuning::kBytesPerOutput : 0);
+    // the ET set on real traffic gives one per ~54 bytes. A failure here
+    // (its pinned buffer) drops the batches before it too, as later ones do.
+    try {
+        b.start(meta && scopes_.any_constraint, batch.count ? batch.offsets[batch.count] / tuning::kBytesPerOutput : 0);
+    } catch (...) {
+        drop_after_failure();
+        throw;
+    }
     ++submitted_;
     if (batch.count == 0 || d_view_.num_groups == 0) return;
     b.split = run_chunks(
@@ -153,7 +168,7 @@ void CudaMatcher::submit_set_pairs(const BatchView &batch, const PayloadMeta *me
 size_t CudaMatcher::collect_set_pairs(const SetPair **pairs) {
     if (!pending_set_batches()) throw std::logic_error("collect_set_pairs: no batch submitted");
     PairBatch &b = pair_batches_[collected_ % kPendingBatches];
-    WM_CUDA_CHECK(cudaSetDevice(opts_.device));
+    use_device();
     finish_pending_chunks(&b);
     try {
         b.wait();

@@ -18,6 +18,10 @@ size_t output_rescans();
 // one), of any matcher, fails as an out-of-memory cudaMalloc would (GpuError):
 // tests that a growth which fails leaves the matcher usable.
 void fail_output_allocation(size_t nth);
+// Likewise for the page-locked buffer a set-pairs batch collects its pairs
+// in (allocated when a batch is submitted, on first use and growth): tests
+// that a submit which fails leaves no batch of its own or earlier pending.
+void fail_pair_buffer_allocation(size_t nth);
 // Free memory of CUDA device 0 now (cudaMemGetInfo; 0 without CUDA): tests
 // that a failure frees what it allocated.
 size_t device_free_bytes();

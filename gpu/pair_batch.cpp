@@ -24,6 +24,9 @@ void PairBatch::start(bool with_filter, size_t expected_pairs) {
 void PairBatch::reserve(size_t n) {
     if (n <= h_pairs_.size()) return;
     wait(); // copies into the old buffer land before it is copied and freed
+    if (g_fail_pair_buffer_allocation.load() && --g_fail_pair_buffer_allocation == 0)
+        throw GpuError("cudaHostAlloc(set pairs) failed: out of memory (injected: "
+                       "testing::fail_pair_buffer_allocation)");
     PinnedHostArray<unsigned long long> bigger(std::max(n + n / 2, size_t{1} << 16), "set pairs");
     if (total) std::memcpy(bigger.get(), h_pairs_.get(), total * sizeof(unsigned long long));
     h_pairs_ = std::move(bigger);

@@ -210,6 +210,9 @@ int Scanner::scan_positions_gpu(const BatchView &batch, const Deliver &deliver, 
         if (!fallback_allowed_)
             throw StatusError(WM_GPU_ERROR, e.what());
         fall_back_to_cpu(e.what());
+        // The caller had asked to stop before the GPU failed (the device
+        // went on with the batch's later chunks): nothing more is delivered.
+        if (sink.stopped) return count_delivered(batch, t0, sink, false);
         // Canonical order is total, so the CPU's matches after `last` are
         // exactly those the GPU had not delivered.
         const int rc = scan_in_mode(batch, WM_OUTPUT_POSITIONS, delivered_);
@@ -243,6 +246,7 @@ bool Scanner::TimedDelivery::operator()(const Match *m, size_t n) {
     seconds += std::chrono::duration<double>(Clock::now() - d0).count();
     matches += n;
     last = m[n - 1];
+    stopped = !more;
     return more;
 }
 

@@ -120,6 +120,7 @@ class Scanner {
         double seconds = 0;
         size_t matches = 0;
         Match last{};
+        bool stopped = false; // deliver asked to stop
         bool operator()(const Match *m, size_t n);
     };
     int scan_positions_gpu(const BatchView &batch, const Deliver &deliver, Wanted wanted);

@@ -394,3 +394,26 @@ TEST(ScanDeliveringGpu, FailureMidBatchDeliversEverythingOnceUnderAuto) {
         gpu::testing::fail_positions_chunk(0);
     }
 }
+
+// The caller stops at its first span; a later chunk then fails on the GPU
+// (the device goes on with the batch meanwhile). Under `auto` the scanner
+// falls back, but calls the caller no more and says the scan was stopped.
+TEST(ScanDeliveringGpu, AStopBeforeAGpuFailureIsKeptUnderAuto) {
+    std::string why;
+    if (!gpu::gpu_usable(0, &why)) GTEST_SKIP() << "no CUDA device: " << why;
+    CompiledRuleSet crs(test::scoped_rules(31, 200));
+    const auto b = test::random_batch(31, 3000);
+    auto o = test::scanner_options(WM_BACKEND_AUTO);
+    o.cpu_threads = 3;
+    o.max_batch_bytes = 64 << 10;
+    Scanner sc(crs, o);
+    ASSERT_EQ(sc.backend(), WM_BACKEND_GPU);
+    gpu::testing::fail_positions_chunk(3);
+    size_t calls = 0;
+    auto stop_at_first = [&](const Match *, size_t) { return ++calls == 0; };
+    EXPECT_EQ(sc.scan_delivering(b.view(), stop_at_first), WM_SCAN_TERMINATED);
+    gpu::testing::fail_positions_chunk(0);
+    EXPECT_EQ(calls, 1u);
+    EXPECT_EQ(sc.backend(), WM_BACKEND_CPU);
+    EXPECT_EQ(sc.stats().batches, 1u);
+}

@@ -335,6 +335,31 @@ TEST(GpuSetPairs, NoMatchesAndBadScopes) {
     EXPECT_THROW(m->set_scopes(identity_scopes(3)), std::invalid_argument);          // for 3 patterns, not 2
 }
 
+// A submit that fails after earlier ones (here the page-locked buffer of its
+// batch) drops every pending batch, as a failure in a later step does: the
+// scanner drops its own then, and a later collect must return the batch
+// submitted after the failure, not one from before it.
+TEST(GpuSetPairs, AFailedSubmitDropsTheBatchesBeforeIt) {
+    REQUIRE_GPU();
+    CaseSpec s;
+    s.patterns = 40;
+    s.payloads = 200;
+    const Case a = random_case(901, s), c = random_case(902, s);
+    auto m = GpuMatcher::create(a.pats, GpuOptions{});
+    m->submit_set_pairs(a.view(), nullptr);
+    wm::gpu::testing::fail_pair_buffer_allocation(1); // the second batch's buffer, allocated on first use
+    EXPECT_THROW(m->submit_set_pairs(a.view(), nullptr), GpuError);
+    wm::gpu::testing::fail_pair_buffer_allocation(0);
+    EXPECT_EQ(m->pending_set_batches(), 0u);
+    Case c_same = c;
+    c_same.pats = a.pats;
+    m->submit_set_pairs(c_same.view(), nullptr);
+    const SetPair *got = nullptr;
+    const size_t n = m->collect_set_pairs(&got);
+    EXPECT_TRUE(same_pairs(got, n, expected_pairs(c_same, nullptr, nullptr))) << n << " pairs";
+    EXPECT_EQ(m->pending_set_batches(), 0u);
+}
+
 // Fewer scope entries than patterns (a pattern may have none): the sort
 // must still take every distinct (pattern, payload) key, before expansion
 // drops those of patterns without an entry. It took payloads x entries of
