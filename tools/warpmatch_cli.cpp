@@ -215,7 +215,9 @@ int main(int argc, char **argv) {
     replay->add_flag("--streams,!--no-streams", ra.streams,
                      "reassemble TCP (and IP fragments) and match across segments "
                      "(default: off, every payload on its own)");
-    replay->add_option("--verify-sample", ra.verify_sample, "cross-check one batch in N (over --verify's every batch)")
+    replay->add_option("--verify-sample", ra.verify_sample,
+                       "cross-check one GPU batch in N against Hyperscan (over --verify's every batch); the "
+                       "stream-mode check of --streams runs with --verify only")
         ->check(CLI::Range(0u, 1000000000u));
     replay->add_option("--device", ra.device, "CUDA device ordinal");
     replay->add_option("--read-threads", ra.read_threads,
