@@ -44,9 +44,9 @@ struct Recorder final : StreamReceiver {
         gaps.emplace_back(from, to);
         expect_next = to;
     }
-    std::vector<std::pair<int64_t, std::string>> late_bytes; // (offset, bytes) of each late delivery
-    void late(int64_t off, const uint8_t *b, size_t n) override {
-        late_bytes.emplace_back(off, std::string(reinterpret_cast<const char *>(b), n));
+    std::vector<std::pair<int64_t, std::string>> late_bytes; // (offset, bytes) of each late span
+    void late(int64_t off, const uint8_t *b, size_t, size_t lo, size_t hi) override {
+        late_bytes.emplace_back(off + int64_t(lo), std::string(reinterpret_cast<const char *>(b) + lo, hi - lo));
     }
 };
 

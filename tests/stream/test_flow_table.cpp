@@ -225,6 +225,19 @@ TEST(FlowTable, AnEarlierSegmentAfterAMidConnectionPickupIsScanned) {
     EXPECT_EQ(h.alerts_of(1)[0].packet, 2u);
 }
 
+// A late segment is scanned whole, keeping the matches that touch its late
+// bytes: a signature that runs from them into bytes the stream had (here
+// across the first byte seen) is found, once.
+TEST(FlowTable, ASignatureAcrossTheEdgeOfLateBytesIsFound) {
+    Harness h(kRules);
+    Conversation c;
+    h.feed(c.frame(true, 1010, kAck | kPsh, "ck and then some"));
+    h.feed(c.frame(true, 1004, kAck | kPsh, "attack and")); // offsets -6..4: "attack" across 0
+    h.finish();
+    ASSERT_EQ(h.alerts_of(1).size(), 1u);
+    EXPECT_EQ(h.alerts_of(1)[0].packet, 2u);
+}
+
 // A FIN at exactly the next byte that never reached the host (its TTL ran
 // out on the way): the host ACKs the data sent after it at the same sequence
 // number, so the stream goes on through it.

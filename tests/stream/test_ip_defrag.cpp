@@ -102,9 +102,10 @@ TEST(IpDefrag, Ipv4PartialOverlapDropsTheDatagram) {
 }
 
 // Random IPv4 fragments (any order, overlapping, each with bytes of its
-// own) against a model of the policy: a fragment wholly held already is
-// dropped alone, one partly held drops the datagram (a later fragment starts
-// a new one), any other is kept. The datagram completes with the fragment
+// own) against a model of Linux's policy: fragments arriving in order, each
+// at the last one's end, make a run; a fragment wholly inside one run is
+// dropped alone, any other overlap drops the datagram (a later fragment
+// starts a new one), any other fragment is kept. The datagram completes with the fragment
 // that covers its last missing byte once the last fragment is in, and holds
 // at every offset the byte of the fragment that covered it.
 TEST(IpDefrag, RandomIpv4FragmentsEqualTheDropOnOverlapModel) {
@@ -114,7 +115,9 @@ TEST(IpDefrag, RandomIpv4FragmentsEqualTheDropOnOverlapModel) {
         SCOPED_TRACE("round " + std::to_string(round));
         const size_t total = 8 * pick(2, 40) + pick(1, 8); // data bytes; the last fragment is not a multiple of 8
         const size_t units = (total + 7) / 8;
-        std::vector<int> model(total, -1);
+        std::vector<int> model(total, -1), run_of(total, -1);
+        int runs = 0, tail_run = -1;
+        size_t tail_end = 0;
         bool last_in = false;
         auto covered = [&] { return last_in && std::all_of(model.begin(), model.end(), [](int b) { return b >= 0; }); };
         Defrag d;
@@ -125,11 +128,16 @@ TEST(IpDefrag, RandomIpv4FragmentsEqualTheDropOnOverlapModel) {
             for (auto &b : bytes) b = uint8_t(rng());
             const auto held =
                 std::count_if(model.begin() + off, model.begin() + off + len, [](int b) { return b >= 0; });
-            if (held > 0 && size_t(held) < len) { // a partial overlap: the datagram is dropped
+            const bool one_run = std::all_of(run_of.begin() + off, run_of.begin() + off + len,
+                                             [&](int r) { return r == run_of[off]; });
+            if (held > 0 && (size_t(held) < len || !one_run)) { // an overlap, not inside one run: dropped
                 std::fill(model.begin(), model.end(), -1);
-                last_in = false;
-            } else if (held == 0) {
-                for (size_t k = 0; k < len; ++k) model[off + k] = bytes[off + k];
+                std::fill(run_of.begin(), run_of.end(), -1);
+                tail_run = -1, tail_end = 0, last_in = false;
+            } else if (held == 0) { // a run goes on when a fragment starts at the last one's end
+                const int run = tail_run >= 0 && off == tail_end ? tail_run : runs++;
+                if (off + len > tail_end || tail_run < 0) tail_run = run, tail_end = off + len;
+                for (size_t k = 0; k < len; ++k) model[off + k] = bytes[off + k], run_of[off + k] = run;
                 last_in |= last;
             }
             return d.add(frag4(bytes, off, len, !last));
@@ -218,8 +226,8 @@ TEST(IpDefrag, Ipv6DuplicateFragmentIsDroppedAloneAndTheDatagramCompletes) {
     ASSERT_TRUE(d.add(frag6(l4, 56, l4.size() - 56, false)));
     EXPECT_EQ(d.payload(), std::string(100, 'q'));
 
-    // A fragment held in two parts is still a duplicate; one reaching past
-    // them is not.
+    // A fragment held in two parts that came in order (one run) is still a
+    // duplicate; one reaching past them is not.
     EXPECT_FALSE(d.add(frag6(l4, 0, 24, true, 11)));
     EXPECT_FALSE(d.add(frag6(l4, 24, 24, true, 11)));
     EXPECT_FALSE(d.add(frag6(l4, 16, 32, true, 11)));
@@ -227,6 +235,26 @@ TEST(IpDefrag, Ipv6DuplicateFragmentIsDroppedAloneAndTheDatagramCompletes) {
     EXPECT_FALSE(d.add(frag6(l4, 40, 16, true, 11)));
     EXPECT_EQ(d.st.frag_overlap_drops, 1u);
     EXPECT_EQ(d.d->datagrams(), 0u);
+}
+
+// Held in two parts that came out of order (two runs), a fragment spanning
+// both is no duplicate to Linux: it drops the datagram. Keeping it would let
+// a decoy that completes the datagram stand for the real segment resent
+// after it.
+TEST(IpDefrag, AFragmentSpanningTwoRunsDropsTheDatagram) {
+    auto l4 = udp_l4(std::string(100, 'q'));
+    Defrag d;
+    EXPECT_FALSE(d.add(frag6(l4, 24, 24, true, 12)));
+    EXPECT_FALSE(d.add(frag6(l4, 0, 24, true, 12))); // before it: a run of its own
+    EXPECT_FALSE(d.add(frag6(l4, 16, 16, true, 12))); // across the two runs
+    EXPECT_EQ(d.st.frag_overlap_drops, 1u);
+    EXPECT_EQ(d.d->datagrams(), 0u);
+    EXPECT_FALSE(d.add(frag4(l4, 24, 24, true, 13)));
+    EXPECT_FALSE(d.add(frag4(l4, 0, 24, true, 13)));
+    EXPECT_FALSE(d.add(frag4(l4, 8, 16, true, 13))); // inside the run [0, 24): a duplicate
+    EXPECT_EQ(d.st.frag_overlap_drops, 1u);
+    EXPECT_FALSE(d.add(frag4(l4, 16, 16, true, 13)));
+    EXPECT_EQ(d.st.frag_overlap_drops, 2u);
 }
 
 // A "last" fragment that ends inside bytes already held would have made a

@@ -79,6 +79,44 @@ TEST(TcpReassembly, BytesFillingAHoleGivenUpOnGoOutLateOnce) {
 // Picked up mid-connection: the first byte seen is offset 0, so an earlier
 // segment arriving after it has negative offsets; its bytes were never
 // scanned. Bytes before a SYN's ISN likewise (a real sender has none).
+// More holes than are remembered: the two closest merge, so the first hole
+// is still scanned when its bytes come (dropping the oldest let 64 tiny
+// holes hide it); and 1-byte segments that split the ranges again and
+// again do not grow them past the cap.
+TEST(TcpReassembly, RememberedHolesAreCappedWithoutLosingOne) {
+    Dir t(4); // a cap of 4 buffered bytes: every hole below is given up at once
+    t.d.syn(0);
+    t.seg(1, "ab");
+    uint32_t at = 1 + 2 + 100; // a 100-byte hole first, then 80 holes of 1 byte
+    for (int i = 0; i < 81; ++i, at += 3) t.seg(at, "xy");
+    EXPECT_GT(t.st.gaps, 70u); // more holes than are remembered
+    EXPECT_LE(t.d.unscanned_ranges(), 64u);
+    t.seg(3, std::string(100, 'h'));
+    ASSERT_FALSE(t.rec.late_bytes.empty());
+    EXPECT_EQ(t.rec.late_bytes.back(), std::make_pair(int64_t{2}, std::string(100, 'h')));
+    Dir mid;
+    mid.seg(100000, "now");
+    for (uint32_t s = 99998; s > 90000; s -= 2) mid.seg(s, "o"); // every other byte before the start
+    EXPECT_LE(mid.d.unscanned_ranges(), 64u);
+    EXPECT_EQ(mid.rec.late_bytes.size(), 4999u);
+}
+
+// After its FIN a sender's RST comes at the FIN's number + 1 (the FIN takes
+// one); the FIN's own number stays acceptable too.
+TEST(TcpReassembly, RstAfterTheFinIsAcceptedAtTheFinPlusOne) {
+    Dir t;
+    t.d.syn(1000);
+    t.seg(1001, "abc", /*fin=*/true); // FIN at 1004
+    ASSERT_TRUE(t.d.finished());
+    EXPECT_TRUE(t.d.rst_acceptable(1004));
+    EXPECT_TRUE(t.d.rst_acceptable(1005));
+    EXPECT_FALSE(t.d.rst_acceptable(1006));
+    Dir open;
+    open.d.syn(1000);
+    open.seg(1001, "abc");
+    EXPECT_FALSE(open.d.rst_acceptable(1005)); // no FIN: only the next byte
+}
+
 TEST(TcpReassembly, BytesBeforeTheStreamsFirstByteGoOutLate) {
     Dir mid;
     mid.seg(1010, "second");
@@ -202,6 +240,10 @@ TEST(TcpReassembly, OldAndCoveredFinsDoNotEndTheStream) {
     t.d.segment(15, nullptr, 0, 0, true, t.rec); // in order: the end
     EXPECT_TRUE(t.d.finished());
     EXPECT_EQ(t.rec.bytes, "abcdefghijklmn");
+    t.seg(15, "zz"); // data at the FIN reached: the FIN never arrived, the data goes on
+    EXPECT_FALSE(t.d.finished());
+    EXPECT_EQ(t.rec.bytes, "abcdefghijklmnzz");
+    EXPECT_EQ(t.st.bytes_after_fin, 2u);
 }
 
 // A FIN that comes on a retransmission (the first FIN lost) ends the

@@ -94,7 +94,7 @@ void CarryMatcher::filter(const WindowBatch &b, std::vector<Match> &m,
                           wm_stream_stats_t &st) const {
     auto drop = [&](const Match &x) {
         const WindowBatch::Info &in = b.info[x.payload];
-        if (!in.stream) return false;
+        if (!in.stream) return in.late_lo < in.late_hi && (x.end <= in.late_lo || x.start >= in.late_hi);
         if (x.end <= in.prefix || x.start < in.pad) return true;
         const uint64_t s = in.base + x.start, e = in.base + x.end;
         if (s < g_.offset[x.rule]) return true;

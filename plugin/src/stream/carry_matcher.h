@@ -57,6 +57,9 @@ struct WindowBatch {
         uint64_t flow = 0;       // flow serial and direction
         int dir = 0;
         int32_t tunnel = -1;     // its packet's carrier in `tunnels`, or none
+        // A datagram of late bytes (StreamReceiver::late): only matches
+        // touching [late_lo, late_hi) count; the rest the stream had.
+        uint32_t late_lo = 0, late_hi = 0;
     };
     std::vector<uint8_t> data;
     std::vector<uint32_t> offsets{0};

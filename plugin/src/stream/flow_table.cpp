@@ -48,7 +48,9 @@ struct Forward final : StreamReceiver {
         sink.data(flow, dir, off, b, n, trigger);
     }
     void gap(uint64_t from, uint64_t to) override { sink.gap(flow, dir, from, to); }
-    void late(int64_t, const uint8_t *b, size_t n) override { sink.late(flow, dir, b, n, trigger); }
+    void late(int64_t, const uint8_t *b, size_t n, size_t lo, size_t hi) override {
+        sink.late(flow, dir, b, n, lo, hi, trigger);
+    }
 };
 
 } // namespace
@@ -73,7 +75,8 @@ FlowTable::~FlowTable() = default;
 void FlowTable::account(Flow &f) {
     size_t m = kFlowOverhead;
     for (int d = 0; d < 2; ++d)
-        m += f.tcp[d].buffered_bytes() + f.tcp[d].buffered_segments() * kSegmentOverhead +
+        m += f.tcp[d].buffered_bytes() +
+             (f.tcp[d].buffered_segments() + f.tcp[d].unscanned_ranges()) * kSegmentOverhead +
              f.side[d].carry.size();
     memory_ = memory_ - f.memory + m;
     f.memory = m;

@@ -64,9 +64,11 @@ class FlowSink {
     virtual void data(Flow &f, int dir, uint64_t off, const uint8_t *bytes, size_t len,
                       const wm_packet_t &trigger) = 0;
     virtual void gap(Flow &f, int dir, uint64_t from, uint64_t to) = 0;
-    // Late bytes of direction dir (StreamReceiver::late), inside trigger's
-    // payload: scanned on their own, as packet mode scans a payload.
-    virtual void late(Flow &f, int dir, const uint8_t *bytes, size_t len, const wm_packet_t &trigger) = 0;
+    // Late bytes of direction dir (StreamReceiver::late): a segment's bytes
+    // [0, len) inside trigger's payload, scanned on their own as packet mode
+    // scans a payload; only matches touching [lo, hi) count.
+    virtual void late(Flow &f, int dir, const uint8_t *bytes, size_t len, size_t lo, size_t hi,
+                      const wm_packet_t &trigger) = 0;
     virtual void end(Flow &f) = 0;
 };
 

@@ -38,35 +38,36 @@ void IpDefrag::drop(Lru::iterator it, uint64_t &counter) {
     lru_.erase(it);
 }
 
-bool IpDefrag::covered(const Datagram &d, uint32_t off, uint32_t end) {
-    auto it = d.parts.upper_bound(off);
-    if (it != d.parts.begin()) --it;
-    for (uint32_t cur = off; cur < end; ++it) {
-        if (it == d.parts.end() || it->first > cur) return false;
-        cur = std::max<uint32_t>(cur, it->first + uint32_t(it->second.size()));
-    }
-    return true;
-}
-
-// A partial overlap is refused (returns false: the datagram must be
-// dropped), as RFC 5722 requires of IPv6 and Linux (4.19 on) does for IPv4
-// too: first-wins here would let a fragment no host accepts stand for the
-// real bytes of a later retransmission. A fragment whose bytes are all held
-// already is a duplicate and is dropped alone, as Linux does
-// (inet_frag_queue_insert's IPFRAG_DUP): a resent fragment must not cost the
-// datagram the host still reassembles.
+// As Linux's inet_frag_queue_insert (4.19 on; RFC 5722 for IPv6): fragments
+// that arrive in order, each starting where the last one ended, make one
+// run. A fragment wholly inside one run is a duplicate, dropped alone (a
+// resent fragment must not cost the datagram the host still reassembles);
+// any other overlap drops the datagram (returns false): first-wins here
+// would let a fragment no host accepts stand for the real bytes of a later
+// retransmission, and so would keeping a "duplicate" that spans two runs,
+// which Linux refuses.
 bool IpDefrag::insert_part(Datagram &d, uint32_t off, const uint8_t *data, uint32_t len) {
     const uint32_t end = off + len;
     if (len == 0) return true;
-    if (covered(d, off, end)) {
-        st_.frag_overlap_bytes += len;
-        return true;
-    }
-    const auto next = d.parts.upper_bound(off); // parts are disjoint: only neighbours can overlap
-    if (next != d.parts.end() && next->first < end) return false;
-    if (next != d.parts.begin()) {
-        const auto prev = std::prev(next);
-        if (prev->first + prev->second.size() > off) return false;
+    if (d.runs.empty() || d.tail_end < end) { // past every fragment so far: the common case
+        if (!d.runs.empty() && off < d.tail_end) return false;
+        if (!d.runs.empty() && off == d.tail_end)
+            std::prev(d.runs.end())->second = end; // the last run goes on
+        else
+            d.runs.emplace(off, end);
+        d.tail_end = end;
+    } else {
+        const auto next = d.runs.upper_bound(off); // runs are disjoint: only neighbours can overlap
+        if (next != d.runs.begin()) {
+            const auto run = std::prev(next);
+            if (run->second > off) {
+                if (end > run->second) return false;
+                st_.frag_overlap_bytes += len; // inside one run: a duplicate
+                return true;
+            }
+        }
+        if (next != d.runs.end() && next->first < end) return false;
+        d.runs.emplace(off, end);
     }
     d.bytes += len + kPartOverhead;
     bytes_ += len + kPartOverhead;

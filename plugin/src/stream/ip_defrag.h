@@ -5,11 +5,10 @@
 // the data covers [0, total) without holes; it is then rebuilt as one
 // unfragmented IP packet that capture::decode_frame() reads like any other.
 //
-// Overlaps: a partial overlap drops the whole datagram, as RFC 5722
-// requires of IPv6 hosts and Linux (4.19 on) does for IPv4 too, so we never
-// reassemble something the receiver would not; a fragment whose bytes are
-// all held already is a duplicate, dropped alone (Linux does so within a run
-// of in-order fragments). Either version: a last fragment that
+// Overlaps as Linux (4.19 on) handles them, for IPv4 and IPv6 alike (RFC
+// 5722): a fragment inside one run of fragments that came in order is a
+// duplicate, dropped alone; any other overlap drops the whole datagram. So
+// we never reassemble something a Linux receiver would not. Either version: a last fragment that
 // ends before held bytes, or a fragment past the known end, drops the
 // datagram, as Linux does.
 //
@@ -67,14 +66,14 @@ class IpDefrag {
         bool total_known = false;
         uint32_t total = 0;                // data length once the last fragment is in
         std::map<uint32_t, std::string> parts; // data offset -> bytes, disjoint
+        std::map<uint32_t, uint32_t> runs;     // fragments that came in order, back to back: start -> end
+        uint32_t tail_end = 0;                 // end of the last run (the highest end)
         size_t bytes = 0;
     };
     using Lru = std::list<Datagram>; // oldest first
 
     void drop(Lru::iterator it, uint64_t &counter);
     bool insert_part(Datagram &d, uint32_t off, const uint8_t *data, uint32_t len);
-    // Whether d holds every byte of [off, end).
-    static bool covered(const Datagram &d, uint32_t off, uint32_t end);
     bool complete(const Datagram &d) const;
     void rebuild(const Datagram &d, int version, std::vector<uint8_t> *out) const;
 

@@ -206,13 +206,17 @@ void StreamPipeline::gap(Flow &f, int dir, uint64_t, uint64_t to) {
     if (oracle_) oracle_->gap(f.serial, dir);
 }
 
-void StreamPipeline::late(Flow &, int, const uint8_t *bytes, size_t len, const wm_packet_t &trigger) {
+void StreamPipeline::late(Flow &, int, const uint8_t *bytes, size_t len, size_t lo, size_t hi,
+                          const wm_packet_t &trigger) {
     if (stopped_) return;
     wm_packet_t piece = trigger; // the alert names the packet and where in it the bytes are
     piece.payload_offset += static_cast<uint32_t>(bytes - trigger.payload);
     piece.payload = bytes;
     piece.payload_len = static_cast<uint32_t>(len);
-    add_datagram(piece);
+    CarryMatcher::add_datagram(piece, batch_);
+    batch_.info.back().late_lo = static_cast<uint32_t>(lo);
+    batch_.info.back().late_hi = static_cast<uint32_t>(hi);
+    note_added(piece);
 }
 
 void StreamPipeline::end(Flow &f) {

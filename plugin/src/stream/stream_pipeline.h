@@ -122,7 +122,8 @@ class StreamPipeline final : private FlowSink {
     void data(Flow &f, int dir, uint64_t off, const uint8_t *bytes, size_t len,
               const wm_packet_t &trigger) override;
     void gap(Flow &f, int dir, uint64_t from, uint64_t to) override;
-    void late(Flow &f, int dir, const uint8_t *bytes, size_t len, const wm_packet_t &trigger) override;
+    void late(Flow &f, int dir, const uint8_t *bytes, size_t len, size_t lo, size_t hi,
+              const wm_packet_t &trigger) override;
     void end(Flow &f) override;
 
     void decoded(const uint8_t *frame, uint32_t caplen, int rc, const capture::FrameLayers &where, wm_packet_t &pkt);

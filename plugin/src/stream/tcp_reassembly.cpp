@@ -17,7 +17,10 @@ bool TcpDirection::rst_acceptable(uint32_t seq, std::optional<uint32_t> peer_ack
     // Nothing of this direction seen: the peer's acknowledgements say where
     // it is (what a receiver checks a RST against); without them, accepted.
     if (!started_ && !peer_acked) return true;
-    return seq == (started_ ? next_seq() : *peer_acked);
+    if (!started_) return seq == *peer_acked;
+    // After the FIN, which takes a sequence number, a sender's RST comes
+    // at the FIN's number + 1 (Linux takes both in its closing states).
+    return seq == next_seq() || (fin_seen_ && seq == next_seq() + 1);
 }
 
 // First-wins insert into the out-of-order map: only bytes not held yet.
@@ -79,13 +82,35 @@ void TcpDirection::drain(StreamReceiver &out) {
 
 void TcpDirection::unscanned_add(int64_t from, int64_t to) {
     unscanned_.emplace(from, to);
-    while (unscanned_.size() > kMaxUnscanned) unscanned_.erase(unscanned_.begin());
+    unscanned_trim();
 }
 
-// Bytes [off, off + len) of a segment, all before next_off_: those in
-// unscanned ranges go out as late bytes, and the ranges give them up.
-void TcpDirection::late(int64_t off, const uint8_t *bytes, size_t len, StreamReceiver &out) {
-    const int64_t end = off + static_cast<int64_t>(len);
+// Past kMaxUnscanned ranges, the two closest merge: the bytes between them
+// (delivered already) may be scanned again, but no byte of a hole is lost.
+void TcpDirection::unscanned_trim() {
+    while (unscanned_.size() > kMaxUnscanned) {
+        auto best = unscanned_.begin();
+        int64_t best_gap = INT64_MAX;
+        for (auto it = unscanned_.begin(); std::next(it) != unscanned_.end(); ++it) {
+            const int64_t g = std::next(it)->first - it->second;
+            if (g < best_gap) best_gap = g, best = it;
+        }
+        const auto next = std::next(best);
+        best->second = next->second;
+        unscanned_.erase(next);
+    }
+}
+
+// Segment bytes [off, off + captured), of which the first `before` lie
+// before next_off_: those in unscanned ranges are carved out of them, and
+// the segment goes out as late bytes with their span.
+void TcpDirection::late(int64_t off, const uint8_t *bytes, size_t before, size_t captured, StreamReceiver &out) {
+    const int64_t end = off + static_cast<int64_t>(before);
+    if (off < 0 && before_start_open_) {
+        unscanned_.emplace(kBeforeStart, 0);
+        before_start_open_ = false;
+    }
+    int64_t lo = end, hi = off;
     auto it = unscanned_.upper_bound(off);
     if (it != unscanned_.begin()) --it;
     while (it != unscanned_.end() && it->first < end) {
@@ -95,11 +120,13 @@ void TcpDirection::late(int64_t off, const uint8_t *bytes, size_t len, StreamRec
             continue;
         }
         const int64_t a = std::max(s, off), b = std::min(e, end);
-        out.late(a, bytes + (a - off), static_cast<size_t>(b - a));
+        lo = std::min(lo, a), hi = std::max(hi, b);
         it = unscanned_.erase(it);
         if (s < a) unscanned_.emplace(s, a);
         if (b < e) it = unscanned_.emplace(b, e).first;
     }
+    unscanned_trim();
+    if (lo < hi) out.late(off, bytes, captured, static_cast<size_t>(lo - off), static_cast<size_t>(hi - off));
 }
 
 // Gives up on [next_off_, off): a gap, then whatever follows contiguously.
@@ -153,7 +180,8 @@ void TcpDirection::segment(uint32_t seq, const uint8_t *bytes, size_t captured_l
     // Bytes before next_off_ were delivered already (a retransmission), or
     // passed without them: those are late bytes.
     int64_t skip = std::max<int64_t>(0, static_cast<int64_t>(next_off_) - off);
-    if (skip > 0 && captured_len > 0) late(off, bytes, std::min<size_t>(size_t(skip), captured_len), out);
+    if (skip > 0 && captured_len > 0)
+        late(off, bytes, std::min<size_t>(size_t(skip), captured_len), captured_len, out);
     if (skip >= static_cast<int64_t>(seg_len)) {
         st_->retransmitted_bytes += seg_len;
         drain(out); // a FIN on a retransmission (the first FIN lost) still ends the stream

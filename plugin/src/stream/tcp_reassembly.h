@@ -16,8 +16,12 @@
 //   late bytes     bytes that land in a hole given up on, or before the
 //                  stream's first byte (a capture that picked the
 //                  connection up after it began, or data before a SYN's ISN),
-//                  were never scanned: they go out on their own (late()),
-//                  once each, and are scanned as packet mode would;
+//                  were never scanned: their segment goes out on its own
+//                  (late()) and is scanned as packet mode would, keeping the
+//                  matches that touch those bytes; each byte once. At most
+//                  kMaxUnscanned ranges are remembered: past that the two
+//                  closest merge (bytes between them may then be scanned
+//                  twice, never not at all);
 //   FIN            the stream ends at the FIN's sequence number once every
 //                  byte before it arrived, and later data is ignored; a FIN
 //                  behind the bytes delivered is old and ignored, and one
@@ -25,7 +29,8 @@
 //                  receiver takes the data), so a forged FIN cannot hide
 //                  the bytes after it;
 //   RST            accepted (ends the flow) only when its sequence number
-//                  is exactly the next expected one, as Linux has it (RFC
+//                  is exactly the next expected one (after a FIN reached,
+//                  also the FIN's own number + 1), as Linux has it (RFC
 //                  5961: any other RST in the window draws a challenge ACK
 //                  and the connection goes on); for a direction not seen
 //                  yet, next expected is what the peer last acknowledged
@@ -43,15 +48,17 @@
 namespace wm::stream {
 
 // Receives the reassembled stream: data in order, and gaps (holes given up
-// on; nothing spans a gap); and late bytes, out of the stream's order: bytes
-// at offsets it had passed without them (in a gap, or before its first
-// byte: offset negative), each delivered once, in the current segment.
+// on; nothing spans a gap); and late bytes, out of the stream's order: a
+// segment's captured bytes [0, len) at stream offset `offset` (negative:
+// before the stream's first byte), of which [lo, hi) holds bytes at offsets
+// the stream had passed without them (in a gap, or before its first byte),
+// each such byte handed over in one call only.
 class StreamReceiver {
   public:
     virtual ~StreamReceiver() = default;
     virtual void data(uint64_t offset, const uint8_t *bytes, size_t len) = 0;
     virtual void gap(uint64_t from, uint64_t to) = 0;
-    virtual void late(int64_t offset, const uint8_t *bytes, size_t len) = 0;
+    virtual void late(int64_t offset, const uint8_t *bytes, size_t len, size_t lo, size_t hi) = 0;
 };
 
 class TcpDirection {
@@ -80,6 +87,8 @@ class TcpDirection {
     uint64_t next_offset() const { return next_off_; }
     size_t buffered_bytes() const { return ooo_bytes_; }
     size_t buffered_segments() const { return ooo_.size(); }
+    // Ranges of offsets passed without their bytes, remembered (memory).
+    size_t unscanned_ranges() const { return unscanned_.size(); }
 
   private:
     uint32_t next_seq() const { return base_seq_ + static_cast<uint32_t>(next_off_); }
@@ -87,8 +96,9 @@ class TcpDirection {
     void drain(StreamReceiver &out);
     void skip_to(uint64_t off, StreamReceiver &out);
     void skip_to_first(StreamReceiver &out);
-    void late(int64_t off, const uint8_t *bytes, size_t len, StreamReceiver &out);
+    void late(int64_t off, const uint8_t *bytes, size_t before, size_t captured, StreamReceiver &out);
     void unscanned_add(int64_t from, int64_t to);
+    void unscanned_trim();
 
     uint64_t max_ooo_;
     wm_stream_stats_t *st_;
@@ -103,11 +113,12 @@ class TcpDirection {
     std::string run_;                     // contiguous bytes collected by drain()
     // Offsets passed without their bytes (holes given up on, and everything
     // before offset 0), whose bytes are still to scan when they come:
-    // disjoint [start, end). At most kMaxUnscanned ranges (the lowest go
-    // first: their bytes then count as retransmitted).
+    // disjoint [start, end). The range before offset 0 goes in when first
+    // needed (before_start_open_). At most kMaxUnscanned ranges.
     static constexpr int64_t kBeforeStart = INT64_MIN / 4;
     static constexpr size_t kMaxUnscanned = 64;
-    std::map<int64_t, int64_t> unscanned_{{kBeforeStart, 0}};
+    std::map<int64_t, int64_t> unscanned_;
+    bool before_start_open_ = true;
 };
 
 } // namespace wm::stream
