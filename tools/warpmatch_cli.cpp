@@ -185,9 +185,6 @@ int run_import(const std::vector<std::string> &files, const std::string &out, bo
 } // namespace
 
 int main(int argc, char **argv) {
-    // A reader that goes away (`| head`) must not kill us before the stats
-    // and the drain: a failed write stops the scan instead (print_alert).
-    std::signal(SIGPIPE, SIG_IGN);
     CLI::App app{"warpmatch: GPU multi-pattern matching for IDS pipelines"};
     app.require_subcommand(1);
     app.set_version_flag("--version", wm_version());
@@ -291,6 +288,13 @@ int main(int argc, char **argv) {
         }
     }
     CLI11_PARSE(app, argc, argv);
+    // replay and live: a reader that goes away (`| head`) must not kill us
+    // before the stats and the drain; a failed write stops the scan instead
+    // (print_alert). The other commands keep SIGPIPE's quiet exit.
+    if (*replay) std::signal(SIGPIPE, SIG_IGN);
+#ifdef WM_HAVE_LIVE_CMD
+    if (*live) std::signal(SIGPIPE, SIG_IGN);
+#endif
     if (*bench)
         return run_bench(ba);
 #ifdef WM_HAVE_LIVE_CMD

@@ -93,15 +93,18 @@ PcapFile::~PcapFile() {
 
 FileSpan PcapFile::read_span(uint64_t begin, uint64_t end, uint8_t *dst) const {
     end = end < size_ ? end : size_;
-    if (begin >= end) return FileSpan{dst, begin, begin};
+    if (begin >= end || shrank_.load(std::memory_order_relaxed)) return FileSpan{dst, begin, begin};
     uint64_t got = 0;
-    pread_all(fd_, begin, end - begin, dst, &got);
+    if (!pread_all(fd_, begin, end - begin, dst, &got)) shrank_.store(true, std::memory_order_relaxed);
     return FileSpan{dst, begin, begin + got};
 }
 
 bool PcapFile::read(uint64_t pos, uint64_t n, uint8_t *dst) const {
+    if (shrank_.load(std::memory_order_relaxed)) return false;
     uint64_t got = 0;
-    return pread_all(fd_, pos, n, dst, &got);
+    if (pread_all(fd_, pos, n, dst, &got)) return true;
+    if (pos + n <= size_) shrank_.store(true, std::memory_order_relaxed);
+    return false;
 }
 
 bool PcapFile::header_bytes(uint64_t pos, const FileSpan *span, uint8_t out[kRecordHeader]) const {

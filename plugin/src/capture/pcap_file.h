@@ -19,6 +19,7 @@
 // finds), where a mapping gave SIGBUS.
 #pragma once
 
+#include <atomic>
 #include <cstdint>
 #include <memory>
 #include <string>
@@ -90,6 +91,9 @@ class PcapFile {
 
     uint64_t size_ = 0;
     int fd_ = -1;
+    // A read came up short inside size_: the file shrank, and every later
+    // read fails at once (not a syscall per byte of a part's guess).
+    mutable std::atomic<bool> shrank_{false};
     bool swapped_ = false;
     bool nanoseconds_ = false;
     uint32_t snapshot_ = 0; // libpcap's adjusted snapshot length

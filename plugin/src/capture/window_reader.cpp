@@ -102,7 +102,9 @@ bool WindowReader::next_in_place(PayloadWindow &w, const BufferFn &buffer) {
             run.span.resize(static_cast<size_t>(hi - lo));
             span = file_->read_span(lo, hi, run.span.data());
         }
-        const uint64_t from = k == 0 ? pos_ : file_->guess_record_start(lo, stop[k], &span);
+        // (Not past what the read gave: a file that shrank has no records there.)
+        const uint64_t from =
+            k == 0 ? pos_ : file_->guess_record_start(lo, std::max(lo, std::min(stop[k], span.end)), &span);
         decode_in_place(*file_, dlt_, from, stop[k], run, &span, filter_.get(), ports_);
         run.span_file = raw ? 0 : lo;
         if (raw) run.span.clear();

@@ -14,6 +14,17 @@ int64_t wall_usec() {
         .count();
 }
 
+int64_t steady_usec() {
+    return std::chrono::duration_cast<std::chrono::microseconds>(
+               std::chrono::steady_clock::now().time_since_epoch())
+        .count();
+}
+
+// Frames one dispatch takes at most: libpcap's "all that is ready" (-1)
+// never returns while packets come faster than they are scanned, and a stop
+// or a deadline is only looked at between dispatches.
+constexpr int kDispatchMax = 4096;
+
 struct FrameCtx {
     StreamPipeline *pl;
     LiveCapture *cap;
@@ -64,7 +75,7 @@ void run_live(LiveCapture &cap, StreamPipeline &pl, unsigned max_latency_ms,
         if (pl.pending())
             wait_ms = static_cast<int>(std::clamp<int64_t>(
                 (pl.pending_since_usec() + bound_us - wall_usec()) / 1000, 0, 100));
-        cap.poll(wait_ms, -1, on_frame, &ctx);
+        cap.poll(wait_ms, kDispatchMax, on_frame, &ctx);
         if (pl.pending() && wall_usec() - pl.pending_since_usec() >= bound_us) {
             ++st.by_latency;
             pl.flush();
@@ -72,14 +83,15 @@ void run_live(LiveCapture &cap, StreamPipeline &pl, unsigned max_latency_ms,
     }
     // Drain: everything the kernel captured before the stop is scanned. The
     // kernel hands over a partly filled block only when its timer (the
-    // capture's timeout) retires it, so the drain lasts one such period at
-    // least, then until two empty reads in a row (one may be a breakloop);
-    // traffic that never pauses is cut off a second after that.
-    const int64_t settled = wall_usec() + (int64_t(cap.timeout_ms()) + 10) * 1000;
-    const int64_t give_up = settled + 1000000;
-    for (int empty = 0; !pl.stopped() && (empty < 2 || wall_usec() < settled) && wall_usec() < give_up;) {
-        const int wait_ms = static_cast<int>(std::clamp<int64_t>((settled - wall_usec()) / 1000, 0, 100));
-        empty = cap.poll(wait_ms, -1, on_frame, &ctx) > 0 ? 0 : empty + 1;
+    // capture's timeout, which may fire an eighth late) retires it, so the
+    // drain lasts one such period at least (none in immediate mode), then
+    // until two empty reads in a row (one may be a breakloop); traffic that
+    // never pauses is cut off a second after that.
+    const int64_t block_timer_ms = cap.immediate() ? 0 : cap.timeout_ms() + cap.timeout_ms() / 8 + 10;
+    const int64_t settled = steady_usec() + block_timer_ms * 1000, give_up = settled + 1000000;
+    for (int empty = 0; !pl.stopped() && (empty < 2 || steady_usec() < settled) && steady_usec() < give_up;) {
+        const int wait_ms = static_cast<int>(std::clamp<int64_t>((settled - steady_usec()) / 1000, 0, 100));
+        empty = cap.poll(wait_ms, kDispatchMax, on_frame, &ctx) > 0 ? 0 : empty + 1;
     }
     const uint64_t before = pl.batches();
     pl.observe(nullptr);

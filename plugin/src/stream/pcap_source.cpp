@@ -142,6 +142,7 @@ LiveCapture::LiveCapture(const LiveSettings &s) {
     }
     fd_ = pcap_get_selectable_fd(p);
     timeout_ms_ = s.timeout_ms;
+    immediate_ = s.immediate;
     dlt_ = pcap_datalink(p);
     p_ = p;
 }

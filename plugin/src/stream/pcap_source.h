@@ -89,6 +89,7 @@ class LiveCapture {
     void break_loop();
     int link_type() const { return dlt_; }
     int timeout_ms() const { return timeout_ms_; }
+    bool immediate() const { return immediate_; }
     // pcap_stats: received, dropped by the kernel, dropped by the interface.
     void stats(uint64_t *recv, uint64_t *drop, uint64_t *ifdrop) const;
 
@@ -97,6 +98,7 @@ class LiveCapture {
     int dlt_ = 0;
     int fd_ = -1;
     int timeout_ms_ = 0;
+    bool immediate_ = false;
 };
 
 } // namespace wm::stream
