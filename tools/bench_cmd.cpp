@@ -384,6 +384,15 @@ int run_bench(const BenchArgs &a) {
                                     window_alerts, a.read_threads, a.window_mb, a.payload_layout))
             replay_big.push_back(std::move(r));
     }
+    // The same replay on the CPU backend (Hyperscan on every core, the same
+    // reader, window alerts): the peer that does the GPU row's whole work,
+    // file reading included (the x HS column compares with Hyperscan over the
+    // corpus in memory, as issue 3 sets its target).
+    const std::string cpu_big = fmt::format("replay cpu ({} threads) set, window alerts, --replay-capture", cores);
+    if (!a.replay_capture.empty() && wanted(cpu_big))
+        for (Result &r : run_replay(rs, a.replay_capture, options(WM_BACKEND_CPU, WM_OUTPUT_SET, cores), cpu_big,
+                                    &big_payload, 1, true, a.read_threads, a.window_mb, a.payload_layout))
+            replay_big.push_back(std::move(r));
     const std::string big_positions = "replay gpu positions, --replay-capture";
     if (a.positions && !a.replay_capture.empty() && wanted(big_positions))
         for (Result &r : run_replay(rs, a.replay_capture,

@@ -64,6 +64,19 @@ TEST(CliBench, NoPeerNoRatio) {
     EXPECT_GT(j["results"][0]["gb_per_s"].get<double>(), 0.0);
 }
 
+// The alerts `replay` of the demo capture reports with these flags (0 and a
+// test failure when it fails).
+static uint64_t replay_alerts(const std::string &flags) {
+    auto replay = run_command("replay " + kDemoPcap + " --rules " + kDemoRules + " " + flags);
+    EXPECT_EQ(replay.status, 0) << replay.err;
+    const auto at = replay.out.find("{\"event_type\":\"stats\"");
+    if (at == std::string::npos) {
+        ADD_FAILURE() << "no stats line: " << replay.out;
+        return 0;
+    }
+    return json::parse(replay.out.substr(at, replay.out.find('\n', at) - at))["stats"]["alerts"];
+}
+
 // --read-threads and --window-mb reach the replay rows (wm_replay_options_t):
 // with a GPU the rows report the alerts `replay` reports with the same
 // options; without one they are skipped. Values out of range are refused
@@ -71,20 +84,36 @@ TEST(CliBench, NoPeerNoRatio) {
 TEST(CliBench, ReplayRowsTakeReadThreadsAndWindow) {
     const std::string out = wm::test::scratch_path("replay_rows.json");
     auto r = run_command("bench " + kDemoPcap + " --rules " + kDemoRules + " --corpus-mb 1 --repeats 1 --replay-capture " +
-                         kDemoPcap + " --rows 'window alerts' --read-threads 2 --window-mb 1 --json " + out);
+                         kDemoPcap + " --rows 'gpu set, window alerts' --read-threads 2 --window-mb 1 --json " + out);
     ASSERT_EQ(r.status, 0) << r.err;
     const json j = json::parse(wm::test::slurp(out));
     ASSERT_FALSE(j["results"].empty());
     if (j["results"][0].contains("skipped")) GTEST_SKIP() << "no GPU: the replay rows were skipped";
     ASSERT_EQ(j["results"].size(), 2u) << "a new scanner's row and a warm one";
-    auto replay = run_command("replay " + kDemoPcap + " --rules " + kDemoRules +
-                              " -b gpu --matches set -q --read-threads 2 --window-mb 1");
-    ASSERT_EQ(replay.status, 0) << replay.err;
-    const auto at = replay.out.find("{\"event_type\":\"stats\"");
-    ASSERT_NE(at, std::string::npos) << replay.out;
-    const uint64_t alerts = json::parse(replay.out.substr(at, replay.out.find('\n', at) - at))["stats"]["alerts"];
+    const uint64_t alerts = replay_alerts("-b gpu --matches set -q --read-threads 2 --window-mb 1");
     ASSERT_GT(alerts, 0u);
     for (const auto &row : j["results"]) EXPECT_EQ(row["matches"], alerts) << row["name"];
+}
+
+// The replay capture on the CPU backend too (Hyperscan on every core, the
+// same reader): a new scanner's row and a warm one, each with the alerts
+// `replay -b cpu` reports.
+TEST(CliBench, TheReplayCaptureIsAlsoReplayedOnTheCpu) {
+    const std::string out = wm::test::scratch_path("replay_cpu_rows.json");
+    auto r = run_command("bench " + kDemoPcap + " --rules " + kDemoRules + " --corpus-mb 1 --repeats 1 --replay-capture " +
+                         kDemoPcap + " --rows 'replay cpu (' --json " + out);
+    ASSERT_EQ(r.status, 0) << r.err;
+    const json j = json::parse(wm::test::slurp(out));
+    const uint64_t alerts = replay_alerts("-b cpu --matches set -q");
+    ASSERT_GT(alerts, 0u);
+    size_t rows = 0;
+    for (const auto &row : j["results"]) {
+        if (row["name"].get<std::string>().find("--replay-capture") == std::string::npos) continue;
+        ++rows;
+        EXPECT_EQ(row["matches"], alerts) << row["name"];
+        EXPECT_GT(row["gb_per_s"].get<double>(), 0.0) << row["name"];
+    }
+    EXPECT_EQ(rows, 2u) << "a new scanner's row and a warm one";
 }
 
 TEST(CliBench, ReplayTuningOutOfRangeIsRefused) {
