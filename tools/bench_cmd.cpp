@@ -388,7 +388,7 @@ int run_bench(const BenchArgs &a) {
     // reader, window alerts): the peer that does the GPU row's whole work,
     // file reading included (the x HS column compares with Hyperscan over the
     // corpus in memory, as issue 3 sets its target).
-    const std::string cpu_big = fmt::format("replay cpu ({} threads) set, window alerts, --replay-capture", cores);
+    const std::string cpu_big = fmt::format("replay cpu ({} threads) set, --replay-capture, alerts by window", cores);
     if (!a.replay_capture.empty() && wanted(cpu_big))
         for (Result &r : run_replay(rs, a.replay_capture, options(WM_BACKEND_CPU, WM_OUTPUT_SET, cores), cpu_big,
                                     &big_payload, 1, true, a.read_threads, a.window_mb, a.payload_layout))
