@@ -21,6 +21,19 @@
 #include <thread>
 #include <vector>
 
+namespace {
+// Opens a live capture; nullptr and the reason where this machine cannot
+// capture on the interface (no CAP_NET_RAW).
+wm_live_t *open_or_why(const wm_live_options_t &lo, std::string *why) {
+    wm_live_t *live = nullptr;
+    wm_error_t *err = nullptr;
+    if (wm_live_open(&lo, &live, &err) == WM_SUCCESS) return live;
+    *why = err && err->message ? err->message : "";
+    wm_error_free(err);
+    return nullptr;
+}
+} // namespace
+
 TEST(AbiLive, ASecondRunOfOneCaptureIsRefusedWhileTheFirstRuns) {
     const char rules[] = "version: 1\nrules:\n  - {id: 1, msg: m, pattern: abc}\n";
     wm_ruleset_t *rs = nullptr;
@@ -29,11 +42,9 @@ TEST(AbiLive, ASecondRunOfOneCaptureIsRefusedWhileTheFirstRuns) {
     wm_live_options_init(&lo);
     lo.interface = "lo";
     lo.max_latency_ms = 10;
-    wm_live_t *live = nullptr;
-    wm_error_t *err = nullptr;
-    if (wm_live_open(&lo, &live, &err) != WM_SUCCESS) {
-        const std::string why = err && err->message ? err->message : "";
-        wm_error_free(err);
+    std::string why;
+    wm_live_t *live = open_or_why(lo, &why);
+    if (!live) {
         wm_ruleset_free(rs);
         GTEST_SKIP() << "cannot capture on lo here: " << why;
     }
@@ -99,11 +110,9 @@ TEST(AbiLive, ARunStoppedByItsCallbackLeavesTheRestToTheNextRun) {
     lo.bpf = bpf.c_str();
     lo.immediate = 1;
     lo.max_batch_bytes = 1; // a batch per datagram: the callback runs before the next one is read
-    wm_live_t *live = nullptr;
-    wm_error_t *err = nullptr;
-    if (wm_live_open(&lo, &live, &err) != WM_SUCCESS) {
-        const std::string why = err && err->message ? err->message : "";
-        wm_error_free(err);
+    std::string why;
+    wm_live_t *live = open_or_why(lo, &why);
+    if (!live) {
         wm_ruleset_free(rs);
         GTEST_SKIP() << "cannot capture on lo here: " << why;
     }
@@ -146,16 +155,13 @@ TEST(AbiLive, AFilterThatDoesNotCompileIsInvalidNotAnIoError) {
     wm_live_options_t lo;
     wm_live_options_init(&lo);
     lo.interface = "lo";
-    wm_live_t *live = nullptr;
-    wm_error_t *err = nullptr;
-    if (wm_live_open(&lo, &live, &err) != WM_SUCCESS) {
-        const std::string why = err && err->message ? err->message : "";
-        wm_error_free(err);
-        GTEST_SKIP() << "cannot capture on lo here: " << why;
-    }
+    std::string why;
+    wm_live_t *live = open_or_why(lo, &why);
+    if (!live) GTEST_SKIP() << "cannot capture on lo here: " << why;
     wm_live_close(live);
     lo.bpf = "tcp port (((";
     live = nullptr;
+    wm_error_t *err = nullptr;
     EXPECT_EQ(wm_live_open(&lo, &live, &err), WM_INVALID);
     EXPECT_EQ(live, nullptr);
     ASSERT_NE(err, nullptr);
