@@ -55,16 +55,14 @@ void TcpDirection::drain(StreamReceiver &out) {
     run_.clear();
     const uint64_t start = next_off_;
     for (auto it = ooo_.begin(); it != ooo_.end() && it->first == next_off_;) {
-        uint64_t len = it->second.size();
+        const uint64_t len = it->second.size();
         // Data over a FIN not reached yet voids it: a receiver takes the
         // data and drops the FIN it covers (Linux drops an out-of-order FIN
-        // that data overlaps), so the bytes must be scanned.
+        // that data overlaps), so the bytes must be scanned. (None is past a
+        // FIN reached: such data voided it first, in segment() or
+        // skip_to_first().)
         if (fin_pending_ && fin_off_ >= next_off_ && fin_off_ < next_off_ + len) fin_pending_ = false;
-        if (fin_seen_ && next_off_ + len > fin_off_) { // data past the FIN
-            st_->bytes_after_fin += next_off_ + len - fin_off_;
-            len = fin_off_ > next_off_ ? fin_off_ - next_off_ : 0;
-        }
-        run_.append(it->second, 0, len);
+        run_.append(it->second);
         next_off_ += len;
         ooo_bytes_ -= it->second.size();
         it = ooo_.erase(it);
