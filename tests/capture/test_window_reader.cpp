@@ -89,6 +89,56 @@ TEST(WindowReader, RecordsLongerThanAPartAreReadWhole) {
     }
 }
 
+// A part's first record is found by testing every offset from the part's
+// start, up to a record's length: parts must span many records of the size
+// that such a start falls in. After the first window (no sizes known yet),
+// 60 KB records (GRO captures) leave 1 MB windows in one part, while small
+// records keep every part the threads allow. Both read as libpcap does.
+TEST(WindowReader, PartsSpanManyRecordsOfTheSizeTheirStartsFallIn) {
+    const auto parts_per_window = [](const std::string &path, bool in_place) {
+        WindowReader r(path, 1 << 20, 4);
+        r.set_payloads_in_place(in_place);
+        PayloadWindow w;
+        std::vector<uint8_t> buf;
+        std::vector<unsigned> parts;
+        while (r.next(w, [&](size_t n) {
+            buf.resize(n);
+            return buf.data();
+        }))
+            parts.push_back(r.parts_used());
+        return parts;
+    };
+    const auto write = [](const std::string &path, int records, size_t (*len)(int)) {
+        PcapWriter w(path, kLinktypeEthernet);
+        for (int i = 1; i <= records; ++i) {
+            std::string payload(len(i), char('a' + i % 26));
+            payload.back() = 'Z';
+            w.write(b::ethernet_ip(b::ipv4(v4(), b::kProtoUdp, b::udp(uint16_t(2000 + i % 50), 53, b::bytes(payload)))),
+                    uint32_t(i), 0);
+        }
+        w.close();
+    };
+    const std::string big = temp_path("gro.pcap"), small = temp_path("small.pcap");
+    write(big, 120, [](int i) { return size_t(60000 + 13 * i); }); // ~7 MB
+    write(small, 30000, [](int i) { return size_t(40 + i % 200); }); // ~5 MB
+    for (bool in_place : {false, true}) {
+        SCOPED_TRACE(in_place ? "in place" : "packed");
+        const auto big_parts = parts_per_window(big, in_place);
+        ASSERT_GT(big_parts.size(), 5u);
+        EXPECT_EQ(big_parts[0], 4u * WindowReader::kPartsPerThread) << "no record sizes known before the first window";
+        for (size_t k = 1; k < big_parts.size(); ++k) EXPECT_EQ(big_parts[k], 1u) << "window " << k;
+        const auto small_parts = parts_per_window(small, in_place);
+        ASSERT_GT(small_parts.size(), 3u);
+        for (size_t k = 0; k + 1 < small_parts.size(); ++k)
+            EXPECT_EQ(small_parts[k], 4u * WindowReader::kPartsPerThread) << "window " << k;
+    }
+    for (const std::string &path : {big, small}) {
+        const Seen want = read_plain(path);
+        expect_same(want, read_windows(path, 1 << 20, 4));
+        expect_same(want, read_in_place(path, 1 << 20, 4));
+    }
+}
+
 // In place, a window's buffer holds its own bytes and kInPlaceSlack more:
 // room for the longest record read in place (262,144 bytes) starting at the
 // window's last byte.

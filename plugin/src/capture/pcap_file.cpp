@@ -7,6 +7,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cstring>
 
 namespace wm::capture {
@@ -160,7 +161,20 @@ bool PcapFile::plausible_chain(uint64_t pos, const FileSpan *span) const {
 }
 
 uint64_t PcapFile::guess_record_start(uint64_t from, uint64_t to, const FileSpan *span) const {
-    for (uint64_t pos = from < kFirstRecord ? kFirstRecord : from; pos < to; ++pos)
+    uint64_t pos = from < kFirstRecord ? kFirstRecord : from;
+    // Inside the span, the lengths of a would-be header are tested first, as
+    // plausible_chain's first record would test them: almost every offset
+    // inside payload bytes fails here, at a tenth of plausible_chain's cost
+    // (a part that starts inside a 64 KB record tests some 64 K offsets).
+    if (span && span->holds(pos, kRecordHeader)) {
+        const uint64_t last = std::min(to, span->end - kRecordHeader + 1); // headers wholly inside the span
+        for (const uint8_t *r = span->data + (pos - span->begin); pos < last; ++pos, ++r) {
+            const uint32_t caplen = load32(r + 8, swapped_), wirelen = load32(r + 12, swapped_);
+            if (caplen - 1 < snapshot_ && caplen <= wirelen && wirelen <= kMaxSnaplen && plausible_chain(pos, span))
+                return pos;
+        }
+    }
+    for (; pos < to; ++pos)
         if (plausible_chain(pos, span)) return pos;
     return to;
 }

@@ -15,6 +15,7 @@ void RecordRun::clear() {
     outside.clear();
     numbered_in_run = false;
     records = 0;
+    square_bytes = 0;
     stats = wm_capture_stats_t{};
     stats.struct_size = sizeof(stats);
     error.clear();
@@ -59,6 +60,7 @@ void decode_in_place(const PcapFile &file, int dlt, uint64_t begin, uint64_t sto
         }
         pos += n;
         ++number;
+        run.square_bytes += double(n) * double(n);
         if (filter && !filter->accepts(frame, h.caplen, h.wirelen)) continue;
         // Decoded straight into the run's next slot (decode_record writes
         // every field) and dropped again without a payload: zeroing a packet

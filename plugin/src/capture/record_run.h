@@ -54,6 +54,9 @@ struct RecordRun {
     // Every record of the run, the capture filter's rejects included (they
     // keep their numbers in the file but are not counted in stats).
     uint64_t records = 0;
+    // In place: the sum of every record's size (header included) squared;
+    // over the run's bytes, the size of the record a random offset falls in.
+    double square_bytes = 0;
     wm_capture_stats_t stats{}; // every record of the run the filter let through, payload or not
     std::string error;          // reading stopped at this bad record
     void clear();
