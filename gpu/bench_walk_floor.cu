@@ -12,6 +12,7 @@
 //
 //   bench_walk_floor --literals L.txt --corpus C [--gb 2] [--sweep 1000,3000,10000,0] [--walks 1,2]
 //                    [--blocks-per-sm 8,6,4] [--entry-bits 32,16] [--narrow-limit 65535,16383]
+//                    [--hot-rows 64,256] [--hot-threads 1024,512,256]
 //
 // --walks 2: each thread walks two tiles side by side (two loads in flight).
 // --blocks-per-sm: resident blocks of 256 threads per SM (at most what fits).
@@ -20,6 +21,9 @@
 // narrower rows would buy (no output flags in them; the kernels need those).
 // --narrow-limit 65535,16383: targets from the limit up escape to the 32-bit
 // row (16383: what is left beside two flag bits).
+// --hot-rows 64,256 [--hot-threads 1024,512,256]: the first N states' rows
+// in shared memory as 16-bit entries, one copy per block (the shallow
+// states take most steps: docs/PERFORMANCE.md, "Where the walk's steps start").
 // Before timing, every tile of one corpus copy is checked against the CPU
 // walk of the same rows (ac_step, shared with the kernels).
 #include "gpu/ac_bench_corpus.h"
@@ -141,8 +145,110 @@ FloorText floor_text(const Corpus &c, const uint8_t *class_map, size_t want) {
 // Options of the sweep's rows.
 struct FloorRuns {
     std::vector<unsigned> walks{1, 2}, blocks_per_sm{8}, entry_bits{32}, narrow_limits{65535};
+    std::vector<unsigned> hot_rows, hot_threads{1024, 512, 256}; // --hot-rows: the shared-memory top's sweep
     size_t check_tiles = 0;
 };
+
+// The first n tiles' checksums in d_out against the CPU walk of the same
+// rows; throws where one differs. Returns the steps that read a 32-bit entry
+// after a 16-bit one (NARROW).
+template <typename StateT, bool NARROW>
+uint64_t check_tiles(const AcGroupView &hg, const uint16_t *h_narrow, const FloorText &text, const uint32_t *d_out,
+                     size_t n, const std::string &label) {
+    std::vector<uint32_t> got(n);
+    WM_CUDA_CHECK(cudaMemcpy(got.data(), d_out, n * 4, cudaMemcpyDeviceToHost));
+    size_t bad = 0;
+    uint64_t wide = 0;
+    for (size_t t = 0; t < n; ++t)
+        bad += got[t] != floor_tile<StateT, NARROW>(hg, h_narrow, text.cls.data() + t * kTile, text.starts[t], &wide);
+    if (bad) throw std::runtime_error(label + ": " + std::to_string(bad) + " of " + std::to_string(n) +
+                                      " tiles differ from the CPU walk");
+    return wide;
+}
+
+// The floor with the first `hot` states' rows in shared memory (16-bit
+// entries, 0xffff where the target does not fit: that step reads the 32-bit
+// row too): what a dense shared-memory top would buy. Block size at launch.
+template <typename StateT>
+__global__ void __launch_bounds__(1024) hot_floor_kernel(AcGroupView g, const uint16_t *hot_rows, uint32_t hot,
+                                                         const uint4 *cls, const uint64_t *starts, size_t tiles,
+                                                         uint32_t *out) {
+    extern __shared__ uint16_t smem_rows[];
+    const uint32_t entries = hot * g.num_classes;
+    for (uint32_t i = threadIdx.x; i < entries; i += blockDim.x) smem_rows[i] = hot_rows[i];
+    __syncthreads();
+    const size_t stride = size_t{gridDim.x} * blockDim.x;
+    for (size_t t = size_t{blockIdx.x} * blockDim.x + threadIdx.x; t < tiles; t += stride) {
+        uint4 w[kTile / 16];
+#pragma unroll
+        for (uint32_t q = 0; q < kTile / 16; ++q) w[q] = __ldg(&cls[t * (kTile / 16) + q]);
+        const uint64_t st = __ldg(&starts[t]);
+        uint32_t s = 0, sum = 0;
+#pragma unroll
+        for (uint32_t j = 0; j < kTile; ++j) {
+            const uint4 &v = w[j / 16];
+            const uint32_t word = (j & 15) < 4 ? v.x : (j & 15) < 8 ? v.y : (j & 15) < 12 ? v.z : v.w;
+            const uint32_t c = (word >> (8 * (j & 3))) & 0xffu;
+            if ((st >> j) & 1u) s = 0;
+            uint32_t n = s < hot ? uint32_t{smem_rows[s * g.num_classes + c]} : 0xffffu;
+            if (n == 0xffffu) n = ac_step<StateT, false>(g, s, c) & ~state_flags<StateT>();
+            s = n;
+            sum = sum * 31u + s;
+        }
+        out[t] = sum;
+    }
+}
+
+// The hot rows' sweep: every (hot states, block size) that fits an SM, each
+// checked against the CPU walk before it is timed.
+template <typename StateT>
+void run_hot(const AcGroupView &hg, const AcGroupView &dg, const FloorText &text, const uint4 *d_cls,
+             const uint64_t *d_starts, uint32_t *d_out, const FloorRuns &runs, const cudaDeviceProp &prop,
+             const std::string &label) {
+    const auto *rows = static_cast<const uint32_t *>(hg.dense);
+    for (unsigned hot : runs.hot_rows) {
+        hot = std::min(hot, hg.num_states);
+        const size_t entries = size_t{hot} * hg.num_classes, smem = std::max<size_t>(entries * 2, 2);
+        std::vector<uint16_t> h(entries);
+        size_t wide_entries = 0;
+        for (size_t i = 0; i < entries; ++i) {
+            const uint32_t t = (sizeof(StateT) == 4 ? rows[i] : static_cast<const uint16_t *>(hg.dense)[i]) &
+                               ~state_flags<StateT>();
+            h[i] = static_cast<uint16_t>(t < 0xffffu ? t : 0xffffu);
+            wide_entries += t >= 0xffffu;
+        }
+        uint16_t *d_hot = nullptr;
+        WM_CUDA_CHECK(cudaMalloc(&d_hot, std::max<size_t>(entries * 2, 2)));
+        WM_CUDA_CHECK(cudaMemcpy(d_hot, h.data(), entries * 2, cudaMemcpyHostToDevice));
+        auto kernel = hot_floor_kernel<StateT>;
+        WM_CUDA_CHECK(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                           static_cast<int>(prop.sharedMemPerBlockOptin)));
+        for (unsigned threads : runs.hot_threads) {
+            int fit = 0;
+            if (smem <= prop.sharedMemPerBlockOptin)
+                WM_CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&fit, kernel, threads, smem));
+            if (fit == 0) {
+                std::printf("%-26s hot rows %4u (%6.1f KB)  %4u threads: does not fit an SM\n", label.c_str(), hot,
+                            smem / 1e3, threads);
+                continue;
+            }
+            const unsigned grid = static_cast<unsigned>(fit * prop.multiProcessorCount);
+            const size_t n = runs.check_tiles;
+            kernel<<<grid, threads, smem>>>(dg, d_hot, hot, d_cls, d_starts, n, d_out);
+            WM_CUDA_CHECK(cudaGetLastError());
+            check_tiles<StateT, false>(hg, nullptr, text, d_out, n, label + ", hot rows");
+            wm::approx::bench::DeviceTimer timer;
+            const double med = timer.median_ms(7, [&] {
+                kernel<<<grid, threads, smem>>>(dg, d_hot, hot, d_cls, d_starts, text.tiles, d_out);
+                WM_CUDA_CHECK(cudaGetLastError());
+            });
+            std::printf("%-26s hot rows %4u (%6.1f KB, %zu wide)  %4u threads x %d blocks/SM  %8.3f ms  %7.1f GB/s\n",
+                        label.c_str(), hot, smem / 1e3, wide_entries, threads, fit, med,
+                        text.tiles * double(kTile) / 1e6 / med);
+        }
+        cudaFree(d_hot);
+    }
+}
 
 // 16-bit copy of the group's rows (floor_step's NARROW table).
 // Targets from `limit` up read the 32-bit row (limit 16383: the room that
@@ -169,14 +275,7 @@ void run_variant(const AcGroupView &hg, const AcGroupView &dg, const uint16_t *h
     const size_t n = runs.check_tiles;
     kernel<<<static_cast<unsigned>(fit * prop.multiProcessorCount), kThreads>>>(dg, d_narrow, d_cls, d_starts, n, d_out);
     WM_CUDA_CHECK(cudaGetLastError());
-    std::vector<uint32_t> got(n);
-    WM_CUDA_CHECK(cudaMemcpy(got.data(), d_out, n * 4, cudaMemcpyDeviceToHost));
-    size_t bad = 0;
-    uint64_t wide = 0;
-    for (size_t t = 0; t < n; ++t)
-        bad += got[t] != floor_tile<StateT, NARROW>(hg, h_narrow, text.cls.data() + t * kTile, text.starts[t], &wide);
-    if (bad) throw std::runtime_error(label + ": " + std::to_string(bad) + " of " + std::to_string(n) +
-                                      " tiles differ from the CPU walk");
+    const uint64_t wide = check_tiles<StateT, NARROW>(hg, h_narrow, text, d_out, n, label);
     wm::approx::bench::DeviceTimer timer;
     for (unsigned want : runs.blocks_per_sm) {
         const int per_sm = std::min<int>(fit, static_cast<int>(want));
@@ -213,6 +312,7 @@ void run_width(const AcGroupView &hg, const AcGroupView &dg, const FloorText &te
     for (unsigned bits : runs.entry_bits)
         if (bits == 32) tables.push_back(0);
         else if (sizeof(StateT) == 4) tables.insert(tables.end(), runs.narrow_limits.begin(), runs.narrow_limits.end());
+    if (!runs.hot_rows.empty()) run_hot<StateT>(hg, dg, text, d_cls, d_starts, d_out, runs, prop, label);
     for (unsigned limit : tables) {
         std::vector<uint16_t> narrow;
         if (limit) {
@@ -260,6 +360,11 @@ int main(int argc, char **argv) try {
     app.add_option("--narrow-limit", runs.narrow_limits, "16-bit rows: targets from here up read the 32-bit row")
         ->delimiter(',')
         ->check(CLI::Range(1, 65535));
+    app.add_option("--hot-rows", runs.hot_rows, "also: the first N states' rows in shared memory (16-bit)")
+        ->delimiter(',');
+    app.add_option("--hot-threads", runs.hot_threads, "block sizes of the hot-rows rows")
+        ->delimiter(',')
+        ->check(CLI::IsMember({128, 256, 512, 1024}));
     CLI11_PARSE(app, argc, argv);
     const auto all = load_literals(literals);
     const Corpus corpus = load_corpus(corpus_path);
