@@ -1,4 +1,5 @@
-// Flows through the whole pipeline with crafted frames: RST mid-stream,
+// Flows through the whole pipeline with crafted frames: RST mid-stream (and
+// data after it),
 // FIN both ways, idle timeouts on capture time, port reuse, bare ACKs, and
 // the max_flows / memcap limits with their counters; and the forged SYN,
 // FIN, RST and over-long segment that used to hide a stream's bytes.
@@ -38,7 +39,7 @@ TEST(FlowTable, FinBothWaysClosesTheFlow) {
     EXPECT_EQ(h.alerts_of(1).size(), 1u);
 }
 
-TEST(FlowTable, RstMidStreamEndsTheFlowAndFlushesWhatItHeld) {
+TEST(FlowTable, RstMidStreamClosesTheFlowAndFlushesWhatItHeld) {
     Harness h(kRules);
     Conversation c;
     handshake(h, c, 100, 900);
@@ -50,12 +51,41 @@ TEST(FlowTable, RstMidStreamEndsTheFlowAndFlushesWhatItHeld) {
     h.feed(c.frame(true, 103, kRst, ""));
     EXPECT_EQ(h.stats().rst_accepted, 1u);
     EXPECT_EQ(h.stats().flows_closed, 1u);
-    EXPECT_EQ(h.pipeline().flows(), 0u);
     EXPECT_EQ(h.stats().gaps, 1u); // the buffered segment went out after its hole
-    h.feed(c.frame(true, 116, kAck | kPsh, "attack")); // after the RST: a new flow
-    EXPECT_EQ(h.stats().flows_created, 2u);
+    EXPECT_EQ(h.pipeline().flows(), 1u) << "kept: data may follow a RST the host never got";
+    h.feed(c.frame(true, 116, kRst, "")); // again, after the flushed bytes: the flow was closed once
+    EXPECT_EQ(h.stats().rst_accepted, 2u);
     h.finish();
-    EXPECT_EQ(h.alerts_of(1).size(), 2u);
+    EXPECT_EQ(h.stats().flows_closed, 1u);
+    EXPECT_EQ(h.stats().flows_at_end, 0u) << "counted once, at its RST";
+    EXPECT_EQ(h.alerts_of(1).size(), 1u);
+    EXPECT_EQ(h.pipeline().verify_mismatches(), 0u);
+}
+
+// A RST at exactly the next sequence number that never reaches the host
+// (TTL-limited, or dropped behind the sensor) used to end the flow, so the
+// bytes after it started a new stream and a signature split across the RST
+// went unseen while the host received it whole. The flow now goes on, and
+// a SYN after the RST still starts a new connection.
+TEST(FlowTable, ASignatureSplitAcrossAnExactRstIsFound) {
+    Harness h(kRules);
+    Conversation c;
+    handshake(h, c, 100, 900);
+    h.feed(c.frame(true, 101, kAck | kPsh, "xxatt", 901));
+    h.feed(c.frame(true, 106, kRst, "")); // exact: accepted
+    h.feed(c.frame(true, 106, kAck | kPsh, "ackyy", 901));
+    EXPECT_EQ(h.stats().rst_accepted, 1u);
+    EXPECT_EQ(h.stats().flows_created, 1u);
+    EXPECT_EQ(h.pipeline().flows(), 1u);
+    handshake(h, c, 5000, 7000, 2); // the 5-tuple reused after the RST: a new flow, its own stream
+    h.feed(c.frame(true, 5001, kAck | kPsh, "attack", 7001), 2);
+    h.finish();
+    EXPECT_EQ(h.stats().flows_created, 2u);
+    EXPECT_EQ(h.stats().flows_closed, 1u);
+    EXPECT_EQ(h.stats().gaps, 0u);
+    const auto alerts = h.alerts_of(1);
+    ASSERT_EQ(alerts.size(), 2u);
+    EXPECT_EQ(alerts[0].packet, 6u) << "the segment after the RST completes the first stream's signature";
     EXPECT_EQ(h.pipeline().verify_mismatches(), 0u);
 }
 
@@ -272,11 +302,14 @@ TEST(FlowTable, ARstFromAnUnseenSideIsCheckedAgainstThePeersAck) {
     h.finish();
     EXPECT_EQ(h.stats().flows_created, 1u);
     EXPECT_EQ(h.alerts_of(1).size(), 1u);
-    // Nothing acknowledged (a refused SYN): the RST ends the attempt.
+    // Nothing acknowledged (a refused SYN): the RST ends the attempt, and
+    // with no data either way the flow goes at once (FlowTable keeps only
+    // flows with data after their RST).
     Harness refused(kRules);
     refused.feed(c.frame(true, 100, kSyn, ""));
     refused.feed(c.frame(false, 0, kRst | kAck, "", 101));
     EXPECT_EQ(refused.stats().rst_accepted, 1u);
+    EXPECT_EQ(refused.stats().flows_closed, 1u);
     EXPECT_EQ(refused.pipeline().flows(), 0u);
 }
 

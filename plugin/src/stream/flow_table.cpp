@@ -99,14 +99,24 @@ FlowTable::Lru::iterator FlowTable::create(const wm_packet_t &pkt, const FlowKey
     return lru_.begin();
 }
 
-void FlowTable::end_flow(Lru::iterator it, End why) {
-    Flow &f = *it;
+bool FlowTable::no_data(const Flow &f) {
+    for (const TcpDirection &d : f.tcp)
+        if (d.next_offset() != 0 || d.buffered_bytes() != 0) return false;
+    return true;
+}
+
+void FlowTable::flush_flow(Flow &f) {
     for (int d = 0; d < 2; ++d) {
         Forward fw(sink_, f, d, f.side[d].last);
         f.tcp[d].flush(fw);
     }
+}
+
+void FlowTable::end_flow(Lru::iterator it, End why) {
+    Flow &f = *it;
+    flush_flow(f);
     sink_.end(f);
-    switch (why) {
+    if (!f.reset) switch (why) {
     case End::Closed: ++st_.flows_closed; break;
     case End::TimedOut: ++st_.flows_timed_out; break;
     case End::Evicted: ++st_.flows_evicted; break;
@@ -139,12 +149,11 @@ void FlowTable::on_tcp(const wm_packet_t &pkt, const TcpHeader &tcp, size_t seg_
         // challenge ACK), and so does the flow: one forged SYN would restart
         // the stream at its ISN and hide every real byte after it (also on a
         // flow where only the peer sends, such as an FTP data channel).
-        if (old.tcp[d].started() && (!old.tcp[d].had_syn() || old.tcp[d].isn() != tcp.seq)) {
-            auto quiet = [&](int side) {
-                return old.tcp[side].next_offset() == 0 && old.tcp[side].buffered_bytes() == 0;
-            };
-            const bool no_data = quiet(0) && quiet(1);
-            if (!no_data && !old.tcp[0].finished() && !old.tcp[1].finished()) {
+        if (old.reset) { // the RST closed it: any SYN starts a new connection
+            end_flow(found->second, End::Reused);
+            found = table_.end();
+        } else if (old.tcp[d].started() && (!old.tcp[d].had_syn() || old.tcp[d].isn() != tcp.seq)) {
+            if (!no_data(old) && !old.tcp[0].finished() && !old.tcp[1].finished()) {
                 old.ignored_syn = std::make_pair(d, tcp.seq);
                 return;
             }
@@ -196,7 +205,14 @@ void FlowTable::on_tcp(const wm_packet_t &pkt, const TcpHeader &tcp, size_t seg_
             return;
         }
         ++st_.rst_accepted;
-        end_flow(it, End::Closed);
+        if (f.reset) return;
+        if (no_data(f)) { // a refused SYN, a port scan: nothing to go on from
+            end_flow(it, End::Closed);
+            return;
+        }
+        flush_flow(f); // what it buffered goes out now, holes skipped (late bytes may fill them)
+        f.reset = true;
+        ++st_.flows_closed;
         return;
     }
     if (ack) f.side[dir].acked = tcp.ack;

@@ -6,9 +6,12 @@
 // Lifecycle: a flow starts with a SYN or with a segment carrying data (a
 // capture that starts mid-connection); a bare ACK/FIN/RST for an unknown
 // flow is counted and ignored. It ends when both directions finished (FIN),
-// on an in-window RST, on a new SYN for the same 5-tuple (port reuse), when
-// idle longer than idle_timeout_s (capture time), or when max_flows or
-// memcap_bytes push it out. Ending a flow delivers what it still buffers
+// on a new SYN for the same 5-tuple (port reuse), when idle longer than
+// idle_timeout_s (capture time), or when max_flows or memcap_bytes push it
+// out. A RST at the exact next sequence number closes the connection
+// (counted then) but ends the flow only when it had no data: otherwise the
+// flow stays, so that data after a RST the host never received continues
+// its stream; a SYN then starts a new one. Ending a flow delivers what it still buffers
 // (holes become gaps) before FlowSink::end(): nothing captured is dropped
 // silently.
 #pragma once
@@ -42,6 +45,12 @@ struct Flow {
     // the new connection it may be is taken up when the peer answers it
     // with a SYN-ACK acknowledging it (the old one's FINs were not seen).
     std::optional<std::pair<int, uint32_t>> ignored_syn;
+    // An accepted RST closed the connection (counted in flows_closed then),
+    // but the flow stays until it times out, is evicted or a SYN reuses the
+    // 5-tuple: a RST that never reached the host (TTL-limited, dropped
+    // behind the sensor) would otherwise cut the stream, and a signature
+    // split across it, while the host goes on receiving it.
+    bool reset = false;
     // Per direction, owned by the matcher but held (and counted) here: the
     // bytes carried into the next window, and the metadata of the latest
     // packet, which alerts on data delivered without a packet refer to.
@@ -96,10 +105,12 @@ class FlowTable {
 
   private:
     using Lru = std::list<Flow>; // most recent first
-    enum class End { Closed, TimedOut, Evicted, Reused, AtEnd };
+    enum class End { Closed, TimedOut, Evicted, Reused, AtEnd }; // a reset flow is counted once, at its RST
 
     Lru::iterator create(const wm_packet_t &pkt, const FlowKey &key);
     void end_flow(Lru::iterator it, End why);
+    void flush_flow(Flow &f); // delivers what both directions buffered, holes becoming gaps
+    static bool no_data(const Flow &f); // neither direction has had a byte
     void enforce_caps(const Flow *keep);
 
     const wm_stream_config_t &cfg_;
