@@ -89,6 +89,51 @@ TEST(FlowTable, ASignatureSplitAcrossAnExactRstIsFound) {
     EXPECT_EQ(h.pipeline().verify_mismatches(), 0u);
 }
 
+// After its RST a flow takes data only where its stream goes on. Data
+// elsewhere is a new connection whose SYN the sensor missed (here its ISN
+// lies behind the old stream): a new flow, scanned, not retransmissions.
+// A forged SYN after the RST does not end the flow either (the rules of a
+// SYN mid-connection), and kept flows are evicted before live ones.
+TEST(FlowTable, AfterARstOnlyDataWhereTheStreamGoesOnContinuesIt) {
+    Harness h(kRules);
+    Conversation c;
+    handshake(h, c, 100, 900);
+    h.feed(c.frame(true, 101, kAck | kPsh, std::string(2000, 'z'), 901));
+    h.feed(c.frame(true, 2101, kRst, ""));
+    h.feed(c.frame(true, 501, kAck | kPsh, "xxattackyy", 5001)); // a new connection, its SYN not seen
+    EXPECT_EQ(h.stats().flows_created, 2u);
+    EXPECT_EQ(h.stats().retransmitted_bytes, 0u);
+    h.finish();
+    EXPECT_EQ(h.alerts_of(1).size(), 1u);
+
+    Harness forged(kRules);
+    handshake(forged, c, 100, 900);
+    forged.feed(c.frame(true, 101, kAck | kPsh, "xxatt", 901));
+    forged.feed(c.frame(true, 106, kRst, ""));
+    forged.feed(c.frame(true, 50000, kSyn, "")); // forged, like the RST
+    forged.feed(c.frame(true, 106, kAck | kPsh, "ackyy", 901));
+    forged.finish();
+    EXPECT_EQ(forged.stats().flows_created, 1u);
+    EXPECT_EQ(forged.alerts_of(1).size(), 1u);
+
+    auto cfg = default_config();
+    cfg.max_flows = 8;
+    Harness full(kRules, true, cfg);
+    Conversation live;
+    live.cport = 40000;
+    full.feed(live.frame(true, 1, kAck | kPsh, "att")); // the oldest flow, quiet from here
+    for (int i = 1; i <= 8; ++i) { // eight connections with data, each ended by its RST
+        Conversation r;
+        r.cport = uint16_t(40000 + i);
+        full.feed(r.frame(true, 1, kAck | kPsh, "data"));
+        full.feed(r.frame(true, 5, kRst, ""));
+    }
+    full.feed(live.frame(true, 4, kAck | kPsh, "ack"));
+    full.finish();
+    EXPECT_EQ(full.stats().flows_evicted, 0u) << "reset flows go first and count once, at their RST";
+    EXPECT_EQ(full.alerts_of(1).size(), 1u) << "the live flow kept its stream";
+}
+
 // Networks reuse addresses across VLANs: one 5-tuple on VLAN 10, on VLAN
 // 20 and on QinQ 10/20 is three connections, each its own stream (the
 // second SYN would otherwise end the first flow as a port reuse).

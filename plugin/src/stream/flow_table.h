@@ -11,7 +11,10 @@
 // out. A RST at the exact next sequence number closes the connection
 // (counted then) but ends the flow only when it had no data: otherwise the
 // flow stays, so that data after a RST the host never received continues
-// its stream; a SYN then starts a new one. Ending a flow delivers what it still buffers
+// its stream. Such a flow takes data only at exactly the next sequence
+// number of its direction; other data ends it and starts a new flow (a new
+// connection whose SYN was missed), and a SYN follows the rules of a SYN
+// mid-connection. Ending a flow delivers what it still buffers
 // (holes become gaps) before FlowSink::end(): nothing captured is dropped
 // silently.
 #pragma once
@@ -46,10 +49,11 @@ struct Flow {
     // with a SYN-ACK acknowledging it (the old one's FINs were not seen).
     std::optional<std::pair<int, uint32_t>> ignored_syn;
     // An accepted RST closed the connection (counted in flows_closed then),
-    // but the flow stays until it times out, is evicted or a SYN reuses the
-    // 5-tuple: a RST that never reached the host (TTL-limited, dropped
-    // behind the sensor) would otherwise cut the stream, and a signature
-    // split across it, while the host goes on receiving it.
+    // but the flow stays until it times out, is evicted, a new connection
+    // takes its 5-tuple or data comes anywhere but where its stream goes on:
+    // a RST that never reached the host (TTL-limited, dropped behind the
+    // sensor) would otherwise cut the stream, and a signature split across
+    // it, while the host goes on receiving it.
     bool reset = false;
     // Per direction, owned by the matcher but held (and counted) here: the
     // bytes carried into the next window, and the metadata of the latest
@@ -110,6 +114,8 @@ class FlowTable {
     Lru::iterator create(const wm_packet_t &pkt, const FlowKey &key);
     void end_flow(Lru::iterator it, End why);
     void flush_flow(Flow &f); // delivers what both directions buffered, holes becoming gaps
+    Lru::iterator victim(const Flow *keep);
+    static constexpr int kResetSearch = 64; // least recently used flows searched for a reset one
     static bool no_data(const Flow &f); // neither direction has had a byte
     void enforce_caps(const Flow *keep);
 

@@ -78,6 +78,8 @@ class TcpDirection {
     void flush(StreamReceiver &out);
 
     bool started() const { return started_; }
+    // Whether a segment at seq would continue the stream exactly (started, at the next byte).
+    bool continues_at(uint32_t seq) const { return started_ && seq == next_seq(); }
     // peer_acked: the other direction's latest acknowledgement number.
     bool rst_acceptable(uint32_t seq, std::optional<uint32_t> peer_acked = std::nullopt) const;
     // Every byte up to the FIN was delivered.
