@@ -141,6 +141,12 @@ uint64_t PcapFile::parse_header(uint64_t pos, const uint8_t r[kRecordHeader], Re
     return kRecordHeader + caplen;
 }
 
+bool PcapFile::plausible_lengths(uint32_t caplen, uint32_t wirelen) const {
+    // 1 <= caplen <= the snapshot length (caplen 0 wraps), and no more than
+    // the wire length, itself far below 2^18 in real records.
+    return caplen - 1 < snapshot_ && caplen <= wirelen && wirelen <= kMaxSnaplen;
+}
+
 bool PcapFile::plausible_chain(uint64_t pos, const FileSpan *span) const {
     const uint32_t frac_limit = nanoseconds_ ? 1000000000u : 1000000u;
     for (int i = 0; i < kGuessChain; ++i) {
@@ -153,7 +159,7 @@ bool PcapFile::plausible_chain(uint64_t pos, const FileSpan *span) const {
         // record whose "len" is the frame's first bytes: real wire lengths
         // stay far below 2^18 (checked here only, for guessing). Time stamps
         // are no help: merged captures jump back and forth.
-        if (n == 0 || h.caplen == 0 || h.caplen > h.wirelen || h.wirelen > kMaxSnaplen) return false;
+        if (n == 0 || !plausible_lengths(h.caplen, h.wirelen)) return false;
         if (load32(r + 4, swapped_) >= frac_limit) return false;
         pos += n;
     }
@@ -162,15 +168,14 @@ bool PcapFile::plausible_chain(uint64_t pos, const FileSpan *span) const {
 
 uint64_t PcapFile::guess_record_start(uint64_t from, uint64_t to, const FileSpan *span) const {
     uint64_t pos = from < kFirstRecord ? kFirstRecord : from;
-    // Inside the span, the lengths of a would-be header are tested first, as
-    // plausible_chain's first record would test them: almost every offset
+    // Inside the span, the lengths of a would-be header are tested first
+    // (plausible_chain's first test of its first record): almost every offset
     // inside payload bytes fails here, at a tenth of plausible_chain's cost
     // (a part that starts inside a 64 KB record tests some 64 K offsets).
     if (span && span->holds(pos, kRecordHeader)) {
         const uint64_t last = std::min(to, span->end - kRecordHeader + 1); // headers wholly inside the span
         for (const uint8_t *r = span->data + (pos - span->begin); pos < last; ++pos, ++r) {
-            const uint32_t caplen = load32(r + 8, swapped_), wirelen = load32(r + 12, swapped_);
-            if (caplen - 1 < snapshot_ && caplen <= wirelen && wirelen <= kMaxSnaplen && plausible_chain(pos, span))
+            if (plausible_lengths(load32(r + 8, swapped_), load32(r + 12, swapped_)) && plausible_chain(pos, span))
                 return pos;
         }
     }

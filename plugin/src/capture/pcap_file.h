@@ -88,6 +88,7 @@ class PcapFile {
     // The record at pos whose header is r: its bytes, or 0 (record_at).
     uint64_t parse_header(uint64_t pos, const uint8_t r[kRecordHeader], RecordHeader *h) const;
     bool plausible_chain(uint64_t pos, const FileSpan *span) const;
+    bool plausible_lengths(uint32_t caplen, uint32_t wirelen) const; // plausible_chain's test of each header
 
     uint64_t size_ = 0;
     int fd_ = -1;

@@ -80,12 +80,16 @@ bool WindowReader::next_in_place(PayloadWindow &w, const BufferFn &buffer) {
     const uint64_t base = pos_, end = std::min(size, pos_ + window_bytes_);
     // Parts span kRecordsPerPart of the records a part's start falls in, as
     // the last window had them: guessing where a part's first record starts
-    // tests every offset up to it (runs 376-377: 64 KB records, parts of
-    // 256 KB, read at 0.15x libpcap's speed).
+    // tests every offset up to it (run 376: 64 KB records in parts of 256 KB
+    // read at 0.15x libpcap's speed). But a window of many records keeps a
+    // part per thread at least: a few big records among many small ones had
+    // left most threads idle on the small ones' decoding (a review).
     uint64_t parts = uint64_t{threads_} * kPartsPerThread;
-    if (cut_record_bytes_ > 0)
-        parts = std::clamp<uint64_t>(static_cast<uint64_t>((end - pos_) / (kRecordsPerPart * cut_record_bytes_)), 1,
-                                     parts);
+    if (cut_record_bytes_ > 0) {
+        const uint64_t by_bytes = static_cast<uint64_t>(double(end - pos_) / (kRecordsPerPart * cut_record_bytes_));
+        const uint64_t least = last_records_ >= uint64_t{kRecordsPerThread} * threads_ ? threads_ : 1;
+        parts = std::clamp<uint64_t>(by_bytes, least, parts);
+    }
     const size_t n = static_cast<size_t>(std::clamp<uint64_t>(end - pos_, 1, parts));
     // Part k holds the records that start in [stop[k-1], stop[k]).
     std::vector<uint64_t> stop(n);
@@ -139,9 +143,11 @@ bool WindowReader::next_in_place(PayloadWindow &w, const BufferFn &buffer) {
         }
     }
     double run_bytes = 0, square_bytes = 0;
+    uint64_t records = 0;
     for (size_t k = 0; k < used; ++k)
-        run_bytes += double(runs_[k].end - runs_[k].begin), square_bytes += runs_[k].square_bytes;
-    if (run_bytes > 0) cut_record_bytes_ = square_bytes / run_bytes;
+        run_bytes += double(runs_[k].end - runs_[k].begin), square_bytes += runs_[k].square_bytes,
+            records += runs_[k].records;
+    if (run_bytes > 0) cut_record_bytes_ = square_bytes / run_bytes, last_records_ = records;
     pos_ = at;
     used_ = static_cast<unsigned>(used);
     decode_s_ += seconds_since(t0);

@@ -97,9 +97,10 @@ class WindowReader {
     // come free: one part per thread made every window wait for its slowest
     // thread (in replay, 15 readers share 16 cores with the scanning thread).
     static constexpr unsigned kPartsPerThread = 4;
-    // ... but no more parts than leave each this many records (of the size a
-    // part's start falls in): guessing a part's start costs up to a record.
-    static constexpr unsigned kRecordsPerPart = 16;
+    // ... but no more parts than leave each this many records of the size a
+    // part's start falls in (guessing a part's start costs up to a record),
+    // unless the last window had kRecordsPerThread records per thread.
+    static constexpr unsigned kRecordsPerPart = 16, kRecordsPerThread = 256;
     // Parts whose guessed start was wrong and that were decoded again.
     uint64_t parts_redone() const { return redone_; }
     // Whether every record so far was read in place (none by libpcap).
@@ -127,6 +128,7 @@ class WindowReader {
     unsigned used_ = 1;
     uint64_t redone_ = 0;
     double cut_record_bytes_ = 0; // the last window's records, weighted by size (0: none yet)
+    uint64_t last_records_ = 0;   // the last window's records
     double decode_s_ = 0, assemble_s_ = 0;
     bool payloads_in_place_ = false;
     bool over_ = false;
