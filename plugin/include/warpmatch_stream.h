@@ -57,7 +57,9 @@ typedef struct wm_stream_stats {
     size_t struct_size;
     /* flows */
     uint64_t flows_created;
-    uint64_t flows_closed;       /**< FIN both ways or an accepted RST       */
+    uint64_t flows_closed;       /**< FIN both ways or an accepted RST (a flow
+                                      kept after its RST is not counted
+                                      again when it ends)                    */
     uint64_t flows_timed_out;    /**< idle past idle_timeout_s               */
     uint64_t flows_evicted;      /**< pushed out by max_flows or memcap      */
     uint64_t flows_reused;       /**< new SYN on a tracked 5-tuple           */
@@ -71,8 +73,9 @@ typedef struct wm_stream_stats {
     uint64_t segments_out_of_order;
     uint64_t retransmitted_bytes;/**< data at offsets already passed: ignored when
                                       delivered before; scanned on its own (as packet
-                                      mode) when it fills a hole given up on or comes
-                                      before the stream's first byte */
+                                      mode) when it fills a hole given up on, comes
+                                      before the stream's first byte, or comes on a
+                                      flow after its RST before the stream goes on */
     uint64_t overlap_bytes;      /**< buffered data overlapped, first kept   */
     uint64_t overlap_conflicts;  /**< overlapping bytes that differed        */
     uint64_t gaps;               /**< holes skipped (cap, flush, snap length) */

@@ -89,22 +89,47 @@ TEST(FlowTable, ASignatureSplitAcrossAnExactRstIsFound) {
     EXPECT_EQ(h.pipeline().verify_mismatches(), 0u);
 }
 
-// After its RST a flow takes data only where its stream goes on. Data
-// elsewhere is a new connection whose SYN the sensor missed (here its ISN
-// lies behind the old stream): a new flow, scanned, not retransmissions.
-// A forged SYN after the RST does not end the flow either (the rules of a
-// SYN mid-connection), and kept flows are evicted before live ones.
-TEST(FlowTable, AfterARstOnlyDataWhereTheStreamGoesOnContinuesIt) {
+// After its RST a flow takes data within the out-of-order window of where
+// its stream goes on: a keep-alive or a reordering after a TTL-limited RST
+// no longer cuts the stream. Bytes behind the stream are scanned on their
+// own (a new connection whose SYN the sensor missed may reuse them); data
+// far off starts a new flow. A forged SYN after the RST does not end the
+// flow (the rules of a SYN mid-connection), and kept flows are evicted
+// before live ones.
+TEST(FlowTable, AfterARstDataNearWhereTheStreamGoesOnContinuesIt) {
     Harness h(kRules);
     Conversation c;
     handshake(h, c, 100, 900);
     h.feed(c.frame(true, 101, kAck | kPsh, std::string(2000, 'z'), 901));
     h.feed(c.frame(true, 2101, kRst, ""));
     h.feed(c.frame(true, 501, kAck | kPsh, "xxattackyy", 5001)); // a new connection, its SYN not seen
+    EXPECT_EQ(h.stats().flows_created, 1u) << "within the window: kept";
+    h.feed(c.frame(true, 9000000, kAck | kPsh, "xxattackyy", 5001)); // far off: a new flow
     EXPECT_EQ(h.stats().flows_created, 2u);
-    EXPECT_EQ(h.stats().retransmitted_bytes, 0u);
     h.finish();
-    EXPECT_EQ(h.alerts_of(1).size(), 1u);
+    EXPECT_EQ(h.alerts_of(1).size(), 2u) << "the bytes behind the stream were scanned on their own";
+
+    Harness quirks(kRules); // a keep-alive, then the continuation's two segments swapped
+    handshake(quirks, c, 100, 900);
+    quirks.feed(c.frame(true, 101, kAck | kPsh, "xxatt", 901));
+    quirks.feed(c.frame(true, 106, kRst, ""));
+    quirks.feed(c.frame(true, 105, kAck, "t", 901));
+    quirks.feed(c.frame(true, 108, kAck | kPsh, "kyy", 901));
+    quirks.feed(c.frame(true, 106, kAck | kPsh, "ac", 901));
+    quirks.finish();
+    EXPECT_EQ(quirks.stats().flows_created, 1u);
+    EXPECT_EQ(quirks.alerts_of(1).size(), 1u);
+
+    Harness reused(kRules); // the new connection's SYN missed, its SYN-ACK seen: a new flow, its own stream
+    handshake(reused, c, 100, 900);
+    reused.feed(c.frame(true, 101, kAck | kPsh, "hello", 901));
+    reused.feed(c.frame(true, 106, kRst, ""));
+    reused.feed(c.frame(false, 7000, kSyn | kAck, "", 50));
+    reused.feed(c.frame(true, 50, kAck | kPsh, "xxatt", 7001)); // behind the old stream
+    reused.feed(c.frame(true, 55, kAck | kPsh, "ackyy", 7001));
+    reused.finish();
+    EXPECT_EQ(reused.stats().flows_created, 2u);
+    EXPECT_EQ(reused.alerts_of(1).size(), 1u);
 
     Harness forged(kRules);
     handshake(forged, c, 100, 900);
@@ -133,6 +158,7 @@ TEST(FlowTable, AfterARstOnlyDataWhereTheStreamGoesOnContinuesIt) {
     EXPECT_EQ(full.stats().flows_evicted, 0u) << "reset flows go first and count once, at their RST";
     EXPECT_EQ(full.alerts_of(1).size(), 1u) << "the live flow kept its stream";
 }
+
 
 // Networks reuse addresses across VLANs: one 5-tuple on VLAN 10, on VLAN
 // 20 and on QinQ 10/20 is three connections, each its own stream (the

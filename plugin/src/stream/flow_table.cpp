@@ -116,6 +116,7 @@ void FlowTable::end_flow(Lru::iterator it, End why) {
     Flow &f = *it;
     flush_flow(f);
     sink_.end(f);
+    if (f.reset) --resets_live_;
     if (!f.reset) switch (why) {
     case End::Closed: ++st_.flows_closed; break;
     case End::TimedOut: ++st_.flows_timed_out; break;
@@ -136,7 +137,7 @@ void FlowTable::end_flow(Lru::iterator it, End why) {
 FlowTable::Lru::iterator FlowTable::victim(const Flow *keep) {
     if (lru_.empty()) return lru_.end();
     auto it = std::prev(lru_.end());
-    for (int k = 0; k < kResetSearch; ++k, --it) {
+    for (int k = 0; k < kResetSearch && resets_live_ > 0; ++k, --it) {
         if (it->reset && &*it != keep) return it;
         if (it == lru_.begin()) break;
     }
@@ -179,11 +180,16 @@ void FlowTable::on_tcp(const wm_packet_t &pkt, const TcpHeader &tcp, size_t seg_
     // The peer's SYN-ACK to an ignored SYN: a real new connection (a forged
     // SYN draws a challenge ACK, not this). It replaces the old flow, its
     // client the SYN's sender, its stream from that SYN.
+    // So is a SYN-ACK with a new ISN on a flow closed by its RST (the new
+    // connection's SYN missed): its acknowledgement gives the client's ISN.
     if (found != table_.end() && syn && ack) {
         Flow &old = *found->second;
         const int d = direction_of(old, pkt);
-        if (old.ignored_syn && old.ignored_syn->first == 1 - d && tcp.ack == old.ignored_syn->second + 1) {
-            const uint32_t isn = old.ignored_syn->second;
+        const bool answered =
+            old.ignored_syn && old.ignored_syn->first == 1 - d && tcp.ack == old.ignored_syn->second + 1;
+        const bool new_isn = old.reset && !(old.tcp[d].had_syn() && old.tcp[d].isn() == tcp.seq);
+        if (answered || new_isn) {
+            const uint32_t isn = answered ? old.ignored_syn->second : tcp.ack - 1;
             end_flow(found->second, End::Reused);
             create(pkt, key);
             found = table_.find(key);
@@ -193,14 +199,20 @@ void FlowTable::on_tcp(const wm_packet_t &pkt, const TcpHeader &tcp, size_t seg_
             f.tcp[0].syn(isn);
         }
     }
-    // After its RST a flow takes data only where its stream goes on (exactly
-    // the next sequence number of that direction): the data of a RST the host
-    // never got. Any other data is a new connection whose SYN the sensor
-    // missed, picked up mid-connection as before the RST kept flows: against
-    // the old stream its bytes would pass for retransmissions, unscanned.
+    // After its RST a flow takes data within the out-of-order window of
+    // where its stream goes on (that direction's next sequence number, or
+    // what the peer acknowledged of it): the data of a RST the host never
+    // got, with its keep-alives, retransmissions and reorderings (bytes
+    // behind the stream are scanned on their own: rescan_behind). Data
+    // further off is a new connection whose SYN the sensor missed, picked
+    // up mid-connection as before the RST kept flows.
     if (found != table_.end() && found->second->reset && seg_len > 0 && !syn) {
         Flow &old = *found->second;
-        if (!old.tcp[direction_of(old, pkt)].continues_at(tcp.seq)) {
+        const int d = direction_of(old, pkt);
+        const std::optional<uint32_t> expected =
+            old.tcp[d].started() ? std::optional<uint32_t>(old.tcp[d].next_sequence()) : old.side[1 - d].acked;
+        const uint64_t window = std::clamp<uint64_t>(cfg_.max_ooo_bytes, 1, uint64_t{1} << 30);
+        if (expected && std::min(tcp.seq - *expected, *expected - tcp.seq) >= window) {
             end_flow(found->second, End::Closed); // counted at its RST
             found = table_.end();
         }
@@ -239,6 +251,8 @@ void FlowTable::on_tcp(const wm_packet_t &pkt, const TcpHeader &tcp, size_t seg_
         }
         flush_flow(f); // what it buffered goes out now, holes skipped (late bytes may fill them)
         f.reset = true;
+        for (TcpDirection &t : f.tcp) t.rescan_behind();
+        ++resets_live_;
         ++st_.flows_closed;
         account(f);
         return;

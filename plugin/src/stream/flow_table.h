@@ -11,10 +11,10 @@
 // out. A RST at the exact next sequence number closes the connection
 // (counted then) but ends the flow only when it had no data: otherwise the
 // flow stays, so that data after a RST the host never received continues
-// its stream. Such a flow takes data only at exactly the next sequence
-// number of its direction; other data ends it and starts a new flow (a new
-// connection whose SYN was missed), and a SYN follows the rules of a SYN
-// mid-connection. Ending a flow delivers what it still buffers
+// its stream. Such a flow takes data within the out-of-order window of
+// where its stream goes on; data further off or a SYN-ACK with a new ISN
+// ends it and starts a new flow (a new connection whose SYN was missed),
+// and a SYN follows the rules of a SYN mid-connection. Ending a flow delivers what it still buffers
 // (holes become gaps) before FlowSink::end(): nothing captured is dropped
 // silently.
 #pragma once
@@ -50,7 +50,7 @@ struct Flow {
     std::optional<std::pair<int, uint32_t>> ignored_syn;
     // An accepted RST closed the connection (counted in flows_closed then),
     // but the flow stays until it times out, is evicted, a new connection
-    // takes its 5-tuple or data comes anywhere but where its stream goes on:
+    // takes its 5-tuple or data comes far from where its stream goes on:
     // a RST that never reached the host (TTL-limited, dropped behind the
     // sensor) would otherwise cut the stream, and a signature split across
     // it, while the host goes on receiving it.
@@ -116,6 +116,7 @@ class FlowTable {
     void flush_flow(Flow &f); // delivers what both directions buffered, holes becoming gaps
     Lru::iterator victim(const Flow *keep);
     static constexpr int kResetSearch = 64; // least recently used flows searched for a reset one
+    size_t resets_live_ = 0;                // flows kept after their RST (no search without one)
     static bool no_data(const Flow &f); // neither direction has had a byte
     void enforce_caps(const Flow *keep);
 

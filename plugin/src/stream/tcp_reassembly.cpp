@@ -178,8 +178,13 @@ void TcpDirection::segment(uint32_t seq, const uint8_t *bytes, size_t captured_l
     // Bytes before next_off_ were delivered already (a retransmission), or
     // passed without them: those are late bytes.
     int64_t skip = std::max<int64_t>(0, static_cast<int64_t>(next_off_) - off);
-    if (skip > 0 && captured_len > 0)
-        late(off, bytes, std::min<size_t>(size_t(skip), captured_len), captured_len, out);
+    if (skip > 0 && captured_len > 0) {
+        if (rescan_behind_) // after a RST: every byte behind the stream, scanned on its own
+            out.late(off, bytes, captured_len, 0, std::min<size_t>(size_t(skip), captured_len));
+        else
+            late(off, bytes, std::min<size_t>(size_t(skip), captured_len), captured_len, out);
+    }
+    if (delta == 0) rescan_behind_ = false; // the stream goes on: retransmissions are that again
     if (skip >= static_cast<int64_t>(seg_len)) {
         st_->retransmitted_bytes += seg_len;
         drain(out); // a FIN on a retransmission (the first FIN lost) still ends the stream

@@ -28,7 +28,7 @@
 //                  that data covers before it is reached is void (a
 //                  receiver takes the data), so a forged FIN cannot hide
 //                  the bytes after it;
-//   RST            accepted (ends the flow) only when its sequence number
+//   RST            accepted (closes the flow, FlowTable) only when its sequence number
 //                  is exactly the next expected one (after a FIN reached,
 //                  also the FIN's own number + 1), as Linux has it (RFC
 //                  5961: any other RST in the window draws a challenge ACK
@@ -78,8 +78,13 @@ class TcpDirection {
     void flush(StreamReceiver &out);
 
     bool started() const { return started_; }
-    // Whether a segment at seq would continue the stream exactly (started, at the next byte).
-    bool continues_at(uint32_t seq) const { return started_ && seq == next_seq(); }
+    // The sequence number the stream goes on at (started only).
+    uint32_t next_sequence() const { return next_seq(); }
+    // After a RST (FlowTable): until the stream goes on at its next byte,
+    // bytes behind it are scanned on their own as well (a new connection
+    // whose SYN the sensor missed may reuse those offsets), not taken for
+    // retransmissions of bytes already scanned.
+    void rescan_behind() { rescan_behind_ = true; }
     // peer_acked: the other direction's latest acknowledgement number.
     bool rst_acceptable(uint32_t seq, std::optional<uint32_t> peer_acked = std::nullopt) const;
     // Every byte up to the FIN was delivered.
@@ -105,6 +110,7 @@ class TcpDirection {
     uint64_t max_ooo_;
     wm_stream_stats_t *st_;
     bool started_ = false, had_syn_ = false;
+    bool rescan_behind_ = false; // rescan_behind(): until the stream goes on
     uint32_t base_seq_ = 0; // sequence number of stream offset 0
     uint64_t next_off_ = 0; // next offset to deliver
     bool fin_seen_ = false;    // the stream ended at fin_off_
