@@ -74,8 +74,9 @@ typedef struct wm_stream_stats {
     uint64_t retransmitted_bytes;/**< data at offsets already passed: ignored when
                                       delivered before; scanned on its own (as packet
                                       mode) when it fills a hole given up on, comes
-                                      before the stream's first byte, or comes on a
-                                      flow after its RST before the stream goes on */
+                                      before the stream's first byte, or comes in a RST's
+                                      own direction after it, before the stream
+                                      goes on */
     uint64_t overlap_bytes;      /**< buffered data overlapped, first kept   */
     uint64_t overlap_conflicts;  /**< overlapping bytes that differed        */
     uint64_t gaps;               /**< holes skipped (cap, flush, snap length) */

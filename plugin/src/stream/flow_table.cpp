@@ -251,7 +251,11 @@ void FlowTable::on_tcp(const wm_packet_t &pkt, const TcpHeader &tcp, size_t seg_
         }
         flush_flow(f); // what it buffered goes out now, holes skipped (late bytes may fill them)
         f.reset = true;
-        for (TcpDirection &t : f.tcp) t.rescan_behind();
+        // The RST's own direction: where a sender goes on past a RST that
+        // never arrived, and where a new connection reusing the tuple
+        // sends. The peer's retransmissions after a RST it got (merged-zeek:
+        // 692 repeats of alerts in one flow) stay retransmissions.
+        f.tcp[dir].rescan_behind();
         ++resets_live_;
         ++st_.flows_closed;
         account(f);

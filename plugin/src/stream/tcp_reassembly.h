@@ -83,7 +83,9 @@ class TcpDirection {
     // After a RST (FlowTable): until the stream goes on at its next byte,
     // bytes behind it are scanned on their own as well (a new connection
     // whose SYN the sensor missed may reuse those offsets), not taken for
-    // retransmissions of bytes already scanned.
+    // retransmissions of bytes already scanned. Each offset is rescanned
+    // once: a peer retransmitting after the RST alerted 38 times over on
+    // merged-zeek.
     void rescan_behind() { rescan_behind_ = true; }
     // peer_acked: the other direction's latest acknowledgement number.
     bool rst_acceptable(uint32_t seq, std::optional<uint32_t> peer_acked = std::nullopt) const;
@@ -111,6 +113,7 @@ class TcpDirection {
     wm_stream_stats_t *st_;
     bool started_ = false, had_syn_ = false;
     bool rescan_behind_ = false; // rescan_behind(): until the stream goes on
+    int64_t rescanned_to_ = INT64_MIN; // offsets behind it rescanned so far end here (a peer's retransmissions: once)
     uint32_t base_seq_ = 0; // sequence number of stream offset 0
     uint64_t next_off_ = 0; // next offset to deliver
     bool fin_seen_ = false;    // the stream ended at fin_off_
