@@ -116,8 +116,8 @@ void FlowTable::end_flow(Lru::iterator it, End why) {
     Flow &f = *it;
     flush_flow(f);
     sink_.end(f);
-    if (f.reset) --resets_live_;
-    if (!f.reset) switch (why) {
+    if (f.reset) --resets_live_; // counted at its RST
+    else switch (why) {
     case End::Closed: ++st_.flows_closed; break;
     case End::TimedOut: ++st_.flows_timed_out; break;
     case End::Evicted: ++st_.flows_evicted; break;

@@ -14,9 +14,9 @@
 // its stream. Such a flow takes data within the out-of-order window of
 // where its stream goes on; data further off or a SYN-ACK with a new ISN
 // ends it and starts a new flow (a new connection whose SYN was missed),
-// and a SYN follows the rules of a SYN mid-connection. Ending a flow delivers what it still buffers
-// (holes become gaps) before FlowSink::end(): nothing captured is dropped
-// silently.
+// and a SYN follows the rules of a SYN mid-connection. Ending a flow
+// delivers what it still buffers (holes become gaps) before
+// FlowSink::end(): nothing captured is dropped silently.
 #pragma once
 
 #include "stream/frame_layers.h"
@@ -116,8 +116,7 @@ class FlowTable {
     void flush_flow(Flow &f); // delivers what both directions buffered, holes becoming gaps
     Lru::iterator victim(const Flow *keep);
     static constexpr int kResetSearch = 64; // least recently used flows searched for a reset one
-    size_t resets_live_ = 0;                // flows kept after their RST (no search without one)
-    static bool no_data(const Flow &f); // neither direction has had a byte
+    static bool no_data(const Flow &f);     // neither direction has had a byte
     void enforce_caps(const Flow *keep);
 
     const wm_stream_config_t &cfg_;
@@ -129,6 +128,7 @@ class FlowTable {
     };
     std::unordered_map<FlowKey, Lru::iterator, KeyHash> table_;
     size_t memory_ = 0;
+    size_t resets_live_ = 0; // flows kept after their RST (victim() searches only with one)
     uint64_t next_serial_ = 1;
 };
 

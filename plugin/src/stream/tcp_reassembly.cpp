@@ -180,13 +180,14 @@ void TcpDirection::segment(uint32_t seq, const uint8_t *bytes, size_t captured_l
     int64_t skip = std::max<int64_t>(0, static_cast<int64_t>(next_off_) - off);
     if (skip > 0 && captured_len > 0) {
         if (rescan_behind_) { // after a RST: bytes behind the stream, scanned on their own, each offset once
-            const int64_t behind_end = off + std::min<int64_t>(skip, static_cast<int64_t>(captured_len));
+            const int64_t behind = off + std::min<int64_t>(skip, static_cast<int64_t>(captured_len));
             const int64_t lo = std::max(off, rescanned_to_);
-            if (lo < behind_end)
-                out.late(off, bytes, captured_len, static_cast<size_t>(lo - off), static_cast<size_t>(behind_end - off));
-            rescanned_to_ = std::max(rescanned_to_, behind_end);
-        } else
+            if (lo < behind)
+                out.late(off, bytes, captured_len, static_cast<size_t>(lo - off), static_cast<size_t>(behind - off));
+            rescanned_to_ = std::max(rescanned_to_, behind);
+        } else {
             late(off, bytes, std::min<size_t>(size_t(skip), captured_len), captured_len, out);
+        }
     }
     if (delta == 0) rescan_behind_ = false; // the stream goes on: retransmissions are that again
     if (skip >= static_cast<int64_t>(seg_len)) {

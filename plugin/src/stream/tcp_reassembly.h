@@ -28,11 +28,11 @@
 //                  that data covers before it is reached is void (a
 //                  receiver takes the data), so a forged FIN cannot hide
 //                  the bytes after it;
-//   RST            accepted (closes the flow, FlowTable) only when its sequence number
-//                  is exactly the next expected one (after a FIN reached,
-//                  also the FIN's own number + 1), as Linux has it (RFC
-//                  5961: any other RST in the window draws a challenge ACK
-//                  and the connection goes on); for a direction not seen
+//   RST            accepted (closes the flow: FlowTable) only when its
+//                  sequence number is exactly the next expected one (after
+//                  a FIN reached, also the FIN's own number + 1), as Linux
+//                  has it (RFC 5961: any other RST in the window draws a
+//                  challenge ACK and the connection goes on); for a direction not seen
 //                  yet, next expected is what the peer last acknowledged
 //                  (any RST when it acknowledged nothing).
 #pragma once
@@ -83,9 +83,9 @@ class TcpDirection {
     // After a RST (FlowTable): until the stream goes on at its next byte,
     // bytes behind it are scanned on their own as well (a new connection
     // whose SYN the sensor missed may reuse those offsets), not taken for
-    // retransmissions of bytes already scanned. Each offset is rescanned
-    // once: a peer retransmitting after the RST alerted 38 times over on
-    // merged-zeek.
+    // retransmissions of bytes already scanned; each offset once, so a
+    // retransmission repeats no alert. FlowTable sets it on the RST's own
+    // direction only.
     void rescan_behind() { rescan_behind_ = true; }
     // peer_acked: the other direction's latest acknowledgement number.
     bool rst_acceptable(uint32_t seq, std::optional<uint32_t> peer_acked = std::nullopt) const;
