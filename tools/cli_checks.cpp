@@ -32,6 +32,14 @@ CLI::Option *add_payload_layout_option(CLI::App *cmd, int &layout) {
         ->type_name("auto|packed|in-place");
 }
 
+void refuse_set_matches_with_streams(CLI::App *cmd, const bool &streams, const std::string &matches) {
+    cmd->parse_complete_callback([&streams, &matches] {
+        if (streams && matches == "set")
+            throw CLI::ValidationError("--matches set", "--streams needs match positions: use --matches positions "
+                                                        "(or auto) with --streams");
+    });
+}
+
 CLI::Validator finite_range(double lo, double hi) {
     return CLI::Validator(
         [lo, hi](std::string &v) -> std::string {

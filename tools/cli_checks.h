@@ -17,6 +17,12 @@ CLI::Option *add_gpu_wait_option(CLI::App *cmd, int &wait);
 // --payload-layout auto|packed|in-place into layout (wm_payload_layout, replay without streams).
 CLI::Option *add_payload_layout_option(CLI::App *cmd, int &layout);
 
+// Refuses --matches set with --streams once cmd's options are parsed, by
+// name and before anything runs: matches across segments need positions
+// (the library refuses the scanner too, but a live capture had already
+// announced itself by then).
+void refuse_set_matches_with_streams(CLI::App *cmd, const bool &streams, const std::string &matches);
+
 // Whether `output` names the same file as one of `inputs` (an existing file
 // with the same device and inode): writing it would destroy an input.
 bool same_file_as_any(const std::string &output, const std::vector<std::string> &inputs);

@@ -102,6 +102,7 @@ CLI::App *add_live_command(CLI::App &app, LiveArgs &a) {
     add_gpu_wait_option(c, a.gpu_wait);
     c->add_flag("-q,--quiet", a.quiet, "print only the stats, not the alerts");
     c->add_flag("--payload", a.payload, "alerts carry the packet's payload: base64 and printable (as Suricata's)");
+    refuse_set_matches_with_streams(c, a.streams, a.matches);
     return c;
 }
 

@@ -230,6 +230,7 @@ int main(int argc, char **argv) {
     add_payload_layout_option(replay, ra.payload_layout);
     replay->add_flag("-q,--quiet", ra.quiet, "print only the stats, not the alerts");
     replay->add_flag("--payload", ra.payload, "alerts carry the packet's payload: base64 and printable (as Suricata's)");
+    refuse_set_matches_with_streams(replay, ra.streams, ra.matches);
 
     auto *rules = app.add_subcommand("rules", "check or import rule files");
     rules->require_subcommand(1);

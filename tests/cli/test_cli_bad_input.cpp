@@ -74,7 +74,22 @@ INSTANTIATE_TEST_SUITE_P(
                       BadOption{"live -i lo -r " + kDemoRules + " --batch-mb -1", "--batch-mb"},
                       BadOption{"live -i lo -r " + kDemoRules + " --tunnel-ports foo=1",
                                 "tunnel ports \"foo=1\": unknown tunnel \"foo\""},
+                      BadOption{"live -i lo -r " + kDemoRules + " --matches set --streams", "--matches set"},
+                      BadOption{"replay " + kDemoPcap + " -r " + kDemoRules + " --matches set --streams",
+                                "--streams needs match positions"},
                       BadOption{"frobnicate", "frobnicate"}));
+
+// A live capture refused for its options does not announce itself first (it
+// had printed "capturing on lo" before the scanner refused set matches).
+TEST(CliBadInput, LiveSetMatchesWithStreamsIsRefusedBeforeCapturing) {
+    auto r = run_command("live -i lo -r " + kDemoRules + " --matches set --streams --duration 1");
+    EXPECT_NE(r.status, 0);
+    EXPECT_NE(r.err.find("--streams needs match positions"), std::string::npos) << r.err;
+    EXPECT_EQ(r.err.find("capturing on"), std::string::npos) << r.err;
+    auto positions =
+        run_command("replay " + kDemoPcap + " -r " + kDemoRules + " --backend cpu --matches positions --streams");
+    EXPECT_EQ(positions.status, 0) << positions.err;
+}
 
 TEST(CliBadInput, ReplayRefusesToOverwriteItsCaptureOrRules) {
     const std::string pcap = copy_of(kDemoPcap, "self.pcap"), rules = copy_of(kDemoRules, "self.yaml");
