@@ -2,7 +2,9 @@
 // known stream with signatures placed in it, cut into segments that arrive
 // interleaved, reordered and duplicated, over IPv4 or IPv6, some segments in
 // IP fragments, some frames VLAN-tagged, each connection closed by FINs or by
-// an RST, some carried in a tunnel (GRE, VXLAN or GTP-U), through the
+// an RST (after its data, or mid-stream with the rest of the data after it,
+// as a host sees when the RST never reached it), some carried in a tunnel
+// (GRE, VXLAN or GTP-U), through the
 // stream pipeline (decapsulation, defragmentation, flows, reassembly,
 // scanning across segments); WM_FUZZ_BACKEND=gpu scans them on the GPU
 // (fuzz_backend.h).
@@ -20,15 +22,20 @@
 // fragments (0x20) sent last piece first (0x40), an 802.1Q tag (0x80); per
 // stream 2 bytes of length (at most 1,199) and its signatures (each a rule
 // byte and 2 position bytes), the server's with a count byte of its own;
-// then segment lengths (1-200) per stream until it is covered; then byte
-// pairs that swap two segments (the pair's high bit also sends the first
-// one again).
+// then segment lengths (1-200) per stream until it is covered (a length
+// byte of 200 or more past the client's first segment, in a connection closed
+// by an RST, sends the RST mid-stream: at that segment's start, after every
+// client segment before it and before the rest of the client's data and
+// all the server's; the first such byte counts); then byte pairs that swap
+// two segments (the pair's high bit also sends the first one again).
 #include "tests/fuzz/fuzz_backend.h"
 #include "tests/fuzz/fuzz_input.h"
 #include "tests/stream/stream_test_util.h"
 
 #include <fmt/format.h>
 
+#include <algorithm>
+#include <optional>
 #include <set>
 #include <string>
 #include <tuple>
@@ -96,6 +103,7 @@ struct Connection {
     uint16_t cport = 0, vlan = 0;
     std::string stream[2]; // [0] client to server, [1] server to client
     uint32_t isn[2] = {};
+    std::optional<uint32_t> rst_at; // the client's offset of a mid-stream RST
     uint32_t ip_id_base = 0;
     uint32_t ip_ids = 0;
 
@@ -202,7 +210,10 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
         for (const bool from_server : {false, true}) {
             const std::string &s = conns[c].stream[from_server];
             for (uint32_t off = 0; off < s.size();) {
-                const uint32_t len = std::min<uint32_t>(in.next() % 200 + 1, uint32_t(s.size()) - off);
+                const uint8_t b = in.next();
+                if (b >= 200 && off > 0 && !from_server && (conns[c].mode & kRstClose) && !conns[c].rst_at)
+                    conns[c].rst_at = off;
+                const uint32_t len = std::min<uint32_t>(b % 200 + 1, uint32_t(s.size()) - off);
                 segs.push_back({c, from_server, off, len});
                 off += len;
             }
@@ -212,6 +223,20 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
         const uint8_t a = in.next(), b = in.next();
         std::swap(order[a % order.size()], order[b % order.size()]);
         if (a & 0x80) order.push_back(order[a % order.size()]); // sent again
+    }
+    // A mid-stream RST: its connection's segments keep their places in the
+    // order, those before it first; the RST follows the last of them.
+    std::vector<int> rst_after(order.size(), -1); // the connection whose RST follows order[i]
+    for (size_t c = 0; c < conns.size(); ++c) {
+        if (!conns[c].rst_at) continue;
+        const auto before = [&](const Segment &g) { return !g.from_server && g.off < *conns[c].rst_at; };
+        std::vector<size_t> places;
+        std::vector<Segment> mine;
+        for (size_t i = 0; i < order.size(); ++i)
+            if (order[i].conn == c) places.push_back(i), mine.push_back(order[i]);
+        const auto cut = std::stable_partition(mine.begin(), mine.end(), before);
+        for (size_t i = 0; i < places.size(); ++i) order[places[i]] = mine[i];
+        rst_after[places[size_t(cut - mine.begin()) - 1]] = int(c); // the client's first segment is before it
     }
 
     g_alerts.clear();
@@ -231,13 +256,20 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
         send(k, false, k.isn[0], build::kSyn, "");
         send(k, true, k.isn[1], build::kSyn | build::kAck, "");
     }
-    for (const Segment &s : order) {
+    for (size_t i = 0; i < order.size(); ++i) {
+        const Segment &s = order[i];
         Connection &k = conns[s.conn];
         send(k, s.from_server, k.isn[s.from_server] + 1 + s.off, build::kAck | build::kPsh,
              k.stream[s.from_server].substr(s.off, s.len));
+        if (rst_after[i] >= 0) {
+            Connection &r = conns[size_t(rst_after[i])];
+            send(r, false, r.isn[0] + 1 + *r.rst_at, build::kRst, "");
+            ++resets;
+        }
     }
     for (Connection &k : conns) {
         const auto end = [&](bool from_server) { return k.isn[from_server] + 1 + uint32_t(k.stream[from_server].size()); };
+        if (k.rst_at) continue; // its data after the RST went on where the stream stood; nothing closes it again
         if (k.mode & kRstClose) {
             send(k, false, end(false), build::kRst, "");
             ++resets;
