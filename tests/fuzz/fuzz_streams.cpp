@@ -25,8 +25,8 @@
 // then segment lengths (1-200) per stream until it is covered (a length
 // byte of 200 or more past the client's first segment, in a connection closed
 // by an RST, sends the RST mid-stream: at that segment's start, after every
-// client segment before it and before the rest of the client's data and
-// all the server's; the first such byte counts); then byte pairs that swap
+// client segment before it and before the rest of the client's data, the
+// server's anywhere; the first such byte counts); then byte pairs that swap
 // two segments (the pair's high bit also sends the first one again).
 #include "tests/fuzz/fuzz_backend.h"
 #include "tests/fuzz/fuzz_input.h"
@@ -224,8 +224,10 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
         std::swap(order[a % order.size()], order[b % order.size()]);
         if (a & 0x80) order.push_back(order[a % order.size()]); // sent again
     }
-    // A mid-stream RST: its connection's segments keep their places in the
-    // order, those before it first; the RST follows the last of them.
+    // A mid-stream RST: its connection's client segments keep their places
+    // in the order, those before it first; the RST follows the last of them.
+    // The server's go anywhere: a hole in them when the RST comes is filled
+    // after it.
     std::vector<int> rst_after(order.size(), -1); // the connection whose RST follows order[i]
     for (size_t c = 0; c < conns.size(); ++c) {
         if (!conns[c].rst_at) continue;
@@ -233,7 +235,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
         std::vector<size_t> places;
         std::vector<Segment> mine;
         for (size_t i = 0; i < order.size(); ++i)
-            if (order[i].conn == c) places.push_back(i), mine.push_back(order[i]);
+            if (order[i].conn == c && !order[i].from_server) places.push_back(i), mine.push_back(order[i]);
         const auto cut = std::stable_partition(mine.begin(), mine.end(), before);
         for (size_t i = 0; i < places.size(); ++i) order[places[i]] = mine[i];
         rst_after[places[size_t(cut - mine.begin()) - 1]] = int(c); // the client's first segment is before it

@@ -249,7 +249,11 @@ void FlowTable::on_tcp(const wm_packet_t &pkt, const TcpHeader &tcp, size_t seg_
             end_flow(it, End::Closed);
             return;
         }
-        flush_flow(f); // what it buffered goes out now, holes skipped (late bytes may fill them)
+        // What it buffered past a hole stays buffered: the data of a RST the
+        // host never got may fill the hole, and the stream then goes on
+        // whole (flushed here, the fill was scanned on its own and a
+        // signature across the hole's edge missed). The flow's end
+        // delivers it otherwise, holes becoming gaps.
         f.reset = true;
         // The RST's own direction: where a sender goes on past a RST that
         // never arrived, and where a new connection reusing the tuple
