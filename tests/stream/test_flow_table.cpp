@@ -39,45 +39,67 @@ TEST(FlowTable, FinBothWaysClosesTheFlow) {
     EXPECT_EQ(h.alerts_of(1).size(), 1u);
 }
 
-// An accepted RST closes the flow once but keeps it, and what it buffered
-// past a hole stays buffered: the data of a RST the host never got may fill
-// the hole, and a signature across the hole's edge is found. (The RST had
-// delivered the buffered bytes, the hole a gap, and the fill was scanned on
-// its own.)
-TEST(FlowTable, RstMidStreamClosesTheFlowAndKeepsWhatItHeldForTheHole) {
-    Harness h(kRules);
+// An accepted RST closes the flow once but keeps it. Its own direction
+// delivers what it buffered, the hole a gap: a new connection on the tuple
+// whose SYN was missed sends there, and its bytes over the held ones would
+// lose to them (first wins); behind the stream they are scanned on their
+// own. The peer's buffered bytes stay, so its fill after the RST joins the
+// stream and a signature across the hole's edge is found (flushed, the
+// fill was scanned alone).
+TEST(FlowTable, RstMidStreamClosesTheFlowFlushesItsDirectionAndKeepsThePeers) {
+    Harness h(rules_yaml(rule_yaml(1, "attack") + rule_yaml(2, "EVILPAYLOAD")));
     Conversation c;
     handshake(h, c, 100, 900);
     h.feed(c.frame(true, 101, kAck | kPsh, "xx"));
-    h.feed(c.frame(true, 110, kAck | kPsh, "ack yy")); // after a hole
-    h.feed(c.frame(true, 50, kRst, ""));               // out of window: ignored
+    h.feed(c.frame(true, 110, kAck | kPsh, std::string(20, 'B'))); // the client's, after a hole
+    h.feed(c.frame(false, 901, kAck | kPsh, "zz"));
+    h.feed(c.frame(false, 910, kAck | kPsh, "ack yy")); // the server's, after a hole
+    h.feed(c.frame(true, 50, kRst, ""));                // out of window: ignored
     EXPECT_EQ(h.stats().rst_ignored, 1u);
-    EXPECT_EQ(h.pipeline().flows(), 1u);
     h.feed(c.frame(true, 103, kRst, ""));
     EXPECT_EQ(h.stats().rst_accepted, 1u);
     EXPECT_EQ(h.stats().flows_closed, 1u);
-    EXPECT_EQ(h.stats().gaps, 0u) << "the buffered segment waits for its hole";
+    EXPECT_EQ(h.stats().gaps, 1u) << "the client's hole, not the server's";
     EXPECT_EQ(h.pipeline().flows(), 1u) << "kept: data may follow a RST the host never got";
-    h.feed(c.frame(true, 103, kAck | kPsh, "yyyyatt")); // the hole, filled after the RST
-    h.feed(c.frame(true, 116, kRst, ""));                // again, after the bytes: the flow was closed once
-    EXPECT_EQ(h.stats().rst_accepted, 2u);
+    h.feed(c.frame(false, 903, kAck | kPsh, "yyyyatt")); // the server's hole, filled after the RST
+    // A new connection on the tuple, its handshake missed, over the client's flushed bytes.
+    h.feed(c.frame(true, 103, kAck | kPsh, "yyyyyyyEVILPAYLOADzzzzzzzzzzzzzzzzzz"));
     h.finish();
     EXPECT_EQ(h.stats().flows_closed, 1u);
     EXPECT_EQ(h.stats().flows_at_end, 0u) << "counted once, at its RST";
-    EXPECT_EQ(h.stats().gaps, 0u);
-    EXPECT_EQ(h.alerts_of(1).size(), 1u) << "\"att\" + \"ack\" across the hole's edge";
+    EXPECT_EQ(h.stats().gaps, 1u);
+    EXPECT_EQ(h.alerts_of(1).size(), 1u) << "\"att\" + \"ack\" across the server's hole";
+    EXPECT_EQ(h.alerts_of(2).size(), 1u) << "the new connection's bytes, scanned on their own";
     EXPECT_EQ(h.pipeline().verify_mismatches(), 0u);
 }
 
-// ... and when no fill comes, the flow's end delivers it, the hole a gap:
-// here its idle timeout, which does not count it again.
+// After a RST, bytes behind its direction's stream are scanned on their own
+// until the stream goes on, also when the segment that takes it on starts
+// behind it: later retransmissions are that again, not alerted twice (the
+// rescanning had gone on until a segment started exactly at the next byte).
+TEST(FlowTable, AfterARstTheStreamGoingOnFromBehindEndsTheRescanning) {
+    Harness h(kRules);
+    Conversation c;
+    handshake(h, c, 100, 900);
+    h.feed(c.frame(true, 101, kAck | kPsh, "xxxx"));
+    h.feed(c.frame(true, 105, kRst, ""));
+    h.feed(c.frame(true, 103, kAck | kPsh, "xxattack")); // from 2 bytes behind: the stream goes on
+    h.feed(c.frame(true, 103, kAck | kPsh, "xxattack")); // a retransmission
+    h.finish();
+    EXPECT_EQ(h.alerts_of(1).size(), 1u);
+    EXPECT_EQ(h.pipeline().verify_mismatches(), 0u);
+}
+
+// ... and when the peer's fill never comes, the flow's end delivers what it
+// held, the hole a gap: here its idle timeout, which does not count it again.
 TEST(FlowTable, WhatARstLeftBufferedGoesOutWhenTheKeptFlowTimesOut) {
     Harness h(kRules);
     Conversation c, other;
     other.cport = 40001;
     handshake(h, c, 100, 900);
-    for (const auto &[seq, data] : {std::pair<uint32_t, std::string>{101, "at"}, {110, "attack"}, {103, ""}})
-        h.feed(c.frame(true, seq, data.empty() ? kRst : kAck | kPsh, data));
+    h.feed(c.frame(false, 901, kAck | kPsh, "at"));
+    h.feed(c.frame(false, 910, kAck | kPsh, "attack")); // after a hole
+    h.feed(c.frame(true, 101, kRst, ""));
     EXPECT_EQ(h.stats().gaps, 0u);
     handshake(h, other, 5000, 6000, 2 + int64_t(default_config().idle_timeout_s)); // time passes
     EXPECT_EQ(h.pipeline().flows(), 1u) << "the kept flow timed out";

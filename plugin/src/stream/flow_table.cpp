@@ -249,11 +249,18 @@ void FlowTable::on_tcp(const wm_packet_t &pkt, const TcpHeader &tcp, size_t seg_
             end_flow(it, End::Closed);
             return;
         }
-        // What it buffered past a hole stays buffered: the data of a RST the
-        // host never got may fill the hole, and the stream then goes on
-        // whole (flushed here, the fill was scanned on its own and a
-        // signature across the hole's edge missed). The flow's end
-        // delivers it otherwise, holes becoming gaps.
+        // The RST's own direction delivers what it buffered now, holes
+        // becoming gaps: what comes after may be a new connection's on the
+        // tuple (its SYN missed), whose bytes over the held ones would lose
+        // to them (first wins) but behind the stream are scanned on their
+        // own (rescan_behind below). The peer's buffered bytes stay: its
+        // fill after the RST joins the stream (flushed, the fill was scanned
+        // alone and a signature across the hole's edge missed), and the
+        // flow's end delivers them otherwise.
+        {
+            Forward fw(sink_, f, dir, f.side[dir].last);
+            f.tcp[dir].flush(fw);
+        }
         f.reset = true;
         // The RST's own direction: where a sender goes on past a RST that
         // never arrived, and where a new connection reusing the tuple

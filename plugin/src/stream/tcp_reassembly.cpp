@@ -189,7 +189,8 @@ void TcpDirection::segment(uint32_t seq, const uint8_t *bytes, size_t captured_l
             late(off, bytes, std::min<size_t>(size_t(skip), captured_len), captured_len, out);
         }
     }
-    if (delta == 0) rescan_behind_ = false; // the stream goes on: retransmissions are that again
+    // The stream goes on (at its next byte, from behind it too): retransmissions are that again.
+    if (skip < static_cast<int64_t>(seg_len)) rescan_behind_ = false;
     if (skip >= static_cast<int64_t>(seg_len)) {
         st_->retransmitted_bytes += seg_len;
         drain(out); // a FIN on a retransmission (the first FIN lost) still ends the stream

@@ -80,8 +80,9 @@ class TcpDirection {
     bool started() const { return started_; }
     // The sequence number the stream goes on at (started only).
     uint32_t next_sequence() const { return next_seq(); }
-    // After a RST (FlowTable): until the stream goes on at its next byte,
-    // bytes behind it are scanned on their own as well (a new connection
+    // After a RST (FlowTable): until a segment takes the stream on (one
+    // reaching its next byte, from behind it too), bytes behind it are
+    // scanned on their own as well (a new connection
     // whose SYN the sensor missed may reuse those offsets), not taken for
     // retransmissions of bytes already scanned; each offset once, so a
     // retransmission repeats no alert. FlowTable sets it on the RST's own
