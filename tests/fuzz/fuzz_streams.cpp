@@ -2,9 +2,9 @@
 // known stream with signatures placed in it, cut into segments that arrive
 // interleaved, reordered and duplicated, over IPv4 or IPv6, some segments in
 // IP fragments, some frames VLAN-tagged, each connection closed by FINs or by
-// an RST (after its data, or mid-stream with the rest of the data after it,
-// as a host sees when the RST never reached it), some carried in a tunnel
-// (GRE, VXLAN or GTP-U), through the
+// an RST (after its data, or mid-stream with the rest of the client's data
+// after it and the server's anywhere, as a host sees when the RST never
+// reached it), some carried in a tunnel (GRE, VXLAN or GTP-U), through the
 // stream pipeline (decapsulation, defragmentation, flows, reassembly,
 // scanning across segments); WM_FUZZ_BACKEND=gpu scans them on the GPU
 // (fuzz_backend.h).

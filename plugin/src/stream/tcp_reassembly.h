@@ -82,11 +82,10 @@ class TcpDirection {
     uint32_t next_sequence() const { return next_seq(); }
     // After a RST (FlowTable): until a segment takes the stream on (one
     // reaching its next byte, from behind it too), bytes behind it are
-    // scanned on their own as well (a new connection
-    // whose SYN the sensor missed may reuse those offsets), not taken for
-    // retransmissions of bytes already scanned; each offset once, so a
-    // retransmission repeats no alert. FlowTable sets it on the RST's own
-    // direction only.
+    // scanned on their own as well (a new connection whose SYN the sensor
+    // missed may reuse those offsets), not taken for retransmissions of
+    // bytes already scanned; each offset once, so a retransmission repeats
+    // no alert. FlowTable sets it on the RST's own direction only.
     void rescan_behind() { rescan_behind_ = true; }
     // peer_acked: the other direction's latest acknowledgement number.
     bool rst_acceptable(uint32_t seq, std::optional<uint32_t> peer_acked = std::nullopt) const;
