@@ -105,11 +105,13 @@ bool FlowTable::no_data(const Flow &f) {
     return true;
 }
 
+void FlowTable::flush_direction(Flow &f, int d) {
+    Forward fw(sink_, f, d, f.side[d].last);
+    f.tcp[d].flush(fw);
+}
+
 void FlowTable::flush_flow(Flow &f) {
-    for (int d = 0; d < 2; ++d) {
-        Forward fw(sink_, f, d, f.side[d].last);
-        f.tcp[d].flush(fw);
-    }
+    for (int d = 0; d < 2; ++d) flush_direction(f, d);
 }
 
 void FlowTable::end_flow(Lru::iterator it, End why) {
@@ -249,24 +251,19 @@ void FlowTable::on_tcp(const wm_packet_t &pkt, const TcpHeader &tcp, size_t seg_
             end_flow(it, End::Closed);
             return;
         }
-        // The RST's own direction delivers what it buffered now, holes
-        // becoming gaps: what comes after may be a new connection's on the
-        // tuple (its SYN missed), whose bytes over the held ones would lose
-        // to them (first wins) but behind the stream are scanned on their
-        // own (rescan_behind below). The peer's buffered bytes stay: its
-        // fill after the RST joins the stream (flushed, the fill was scanned
-        // alone and a signature across the hole's edge missed), and the
-        // flow's end delivers them otherwise.
-        {
-            Forward fw(sink_, f, dir, f.side[dir].last);
-            f.tcp[dir].flush(fw);
-        }
-        f.reset = true;
-        // The RST's own direction: where a sender goes on past a RST that
-        // never arrived, and where a new connection reusing the tuple
-        // sends. The peer's retransmissions after a RST it got (merged-zeek:
-        // 692 repeats of alerts in one flow) stay retransmissions.
+        // The RST's own direction is where a sender goes on past a RST that
+        // never arrived, and where a new connection reusing the tuple (its
+        // SYN missed) sends: it delivers what it buffered now, holes
+        // becoming gaps, and bytes behind its stream are scanned on their
+        // own (kept buffered, a new connection's bytes over the held ones
+        // would lose to them, first wins). The peer's buffered bytes stay,
+        // so its fill after the RST joins the stream (flushed, the fill was
+        // scanned alone and a signature across the hole's edge missed), and
+        // its retransmissions after a RST it got stay retransmissions
+        // (merged-zeek: 692 repeats of alerts in one flow).
+        flush_direction(f, dir);
         f.tcp[dir].rescan_behind();
+        f.reset = true;
         ++resets_live_;
         ++st_.flows_closed;
         account(f);

@@ -113,7 +113,8 @@ class FlowTable {
 
     Lru::iterator create(const wm_packet_t &pkt, const FlowKey &key);
     void end_flow(Lru::iterator it, End why);
-    void flush_flow(Flow &f); // delivers what both directions buffered, holes becoming gaps
+    void flush_direction(Flow &f, int d); // delivers what direction d buffered, holes becoming gaps
+    void flush_flow(Flow &f);             // ... both directions
     Lru::iterator victim(const Flow *keep);
     static constexpr int kResetSearch = 64; // least recently used flows searched for a reset one
     static bool no_data(const Flow &f);     // neither direction has had a byte

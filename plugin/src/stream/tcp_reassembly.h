@@ -32,9 +32,9 @@
 //                  sequence number is exactly the next expected one (after
 //                  a FIN reached, also the FIN's own number + 1), as Linux
 //                  has it (RFC 5961: any other RST in the window draws a
-//                  challenge ACK and the connection goes on); for a direction not seen
-//                  yet, next expected is what the peer last acknowledged
-//                  (any RST when it acknowledged nothing).
+//                  challenge ACK and the connection goes on); for a
+//                  direction not seen yet, next expected is what the peer
+//                  last acknowledged (any RST when it acknowledged nothing).
 #pragma once
 
 #include "warpmatch.h"
@@ -113,7 +113,7 @@ class TcpDirection {
     wm_stream_stats_t *st_;
     bool started_ = false, had_syn_ = false;
     bool rescan_behind_ = false; // rescan_behind(): until the stream goes on
-    int64_t rescanned_to_ = INT64_MIN; // offsets behind it rescanned so far end here (a peer's retransmissions: once)
+    int64_t rescanned_to_ = INT64_MIN; // offsets behind it rescanned so far end here (each offset once)
     uint32_t base_seq_ = 0; // sequence number of stream offset 0
     uint64_t next_off_ = 0; // next offset to deliver
     bool fin_seen_ = false;    // the stream ended at fin_off_
